@@ -1,0 +1,29 @@
+"""A request id on every request: taken from the proxy or made here, echoed back."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from django.http import HttpRequest, HttpResponse
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+HEADER = "X-Request-ID"
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        given = request.headers.get(HEADER, "")
+        request.request_id = given if _SAFE_ID.match(given) else uuid.uuid4().hex
+        response = self.get_response(request)
+        response[HEADER] = request.request_id
+        return response
+
+
+def request_id_of(request) -> str:
+    return getattr(request, "request_id", "") or getattr(
+        getattr(request, "_request", None), "request_id", ""
+    )

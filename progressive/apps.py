@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ProgressiveConfig(AppConfig):
+    name = "progressive"
+    verbose_name = "Progressive pools"

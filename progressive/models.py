@@ -1,0 +1,129 @@
+"""Progressive pools: versioned configuration, the meter, and its ledger.
+
+The meter on ``Pool`` is a cache of its ledger: every change is a
+``MeterEvent`` whose ``delta`` moves it, written in the same transaction under
+the pool's row lock, so ``Pool.meter == sum(delta)`` always.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from casino.models import ZERO, ImmutableModel, money_field
+from rounds.engine.rules import PayLine, PoolRules, pay_line
+
+
+class Pool(models.Model):
+    code = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=120, blank=True)
+    currency = models.CharField(max_length=3)
+    minor_unit = models.DecimalField(max_digits=6, decimal_places=4, default=Decimal("0.01"))
+    meter = money_field(default=ZERO)
+    overflow = money_field(default=ZERO)
+    reserve = money_field(default=ZERO)
+    last_event_seq = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["code"]
+        constraints = [
+            models.CheckConstraint(condition=Q(meter__gte=0), name="pool_meter_not_negative"),
+            models.CheckConstraint(condition=Q(overflow__gte=0), name="pool_overflow_not_negative"),
+            models.CheckConstraint(condition=Q(reserve__gte=0), name="pool_reserve_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class PoolVersion(ImmutableModel):
+    """One version of a pool's rules; a round is judged by the version in force when dealt."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="versions")
+    version = models.PositiveIntegerField()
+    effective_from = models.DateTimeField()
+    wager = money_field()
+    rate = models.DecimalField(max_digits=6, decimal_places=4)
+    reseed = money_field()
+    ceiling = money_field(null=True, blank=True)
+    reserve_rate = models.DecimalField(max_digits=6, decimal_places=4, default=Decimal("0"))
+    # [{"category": "royal_flush", "qualifier": "hole", "kind": "percent", "amount": "100"}, ...]
+    lines = models.JSONField()
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["pool", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "version"], name="pool_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool.code} v{self.version}"
+
+    def rules(self) -> PoolRules:
+        return PoolRules(
+            currency=self.pool.currency,
+            minor_unit=self.pool.minor_unit.normalize(),
+            wager=self.wager,
+            rate=self.rate,
+            reseed=self.reseed,
+            lines=self.pay_lines(),
+            ceiling=self.ceiling,
+            reserve_rate=self.reserve_rate,
+        )
+
+    def pay_lines(self) -> tuple[PayLine, ...]:
+        return tuple(pay_line(spec) for spec in self.lines)
+
+
+class MeterEvent(ImmutableModel):
+    class Kind(models.TextChoices):
+        CONTRIBUTION = "contribution"
+        OVERFLOW = "overflow"
+        RESERVE = "reserve"
+        AWARD = "award"
+        FIXED_AWARD = "fixed_award"
+        RESEED = "reseed"
+        ADJUSTMENT = "adjustment"
+        REVERSAL = "reversal"
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveBigIntegerField()  # 1, 2, 3 … within the pool
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    amount = money_field()  # as the contract shows it: an award is positive
+    delta = money_field()  # the signed change to the meter
+    overflow_delta = money_field(default=ZERO)
+    reserve_delta = money_field(default=ZERO)
+    meter_after = money_field()
+    overflow_after = money_field(default=ZERO)
+    reserve_after = money_field(default=ZERO)
+    round = models.ForeignKey(
+        "rounds.Round", null=True, blank=True, on_delete=models.PROTECT, related_name="meter_events"
+    )
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pool", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "seq"], name="meter_event_seq_unique"),
+            models.CheckConstraint(condition=Q(meter_after__gte=0), name="meter_event_not_negative"),
+        ]
+        indexes = [models.Index(fields=["pool", "kind", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.pool_id}#{self.seq} {self.kind} {self.amount}"

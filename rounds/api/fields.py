@@ -1,0 +1,98 @@
+"""Wire types of ROUND_RECORD.md: amounts, cards, moments with an offset."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from decimal import Decimal
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from rounds.engine.cards import CardError, card_text, parse_card
+
+_UNSIGNED = re.compile(r"^\d{1,12}(\.\d{1,2})?$")
+_SIGNED = re.compile(r"^-?\d{1,12}(\.\d{1,2})?$")
+CENT = Decimal("0.01")
+
+
+def money_text(amount: Decimal) -> str:
+    """The canonical text of an amount: two decimals, no exponent."""
+    return format(amount.quantize(CENT), "f")
+
+
+@extend_schema_field(
+    {"oneOf": [{"type": "string", "pattern": _SIGNED.pattern}, {"type": "integer"}]}
+)
+class AmountField(serializers.Field):
+    """A decimal string or an integer with at most two decimals; never a float."""
+
+    default_error_messages = {
+        "float": "Send amounts as decimal strings or integers, not floats ({value!r}).",
+        "invalid": "{value!r} is not an amount: digits with at most 2 decimals.",
+        "negative": "An amount here cannot be negative.",
+    }
+
+    def __init__(self, *, signed: bool = False, **kwargs):
+        self.signed = signed
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> str:
+        if isinstance(data, bool):
+            self.fail("invalid", value=data)
+        if isinstance(data, float):
+            self.fail("float", value=data)
+        text = str(data) if isinstance(data, int) else data
+        if not isinstance(text, str):
+            self.fail("invalid", value=data)
+        if (_SIGNED if self.signed else _UNSIGNED).match(text) is None:
+            if not self.signed and _SIGNED.match(text):
+                self.fail("negative")
+            self.fail("invalid", value=data)
+        return money_text(Decimal(text))
+
+    def to_representation(self, value) -> str:
+        return money_text(Decimal(value))
+
+
+@extend_schema_field({"type": "string", "pattern": "^[2-9TJQKA][cdhsCDHS]$", "example": "Ah"})
+class CardField(serializers.Field):
+    def to_internal_value(self, data) -> str:
+        try:
+            return card_text(parse_card(data))
+        except CardError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value) -> str:
+        return value
+
+
+def cards_field(count: int, **kwargs) -> serializers.ListField:
+    return serializers.ListField(
+        child=CardField(), min_length=count, max_length=count,
+        error_messages={
+            "min_length": f"Exactly {count} cards.",
+            "max_length": f"Exactly {count} cards.",
+        },
+        **kwargs,
+    )
+
+
+@extend_schema_field(OpenApiTypes.DATETIME)
+class OffsetDateTimeField(serializers.Field):
+    """ISO 8601 with an explicit offset; kept as the table wrote the instant."""
+
+    def to_internal_value(self, data) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError("An ISO 8601 date and time with an offset.")
+        try:
+            moment = datetime.fromisoformat(data)
+        except ValueError:
+            raise serializers.ValidationError(f"{data!r} is not an ISO 8601 date and time.") from None
+        if moment.tzinfo is None or moment.utcoffset() is None:
+            raise serializers.ValidationError("The time needs its UTC offset, e.g. +01:00.")
+        return moment.isoformat()
+
+    def to_representation(self, value) -> str:
+        return value.isoformat() if isinstance(value, datetime) else value

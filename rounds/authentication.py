@@ -1,0 +1,82 @@
+"""Tables authenticate with ``Authorization: Bearer ta_<key id>_<secret>``."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db.models import Q
+from django.utils import timezone
+from rest_framework import authentication, exceptions, permissions
+
+from .models import Table, TableKey
+from .services import key_hash, split_key
+
+_TOUCH_EVERY = timedelta(minutes=1)
+
+
+@dataclass(frozen=True, slots=True)
+class TablePrincipal:
+    """``request.user`` for a table: authenticated, never a Django user."""
+
+    table: Table
+    is_authenticated: bool = True
+    is_table: bool = True
+    is_staff: bool = False
+    is_superuser: bool = False
+    pk: None = None
+
+    def has_perm(self, perm: str, obj=None) -> bool:
+        return False
+
+    def get_username(self) -> str:
+        return f"table:{self.table.code}"
+
+    def __str__(self) -> str:
+        return self.get_username()
+
+
+class TableKeyAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        scheme, _, key = header.partition(" ")
+        if scheme != self.keyword:
+            return None
+        parts = split_key(key.strip())
+        if parts is None:
+            raise exceptions.AuthenticationFailed("Malformed table key.")
+        key_id, secret = parts
+        now = timezone.now()
+        stored = (
+            TableKey.objects.select_related("table__config")
+            .filter(key_id=key_id, table__active=True)
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+            .first()
+        )
+        # Hash and compare even for an unknown id, so timing tells nothing.
+        expected = stored.key_hash if stored else "0" * 64
+        if not hmac.compare_digest(key_hash(secret), expected) or stored is None:
+            raise exceptions.AuthenticationFailed("Invalid table key.")
+        if stored.last_used_at is None or now - stored.last_used_at > _TOUCH_EVERY:
+            TableKey.objects.filter(pk=stored.pk).update(last_used_at=now)
+        return TablePrincipal(stored.table), stored
+
+    def authenticate_header(self, request) -> str:
+        return self.keyword
+
+
+class IsTable(permissions.BasePermission):
+    """Only a table's own key may post rounds."""
+
+    message = "Only a table's own key may post rounds."
+
+    def has_permission(self, request, view) -> bool:
+        return bool(getattr(request.user, "is_table", False))
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        return self.has_permission(request, view)

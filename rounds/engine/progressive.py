@@ -1,0 +1,179 @@
+"""The Progressive side bet: contributions, awards and reseeds of one round.
+
+The meter is the caller's to lock and store; this module only says, given the
+meter before the round, which events the round makes and in what order
+(RULES.md: every lit wager's contribution first, then awards from the highest
+seat down, a reseed right after a 100 % award).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from . import findings as f
+from .evaluator import CATEGORIES, category_of, evaluate, evaluate_five, best_using_hole
+from .findings import Finding
+from .record import RoundRecord, SeatRecord
+from .rules import PayLine, PoolRules
+from .settlement import ZERO, floor_to
+
+CONTRIBUTION = "contribution"
+OVERFLOW = "overflow"
+RESERVE = "reserve"
+AWARD = "award"
+FIXED_AWARD = "fixed_award"
+RESEED = "reseed"
+
+
+@dataclass(frozen=True, slots=True)
+class Meters:
+    meter: Decimal  # what the players see and percentage awards are taken from
+    overflow: Decimal = ZERO  # contributions above the ceiling
+    reserve: Decimal = ZERO  # the hidden meter that funds the next reseed
+
+
+@dataclass(frozen=True, slots=True)
+class MeterEvent:
+    kind: str
+    seat: int | None
+    amount: Decimal
+    meter: Decimal  # the meter after the event
+    overflow: Decimal
+    reserve: Decimal
+
+
+@dataclass(slots=True)
+class ProgressiveSettlement:
+    results: dict[int, Decimal] = field(default_factory=dict)
+    events: list[MeterEvent] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    meters: Meters | None = None
+
+
+def settle_progressive(
+    record: RoundRecord,
+    pool: PoolRules | None,
+    meters: Meters | None,
+    *,
+    awards_allowed: bool = True,
+) -> ProgressiveSettlement:
+    """Settle every seat's Progressive wager against ``meters`` (the pool's state before)."""
+    out = ProgressiveSettlement(results={s.seat: ZERO for s in record.seats}, meters=meters)
+    if record.void:
+        return out
+    lit: list[SeatRecord] = []
+    for seat in record.seats:
+        if not seat.progressive:
+            continue
+        if not seat.progressive_lit:
+            out.findings.append(
+                Finding(
+                    f.PROGRESSIVE_NOT_LIT, seat.seat, "progressive", claimed=seat.progressive,
+                    detail="the sensor was not lit at coin-in: the wager is void",
+                )
+            )
+        elif pool is None:
+            out.findings.append(
+                Finding(
+                    f.PROGRESSIVE_WAGER_INVALID, seat.seat, "progressive", claimed=seat.progressive,
+                    detail="this table feeds no progressive pool: the wager is void",
+                )
+            )
+        else:
+            if seat.progressive != pool.wager:
+                out.findings.append(
+                    Finding(
+                        f.PROGRESSIVE_WAGER_INVALID, seat.seat, "progressive",
+                        expected=pool.wager, claimed=seat.progressive,
+                        detail=f"the pool's wager is exactly {pool.wager} {pool.currency}",
+                    )
+                )
+            lit.append(seat)
+    if not lit or pool is None or meters is None:
+        return out
+
+    state = _State(pool, meters, out.events)
+    for seat in lit:
+        state.contribute(seat)
+        out.results[seat.seat] = -seat.progressive
+    if awards_allowed and record.board is not None:
+        board_category = category_of(evaluate_five(record.board))
+        for seat in sorted(lit, key=lambda s: -s.seat):
+            line = winning_line(pool.lines, record.board, seat.hole, board_category)
+            if line is None:
+                continue
+            award = state.pay(seat.seat, line)
+            out.results[seat.seat] = award - seat.progressive
+            out.findings.append(
+                Finding(
+                    f.PROGRESSIVE_AWARD, seat.seat, "progressive", expected=award,
+                    detail=f"{CATEGORIES[line.category]} ({line.qualifier}): "
+                    + (f"{line.amount} % of the meter" if line.kind == "percent" else "fixed pay"),
+                )
+            )
+    out.meters = state.meters()
+    return out
+
+
+def winning_line(
+    lines: tuple[PayLine, ...], board: tuple[int, ...], hole: tuple[int, int] | None,
+    board_category: int,
+) -> PayLine | None:
+    """The best line the seat's seven cards satisfy, under each line's qualifier."""
+    if hole is None:
+        return None
+    seven_category = category_of(evaluate(list(board) + list(hole)))
+    for line in lines:
+        if line.qualifier == "board":
+            if board_category >= line.category:
+                return line
+        elif seven_category >= line.category:
+            if line.qualifier == "any":
+                return line
+            if category_of(best_using_hole(board, hole)) >= line.category:
+                return line
+    return None
+
+
+class _State:
+    def __init__(self, pool: PoolRules, meters: Meters, events: list[MeterEvent]):
+        self.pool = pool
+        self.meter, self.overflow, self.reserve = meters.meter, meters.overflow, meters.reserve
+        self.events = events
+
+    def meters(self) -> Meters:
+        return Meters(self.meter, self.overflow, self.reserve)
+
+    def _event(self, kind: str, seat: int | None, amount: Decimal) -> None:
+        self.events.append(MeterEvent(kind, seat, amount, self.meter, self.overflow, self.reserve))
+
+    def contribute(self, seat: SeatRecord) -> None:
+        pool = self.pool
+        amount = floor_to(pool.rate * seat.progressive, pool.minor_unit)
+        to_meter = amount
+        if pool.ceiling is not None:
+            to_meter = max(ZERO, min(amount, pool.ceiling - self.meter))
+        self.meter += to_meter
+        self._event(CONTRIBUTION, seat.seat, to_meter)
+        if to_meter != amount:
+            self.overflow += amount - to_meter
+            self._event(OVERFLOW, seat.seat, amount - to_meter)
+        hidden = floor_to(pool.reserve_rate * seat.progressive, pool.minor_unit)
+        if hidden:
+            self.reserve += hidden
+            self._event(RESERVE, seat.seat, hidden)
+
+    def pay(self, seat: int, line: PayLine) -> Decimal:
+        if line.kind == "fixed":
+            self._event(FIXED_AWARD, seat, line.amount)
+            return line.amount
+        award = floor_to(self.meter * line.amount / 100, self.pool.minor_unit)
+        self.meter -= award
+        self._event(AWARD, seat, award)
+        if line.resets_meter:
+            # The reserve funds the reseed as far as it goes; the house the rest.
+            self.reserve -= min(self.reserve, self.pool.reseed)
+            self.meter += self.pool.reseed
+            self._event(RESEED, seat, self.pool.reseed)
+        return award

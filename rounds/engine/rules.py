@@ -1,0 +1,133 @@
+"""The numbers a casino can change, as the engine receives them.
+
+The database keeps these as versioned records; the engine only ever sees these
+frozen values, so a verdict depends on nothing but its inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from .evaluator import CATEGORY_INDEX, PAIR
+
+DECISION_MULTIPLES: Mapping[str, int] = {
+    "preflop_4x": 4,
+    "preflop_3x": 3,
+    "flop_2x": 2,
+    "river_1x": 1,
+    "fold": 0,
+}
+FOLD = "fold"
+BETS: tuple[str, ...] = ("ante", "blind", "play", "trips", "progressive")
+GAME_BETS: tuple[str, ...] = ("ante", "blind", "play", "trips")
+
+QUALIFIERS = ("hole", "board", "any")
+PAY_KINDS = ("percent", "fixed")
+
+
+class RulesError(ValueError):
+    """A configuration the engine cannot settle by."""
+
+
+def pay_table(pays: Mapping[str, object]) -> dict[int, Decimal]:
+    """``{"royal_flush": "500", ...}`` as ``{category index: multiple}``."""
+    table: dict[int, Decimal] = {}
+    for name, pay in pays.items():
+        if name not in CATEGORY_INDEX:
+            raise RulesError(f"unknown hand category {name!r}")
+        amount = Decimal(str(pay))
+        if amount <= 0:
+            raise RulesError(f"the pay for {name} must be positive, not {amount}")
+        table[CATEGORY_INDEX[name]] = amount
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class TableRules:
+    currency: str
+    minor_unit: Decimal
+    unit: Decimal
+    ante_min: Decimal
+    ante_max: Decimal
+    trips_min: Decimal
+    trips_max: Decimal
+    # Category index -> pay multiple; a winning Blind below every listed
+    # category pushes, a Trips bet below every listed category loses.
+    blind_pays: Mapping[int, Decimal]
+    trips_pays: Mapping[int, Decimal]
+    aggregate_limit: Decimal | None = None
+    dealer_qualifier: int = PAIR
+    one_hand_per_player: bool = True
+
+    def __post_init__(self) -> None:
+        if self.unit <= 0 or self.minor_unit <= 0:
+            raise RulesError("the betting unit and the minor unit must be positive")
+        if not (0 < self.ante_min <= self.ante_max):
+            raise RulesError("the Ante limits must satisfy 0 < minimum <= maximum")
+        if not (0 < self.trips_min <= self.trips_max):
+            raise RulesError("the Trips limits must satisfy 0 < minimum <= maximum")
+        if self.aggregate_limit is not None and self.aggregate_limit <= 0:
+            raise RulesError("an aggregate limit must be positive")
+
+
+@dataclass(frozen=True, slots=True)
+class PayLine:
+    category: int
+    qualifier: str
+    kind: str
+    amount: Decimal  # percent of the meter, or a fixed amount
+
+    def __post_init__(self) -> None:
+        if self.qualifier not in QUALIFIERS:
+            raise RulesError(f"unknown qualifier {self.qualifier!r}; one of {QUALIFIERS}")
+        if self.kind not in PAY_KINDS:
+            raise RulesError(f"unknown pay kind {self.kind!r}; one of {PAY_KINDS}")
+        if self.amount <= 0:
+            raise RulesError("a pay line must pay a positive amount")
+        if self.kind == "percent" and self.amount > 100:
+            raise RulesError("a percentage pay cannot exceed 100")
+
+    @property
+    def resets_meter(self) -> bool:
+        return self.kind == "percent" and self.amount == 100
+
+
+def pay_line(spec: Mapping[str, object]) -> PayLine:
+    """A pay line from its stored form ``{"category", "qualifier", "kind", "amount"}``."""
+    name = spec.get("category")
+    if name not in CATEGORY_INDEX:
+        raise RulesError(f"unknown hand category {name!r}")
+    return PayLine(
+        category=CATEGORY_INDEX[str(name)],
+        qualifier=str(spec.get("qualifier")),
+        kind=str(spec.get("kind")),
+        amount=Decimal(str(spec.get("amount"))),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRules:
+    currency: str
+    minor_unit: Decimal
+    wager: Decimal
+    rate: Decimal
+    reseed: Decimal
+    lines: tuple[PayLine, ...]  # best line first
+    ceiling: Decimal | None = None
+    reserve_rate: Decimal = Decimal(0)
+
+    def __post_init__(self) -> None:
+        if self.wager <= 0:
+            raise RulesError("the progressive wager must be positive")
+        if not (0 <= self.rate <= 1) or not (0 <= self.reserve_rate <= 1):
+            raise RulesError("contribution rates are fractions between 0 and 1")
+        if self.rate + self.reserve_rate > 1:
+            raise RulesError("the contribution and reserve rates cannot exceed the wager")
+        if self.reseed < 0:
+            raise RulesError("the reseed amount cannot be negative")
+        if self.ceiling is not None and self.ceiling < self.reseed:
+            raise RulesError("the ceiling cannot be below the reseed amount")
+        if not self.lines:
+            raise RulesError("a pool needs at least one pay line")

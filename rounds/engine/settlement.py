@@ -1,0 +1,113 @@
+"""Settlement of Ante, Blind, Play and Trips, as RULES.md lays it out.
+
+Results are in the player's view: positive a win, negative a loss, zero a push.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
+
+from . import findings as f
+from .evaluator import category_of, cards_key, evaluate_keyed
+from .findings import Finding
+from .record import RoundRecord, SeatRecord
+from .rules import FOLD, GAME_BETS, TableRules
+
+ZERO = Decimal(0)
+
+
+def floor_to(amount: Decimal, minor_unit: Decimal) -> Decimal:
+    return amount.quantize(minor_unit, rounding=ROUND_FLOOR)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSettlement:
+    seat: int
+    hand: int | None  # the seat's hand value; None when it holds no cards
+    results: dict[str, Decimal]  # ante, blind, play, trips
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettlement:
+    dealer_hand: int | None
+    dealer_qualifies: bool | None
+    seats: dict[int, SeatSettlement]
+    findings: list[Finding]
+
+
+def settle_game(record: RoundRecord, rules: TableRules) -> GameSettlement:
+    if record.void or record.board is None or record.dealer_cards is None:
+        return _void(record)
+    board_key = cards_key(record.board)
+    dealer_cards = list(record.board) + list(record.dealer_cards)
+    dealer = evaluate_keyed(board_key + cards_key(record.dealer_cards), dealer_cards)
+    qualifies = category_of(dealer) >= rules.dealer_qualifier
+
+    seats: dict[int, SeatSettlement] = {}
+    # Right to left: the highest seat number first.
+    for seat in sorted(record.seats, key=lambda s: -s.seat):
+        if seat.hole is None:
+            seats[seat.seat] = SeatSettlement(seat.seat, None, dict.fromkeys(GAME_BETS, ZERO))
+            continue
+        hand = evaluate_keyed(
+            board_key + cards_key(seat.hole), list(record.board) + list(seat.hole)
+        )
+        seats[seat.seat] = SeatSettlement(
+            seat.seat, hand, _settle_seat(seat, hand, dealer, qualifies, rules)
+        )
+    found = _apply_aggregate_limit(seats, rules)
+    return GameSettlement(dealer, qualifies, seats, found)
+
+
+def _void(record: RoundRecord) -> GameSettlement:
+    seats = {
+        s.seat: SeatSettlement(s.seat, None, dict.fromkeys(GAME_BETS, ZERO)) for s in record.seats
+    }
+    return GameSettlement(None, None, seats, [])
+
+
+def _settle_seat(
+    seat: SeatRecord, hand: int, dealer: int, qualifies: bool, rules: TableRules
+) -> dict[str, Decimal]:
+    category = category_of(hand)
+    if seat.decision == FOLD:
+        ante, blind, play = -seat.ante, -seat.blind, ZERO
+    elif hand > dealer:
+        ante = seat.ante if qualifies else ZERO
+        blind_pay = rules.blind_pays.get(category)
+        blind = floor_to(seat.blind * blind_pay, rules.minor_unit) if blind_pay else ZERO
+        play = seat.play
+    elif hand < dealer:
+        ante = -seat.ante if qualifies else ZERO
+        blind, play = -seat.blind, -seat.play
+    else:
+        ante = blind = play = ZERO
+
+    trips = ZERO
+    if seat.trips:
+        trips_pay = rules.trips_pays.get(category)
+        trips = floor_to(seat.trips * trips_pay, rules.minor_unit) if trips_pay else -seat.trips
+    return {"ante": ante, "blind": blind, "play": play, "trips": trips}
+
+
+def _apply_aggregate_limit(seats: dict[int, SeatSettlement], rules: TableRules) -> list[Finding]:
+    limit = rules.aggregate_limit
+    if limit is None:
+        return []
+    total = sum(
+        (amount for s in seats.values() for amount in s.results.values() if amount > 0), ZERO
+    )
+    if total <= limit:
+        return []
+    for s in seats.values():
+        for bet, amount in s.results.items():
+            if amount > 0:
+                s.results[bet] = floor_to(amount * limit / total, rules.minor_unit)
+    return [
+        Finding(
+            f.AGGREGATE_LIMIT_APPLIED, expected=limit, claimed=total,
+            detail=f"winnings of {total} exceed the table aggregate limit {limit}; "
+            f"each win scaled by {limit}/{total}",
+        )
+    ]

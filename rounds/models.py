@@ -1,0 +1,278 @@
+"""Tables, their versioned configurations, and every round they sent."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from casino.models import ImmutableModel, money_field
+from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
+from rounds.engine.findings import ALL_CODES
+from rounds.engine.rules import BETS, DECISION_MULTIPLES, TableRules, pay_table
+from rounds.engine.verdict import STATUSES
+
+CATEGORY_CHOICES = [(name, name.replace("_", " ")) for name in CATEGORIES]
+
+
+class TableConfig(models.Model):
+    """A named configuration (``se-50kr``); its numbers live in its versions."""
+
+    name = models.SlugField(max_length=40, unique=True)
+    description = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TableConfigVersion(ImmutableModel):
+    """The numbers of RULES.md a casino can change, as they stood from ``effective_from``."""
+
+    config = models.ForeignKey(TableConfig, on_delete=models.PROTECT, related_name="versions")
+    version = models.PositiveIntegerField()
+    effective_from = models.DateTimeField()
+    currency = models.CharField(max_length=3)
+    minor_unit = models.DecimalField(max_digits=6, decimal_places=4, default=Decimal("0.01"))
+    unit = money_field()
+    ante_min = money_field()
+    ante_max = money_field()
+    trips_min = money_field()
+    trips_max = money_field()
+    blind_pays = models.JSONField()  # {"royal_flush": "500", ...}
+    trips_pays = models.JSONField()
+    aggregate_limit = money_field(null=True, blank=True)
+    dealer_qualifier = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="pair")
+    one_hand_per_player = models.BooleanField(default=True)
+    pool = models.ForeignKey(
+        "progressive.Pool", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["config", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["config", "version"], name="config_version_unique"),
+            models.CheckConstraint(
+                condition=Q(ante_min__gt=0, ante_min__lte=models.F("ante_max")),
+                name="config_ante_limits",
+            ),
+            models.CheckConstraint(
+                condition=Q(trips_min__gt=0, trips_min__lte=models.F("trips_max")),
+                name="config_trips_limits",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.config.name} v{self.version}"
+
+    def rules(self) -> TableRules:
+        return TableRules(
+            currency=self.currency,
+            minor_unit=self.minor_unit.normalize(),
+            unit=self.unit,
+            ante_min=self.ante_min,
+            ante_max=self.ante_max,
+            trips_min=self.trips_min,
+            trips_max=self.trips_max,
+            blind_pays=pay_table(self.blind_pays),
+            trips_pays=pay_table(self.trips_pays),
+            aggregate_limit=self.aggregate_limit,
+            dealer_qualifier=CATEGORY_INDEX[self.dealer_qualifier],
+            one_hand_per_player=self.one_hand_per_player,
+        )
+
+
+class Table(models.Model):
+    code = models.CharField(max_length=32, unique=True)
+    name = models.CharField(max_length=120, blank=True)
+    config = models.ForeignKey(TableConfig, on_delete=models.PROTECT, related_name="tables")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class TableKey(models.Model):
+    """A table's API key: only its SHA-256 is kept; ``key_id`` finds it without a scan."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="keys")
+    key_id = models.CharField(max_length=16, unique=True)
+    key_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # A rotated key keeps working until then, so a table can switch without downtime.
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} key {self.key_id}"
+
+
+class Round(models.Model):
+    Status = models.TextChoices("Status", [(s.upper(), s) for s in STATUSES])
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    round_id = models.CharField(max_length=64)
+    dealt_at = models.DateTimeField()
+    gaming_day = models.DateField()
+    dealer = models.CharField(max_length=64, blank=True)
+    void = models.BooleanField(default=False)
+    board = models.CharField(max_length=10, blank=True)  # "AhKhQhJhTh"
+    dealer_cards = models.CharField(max_length=4, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    dealer_hand = models.CharField(max_length=20, choices=CATEGORY_CHOICES, blank=True)
+    dealer_qualifies = models.BooleanField(null=True)
+    config_version = models.ForeignKey(
+        TableConfigVersion, on_delete=models.PROTECT, related_name="rounds"
+    )
+    pool_version = models.ForeignKey(
+        "progressive.PoolVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="rounds"
+    )
+    meter_before = money_field(null=True, blank=True)
+    meter_after = money_field(null=True, blank=True)
+    # The record as the service understood it (canonical JSON), and its hash:
+    # an identical resubmission has the same hash, a conflicting one does not.
+    record = models.JSONField()
+    record_hash = models.CharField(max_length=64)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-dealt_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "round_id"], name="round_unique_per_table"),
+        ]
+        indexes = [
+            models.Index(fields=["gaming_day", "table"]),
+            models.Index(fields=["dealt_at"]),
+            models.Index(fields=["status", "dealt_at"]),
+            models.Index(fields=["dealer", "dealt_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code}/{self.round_id}"
+
+
+class Seat(models.Model):
+    DECISIONS = [(d, d) for d in DECISION_MULTIPLES]
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64, blank=True)
+    hole = models.CharField(max_length=4, blank=True)
+    ante = money_field()
+    blind = money_field()
+    trips = money_field()
+    play = money_field()
+    progressive = money_field()
+    progressive_lit = models.BooleanField(default=False)
+    decision = models.CharField(max_length=12, choices=DECISIONS)
+    hand = models.CharField(max_length=20, choices=CATEGORY_CHOICES, blank=True)
+    settled_ante = money_field()
+    settled_blind = money_field()
+    settled_play = money_field()
+    settled_trips = money_field()
+    settled_progressive = money_field()
+    paid_reported = models.BooleanField(default=False)
+    paid_ante = money_field(null=True, blank=True)
+    paid_blind = money_field(null=True, blank=True)
+    paid_play = money_field(null=True, blank=True)
+    paid_trips = money_field(null=True, blank=True)
+    paid_progressive = money_field(null=True, blank=True)
+
+    class Meta:
+        ordering = ["round", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seat"], name="seat_unique_per_round"),
+            models.CheckConstraint(condition=Q(seat__gte=1, seat__lte=7), name="seat_number_1_to_7"),
+        ]
+        indexes = [models.Index(fields=["player"])]
+
+    def __str__(self) -> str:
+        return f"{self.round} seat {self.seat}"
+
+    def settled(self) -> dict[str, Decimal]:
+        return {bet: getattr(self, f"settled_{bet}") for bet in BETS}
+
+    def paid(self) -> dict[str, Decimal] | None:
+        if not self.paid_reported:
+            return None
+        return {bet: getattr(self, f"paid_{bet}") for bet in BETS}
+
+
+class Finding(models.Model):
+    class State(models.TextChoices):
+        OPEN = "open"
+        ACKNOWLEDGED = "acknowledged"
+        RESOLVED = "resolved"
+        DISMISSED = "dismissed"
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="findings")
+    code = models.CharField(max_length=40, choices=[(c, c) for c in ALL_CODES])
+    informational = models.BooleanField(default=False)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    bet = models.CharField(max_length=12, blank=True)
+    expected = money_field(null=True, blank=True)
+    claimed = money_field(null=True, blank=True)
+    detail = models.TextField(blank=True)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "id"]
+        indexes = [
+            models.Index(fields=["code", "created_at"]),
+            models.Index(fields=["state", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} on {self.round_id}"
+
+
+class Submission(ImmutableModel):
+    """Every body an authenticated table sent, exactly as it arrived, accepted or not."""
+
+    class Outcome(models.TextChoices):
+        ACCEPTED = "accepted"
+        REPLAYED = "replayed"  # identical resubmission: the stored round was returned
+        CONFLICT = "conflict"  # same round id, different body: refused, kept
+        REJECTED = "rejected"  # unreadable as a round
+        FORBIDDEN = "forbidden"  # another table's code
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="submissions")
+    received_at = models.DateTimeField(auto_now_add=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    body = models.BinaryField()
+    body_sha256 = models.CharField(max_length=64)
+    claimed_round = models.CharField(max_length=64, blank=True)  # the round id in the body, if readable
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    http_status = models.PositiveSmallIntegerField()
+    errors = models.JSONField(null=True, blank=True)
+    round = models.ForeignKey(
+        Round, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions"
+    )
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        indexes = [
+            models.Index(fields=["table", "received_at"]),
+            models.Index(fields=["outcome", "received_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"

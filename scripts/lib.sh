@@ -1,0 +1,54 @@
+# Shared by scripts/serve and scripts/test: a Python >= 3.12 and the project's venv.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+
+find_python() {
+    local candidate
+    for candidate in "${PYTHON:-}" python3.13 python3.12 python3 \
+        "$HOME"/.pyenv/versions/3.13*/bin/python3 "$HOME"/.pyenv/versions/3.12*/bin/python3 \
+        /usr/local/bin/python3.13 /usr/local/bin/python3.12; do
+        [ -n "$candidate" ] || continue
+        if "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; then
+            command -v "$candidate" 2>/dev/null || echo "$candidate"
+            return 0
+        fi
+    done
+    echo "table-audit needs Python 3.12 or newer (set PYTHON=/path/to/python3.12)" >&2
+    return 1
+}
+
+ensure_venv() {  # ensure_venv REQUIREMENTS_FILE
+    local requirements="$1" stamp="$VENV/.installed-$(basename "$1")"
+    if [ ! -x "$VENV/bin/python" ]; then
+        "$(find_python)" -m venv "$VENV"
+    fi
+    # Reinstall only when a requirements file changed since the last install.
+    if [ ! -f "$stamp" ] || [ -n "$(find "$ROOT/requirements" -newer "$stamp" -name '*.txt')" ]; then
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+        touch "$stamp"
+    fi
+}
+
+pg_up() {  # start the local PostgreSQL on 5432 if it is down
+    if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+        echo "starting PostgreSQL" >&2
+        pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -n 1)" main start
+        for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && return 0; sleep 1; done
+        echo "PostgreSQL did not come up on 127.0.0.1:5432" >&2
+        return 1
+    fi
+}
+
+redis_up() {  # start the local Redis on 6379 if it is down
+    if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+        echo "starting Redis" >&2
+        mkdir -p /var/lib/redis /var/log/redis
+        redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" \
+            --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+        for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && return 0; sleep 1; done
+        echo "Redis did not come up on 127.0.0.1:6379" >&2
+        return 1
+    fi
+}

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from audit.services import SYSTEM
+from rounds.services import table_register
+
+
+@pytest.fixture
+def table_client(db):
+    """``table_client("S01", "se-50kr")``: an API client holding that table's fresh key."""
+
+    def make(code: str = "S01", config: str = "se-50kr") -> APIClient:
+        issued = table_register(code=code, config_name=config, actor=SYSTEM)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.key}")
+        client.table = issued.table
+        return client
+
+    return make
+
+
+@pytest.fixture
+def auditor(db, django_user_model):
+    from django.contrib.auth.models import Permission
+
+    user = django_user_model.objects.create_user("auditor", password="a-long-test-password")
+    user.user_permissions.add(
+        *Permission.objects.filter(codename__startswith="view_", content_type__app_label__in=["rounds", "progressive", "audit"])
+    )
+    return user
+
+
+@pytest.fixture
+def auditor_client(auditor):
+    client = APIClient()
+    client.force_authenticate(auditor)
+    return client
