@@ -231,6 +231,13 @@ class Finding(models.Model):
     claimed = money_field(null=True, blank=True)
     detail = models.TextField(blank=True)
     state = models.CharField(max_length=12, choices=State.choices, default=State.OPEN)
+    # The latest move of the finding's state; its whole history is in the audit log.
+    state_changed_at = models.DateTimeField(null=True, blank=True)
+    state_changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    state_changed_by_name = models.CharField(max_length=150, blank=True)
+    state_note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

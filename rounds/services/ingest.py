@@ -1,16 +1,13 @@
-"""Writes of rounds. ``ingest_round`` is the only way a round is stored."""
+"""Storing what tables send. ``ingest_round`` is the only way a round is stored."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
-from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from casino.gaming_day import gaming_day_of
@@ -20,8 +17,8 @@ from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS
 
-from .models import Finding, Round, Seat, Submission, Table, TableConfig, TableKey
-from .selectors import config_version_in_force, pool_version_in_force
+from rounds.models import Finding, Round, Seat, Submission, Table
+from rounds.selectors import config_version_in_force, pool_version_in_force
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,57 +183,3 @@ def submission_refuse(
             after={"http_status": http_status, "round": round_id}, request_id=request_id,
         )
     return submission
-
-
-# ---- tables and their keys -------------------------------------------------
-
-KEY_PREFIX = "ta"
-
-
-@dataclass(frozen=True, slots=True)
-class IssuedKey:
-    table: Table
-    key: str  # shown once; only its hash is stored
-
-
-def key_hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def split_key(key: str) -> tuple[str, str] | None:
-    parts = key.split("_", 2)
-    if len(parts) != 3 or parts[0] != KEY_PREFIX or not parts[1] or not parts[2]:
-        return None
-    return parts[1], parts[2]
-
-
-def table_register(
-    *, code: str, config_name: str, actor: Actor, grace: timedelta = timedelta(0)
-) -> IssuedKey:
-    """Create the table (or move it to ``config_name``) and issue it a new key.
-
-    Earlier keys stop working after ``grace``, so a table can be switched to
-    its new key without a moment offline.
-    """
-    config = TableConfig.objects.get(name=config_name)
-    with transaction.atomic():
-        table, created = Table.objects.select_for_update().get_or_create(
-            code=code, defaults={"config": config}
-        )
-        before = None if created else {"config": table.config.name}
-        if table.config_id != config.pk:
-            table.config = config
-            table.save(update_fields=["config"])
-        expiry = timezone.now() + grace
-        TableKey.objects.filter(table=table).filter(
-            Q(expires_at__isnull=True) | Q(expires_at__gt=expiry)
-        ).update(expires_at=expiry)
-        key_id = secrets.token_hex(6)
-        secret = secrets.token_urlsafe(32)
-        TableKey.objects.create(table=table, key_id=key_id, key_hash=key_hash(secret))
-        audit_record(
-            actor=actor, action="table.key_issued" if created else "table.key_rotated", obj=table,
-            before=before, after={"config": config.name, "key_id": key_id, "old_keys_expire": expiry},
-        )
-    return IssuedKey(table, f"{KEY_PREFIX}_{key_id}_{secret}")
-

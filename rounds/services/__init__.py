@@ -1,0 +1,18 @@
+"""Every write of the rounds app goes through one of these functions."""
+
+from .findings import FindingTransitionError, finding_transition
+from .ingest import IngestResult, ingest_round, record_hash, submission_refuse
+from .tables import IssuedKey, key_hash, split_key, table_register
+
+__all__ = [
+    "FindingTransitionError",
+    "IngestResult",
+    "IssuedKey",
+    "finding_transition",
+    "ingest_round",
+    "key_hash",
+    "record_hash",
+    "split_key",
+    "submission_refuse",
+    "table_register",
+]
