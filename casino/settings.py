@@ -51,10 +51,11 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "django_celery_results",
-    "casino",
     "audit",
     "progressive",
     "rounds",
+    # Last: its post_migrate hook syncs the roles once every permission exists.
+    "casino",
 ]
 
 MIDDLEWARE = [

@@ -154,6 +154,7 @@ class Round(models.Model):
 
     class Meta:
         ordering = ["-dealt_at", "-id"]
+        permissions = [("void_round", "Can void a stored round for a malfunction (with a reason)")]
         constraints = [
             models.UniqueConstraint(fields=["table", "round_id"], name="round_unique_per_table"),
         ]
@@ -242,6 +243,7 @@ class Finding(models.Model):
 
     class Meta:
         ordering = ["round", "id"]
+        permissions = [("work_finding", "Can acknowledge, resolve, dismiss or reopen findings")]
         indexes = [
             models.Index(fields=["code", "created_at"]),
             models.Index(fields=["state", "created_at"]),

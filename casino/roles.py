@@ -1,0 +1,69 @@
+"""The casino's roles, as Django groups, and what each may do.
+
+The groups are created by a migration (rounds 0005); their permissions are
+synced from this one definition after every ``migrate``, so a new model's view
+permission reaches the auditors without anyone remembering to grant it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+# Apps whose every model auditors may read.
+AUDITED_APPS = ("rounds", "progressive", "audit", "django_celery_results", "django_celery_beat")
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    name: str
+    description: str
+    permissions: tuple[str, ...]  # "app_label.codename"
+    views: bool = False  # plus view_* on every model of AUDITED_APPS
+    apps: tuple[str, ...] = ()  # plus every permission of these apps
+
+
+AUDITOR_WORK = ("rounds.work_finding",)
+SUPERVISOR_WORK = (
+    "progressive.adjust_meter",
+    "rounds.void_round",
+    "rounds.add_tableconfigversion",
+    "progressive.add_poolversion",
+    "django_celery_beat.change_periodictask",
+)
+
+ADMIN_WORK = ("rounds.add_table", "rounds.change_table", "rounds.add_tableconfig")
+
+ROLES = (
+    Role("table", "A gaming table: posts its own rounds through the API and nothing else.", ()),
+    Role("auditor", "Reads everything and works findings; changes nothing tables sent.",
+         AUDITOR_WORK, views=True),
+    Role("supervisor", "An auditor who also adjusts meters, voids rounds and edits configurations.",
+         AUDITOR_WORK + SUPERVISOR_WORK, views=True),
+    Role("admin", "A supervisor who also manages people, roles, tables and schedules.",
+         AUDITOR_WORK + SUPERVISOR_WORK + ADMIN_WORK, views=True, apps=("auth", "django_celery_beat")),
+)
+ROLE_NAMES = tuple(role.name for role in ROLES)
+STAFF_ROLES = frozenset(ROLE_NAMES) - {"table"}
+
+
+def _permissions_of(role: Role) -> list[Permission]:
+    wanted = list(Permission.objects.filter(content_type__app_label__in=role.apps))
+    if role.views:
+        wanted += Permission.objects.filter(
+            content_type__app_label__in=AUDITED_APPS, codename__startswith="view_"
+        )
+    for spec in role.permissions:
+        app_label, codename = spec.split(".", 1)
+        wanted += Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+    return wanted
+
+
+def roles_sync(**_kwargs) -> None:
+    """Give each role's group exactly its permissions (connected to ``post_migrate``)."""
+    with transaction.atomic():
+        for role in ROLES:
+            group, _ = Group.objects.get_or_create(name=role.name)
+            group.permissions.set(_permissions_of(role))

@@ -1,0 +1,80 @@
+"""Roles are groups made by a migration, with permissions from casino/roles.py."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from audit.models import AuditEvent
+from audit.services import SYSTEM
+from casino.services import RoleError, user_roles_set
+from tests import examples
+
+pytestmark = pytest.mark.django_db
+
+
+def _perms(group: str) -> set[str]:
+    return {
+        f"{p.content_type.app_label}.{p.codename}"
+        for p in Group.objects.get(name=group).permissions.select_related("content_type")
+    }
+
+
+def test_each_role_exists_with_its_permissions():
+    assert _perms("table") == set()
+    auditor, supervisor, admin = _perms("auditor"), _perms("supervisor"), _perms("admin")
+    assert {"rounds.view_round", "rounds.view_submission", "audit.view_auditevent",
+            "progressive.view_meterevent", "rounds.work_finding"} <= auditor
+    assert not {p for p in auditor if p.split(".")[1].startswith(("add_", "change_", "delete_"))}
+    assert "progressive.adjust_meter" not in auditor and "rounds.void_round" not in auditor
+    assert auditor < supervisor
+    assert {"progressive.adjust_meter", "rounds.void_round", "rounds.add_tableconfigversion"} <= supervisor
+    assert supervisor < admin and "auth.change_user" in admin
+    # Nobody may change or delete what tables sent, not even an admin.
+    for role in ("auditor", "supervisor", "admin"):
+        assert not {"rounds.change_round", "rounds.delete_round", "rounds.change_submission",
+                    "rounds.delete_submission", "audit.change_auditevent"} & _perms(role)
+
+
+def test_setting_roles_opens_the_admin_and_is_audited(django_user_model):
+    user = django_user_model.objects.create_user("ines", password="a-long-test-password")
+    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
+    user.refresh_from_db()
+    assert user.is_staff and list(user.groups.values_list("name", flat=True)) == ["auditor"]
+    event = AuditEvent.objects.get(action="user.roles_set")
+    assert event.after["roles"] == ["auditor"] and event.before == {"roles": []}
+    user_roles_set(user=user, roles=[], actor=SYSTEM)
+    user.refresh_from_db()
+    assert not user.is_staff
+
+
+def test_unknown_roles_are_refused(django_user_model):
+    user = django_user_model.objects.create_user("olle")
+    with pytest.raises(RoleError):
+        user_roles_set(user=user, roles=["croupier"], actor=SYSTEM)
+    assert not user.groups.exists()
+
+
+def test_set_roles_command(django_user_model, capsys):
+    django_user_model.objects.create_user("sara")
+    call_command("set_roles", "sara", "supervisor")
+    assert "supervisor" in capsys.readouterr().out
+    assert django_user_model.objects.get(username="sara").has_perm("progressive.adjust_meter")
+
+
+@pytest.mark.parametrize("role,can_read", [("auditor", True), ("supervisor", True), ("table", False)])
+def test_the_read_api_follows_the_role(django_user_model, table_client, role, can_read):
+    table_client("S01", "se-50kr").post(
+        "/api/v1/rounds/", examples.load("se-50kr.jsonl")[0]["record"], format="json"
+    )
+    user = django_user_model.objects.create_user(f"u-{role}")
+    user_roles_set(user=user, roles=[role], actor=SYSTEM)
+    client = APIClient()
+    client.force_authenticate(user)
+    response = client.get("/api/v1/rounds/")
+    assert response.status_code == (200 if can_read else 403)
+    # No person, whatever their role, posts rounds: only a table's key does.
+    posted = client.post("/api/v1/rounds/", examples.load("se-50kr.jsonl")[1]["record"], format="json")
+    assert posted.status_code == 403
