@@ -1,0 +1,122 @@
+"""Rows for the CSV exports: rounds (one row a seat), findings, and the audit log.
+
+Each export streams: rows come from a server-side cursor in chunks, so a
+million rows cost the memory of one chunk.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from audit.models import AuditEvent
+from rounds.engine.rules import BETS
+from rounds.models import Finding, Seat
+
+CHUNK = 2000
+# A spreadsheet runs a cell that starts with one of these as a formula.
+_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    first_day: date
+    last_day: date  # inclusive, gaming days
+
+
+def _text(value) -> str:
+    """Untrusted text (ids a table sent, notes) made inert for spreadsheets."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_LEAD) else text
+
+
+ROUND_COLUMNS = (
+    ["table", "round", "dealt_at", "gaming_day", "dealer", "status", "void", "config", "config_version",
+     "seat", "player", "hole", "hand", "decision", *BETS]
+    + [f"settled_{bet}" for bet in BETS]
+    + [f"paid_{bet}" for bet in BETS]
+)
+
+
+def round_rows(period: Period) -> Iterator[list]:
+    yield ROUND_COLUMNS
+    seats = (
+        Seat.objects.filter(round__gaming_day__range=(period.first_day, period.last_day))
+        .order_by("round__gaming_day", "round_id", "seat")
+        .values_list(
+            "round__table__code", "round__round_id", "round__dealt_at", "round__gaming_day",
+            "round__dealer", "round__status", "round__void", "round__config_version__config__name",
+            "round__config_version__version", "seat", "player", "hole", "hand", "decision",
+            *BETS, *[f"settled_{b}" for b in BETS], *[f"paid_{b}" for b in BETS],
+        )
+    )
+    for row in seats.iterator(chunk_size=CHUNK):
+        row = list(row)
+        for text_column in (0, 1, 4, 10):
+            row[text_column] = _text(row[text_column])
+        row[2] = row[2].isoformat()
+        yield row
+
+
+FINDING_COLUMNS = [
+    "id", "table", "round", "dealt_at", "gaming_day", "dealer", "code", "informational", "seat",
+    "bet", "expected", "claimed", "detail", "state", "state_changed_at", "state_changed_by", "state_note",
+]
+
+
+def finding_rows(period: Period) -> Iterator[list]:
+    yield FINDING_COLUMNS
+    findings = (
+        Finding.objects.filter(round__gaming_day__range=(period.first_day, period.last_day))
+        .order_by("id")
+        .values_list(
+            "id", "round__table__code", "round__round_id", "round__dealt_at", "round__gaming_day",
+            "round__dealer", "code", "informational", "seat", "bet", "expected", "claimed", "detail",
+            "state", "state_changed_at", "state_changed_by_name", "state_note",
+        )
+    )
+    for row in findings.iterator(chunk_size=CHUNK):
+        row = list(row)
+        for text_column in (1, 2, 5, 12, 15, 16):
+            row[text_column] = _text(row[text_column])
+        row[3] = row[3].isoformat()
+        row[14] = row[14].isoformat() if row[14] else ""
+        yield row
+
+
+AUDIT_COLUMNS = [
+    "seq", "at", "actor_kind", "actor_id", "actor_name", "action", "object_type", "object_id",
+    "object_repr", "before", "after", "request_id", "prev_hash", "hash",
+]
+
+
+def audit_rows(period: Period) -> Iterator[list]:
+    """Audit events whose moment falls in the period's calendar days, casino time."""
+    yield AUDIT_COLUMNS
+    events = (
+        AuditEvent.objects.filter(at__date__range=(period.first_day, period.last_day))
+        .order_by("seq")
+        .values_list(*AUDIT_COLUMNS)
+    )
+    for row in events.iterator(chunk_size=CHUNK):
+        row = list(row)
+        row[1] = row[1].isoformat()
+        for text_column in (3, 4, 8):
+            row[text_column] = _text(row[text_column])
+        for json_column in (9, 10):
+            row[json_column] = "" if row[json_column] is None else json.dumps(row[json_column], sort_keys=True)
+        yield row
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(rows: Iterable[list]) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    for row in rows:
+        yield writer.writerow(row)
