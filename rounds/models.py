@@ -151,6 +151,14 @@ class Round(models.Model):
     record = models.JSONField()
     record_hash = models.CharField(max_length=64)
     received_at = models.DateTimeField(auto_now_add=True)
+    # A supervisor's void after the fact ("machine malfunctions void all hands"):
+    # the table's record stays as sent; the settlement becomes all zero.
+    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    voided_by_name = models.CharField(max_length=150, blank=True)
+    void_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-dealt_at", "-id"]

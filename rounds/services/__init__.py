@@ -3,6 +3,7 @@
 from .findings import FindingTransitionError, finding_transition
 from .ingest import IngestResult, ingest_round, record_hash, submission_refuse
 from .tables import IssuedKey, key_hash, split_key, table_register
+from .voids import VoidError, round_void
 
 __all__ = [
     "FindingTransitionError",
@@ -12,7 +13,9 @@ __all__ = [
     "ingest_round",
     "key_hash",
     "record_hash",
+    "round_void",
     "split_key",
     "submission_refuse",
     "table_register",
+    "VoidError",
 ]

@@ -1,0 +1,58 @@
+"""Voiding a stored round after the fact, for a machine malfunction (seed 000)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from audit.services import Actor, audit_record
+from casino.models import ZERO
+from progressive.reversal import meter_reverse_round
+from progressive.services import pool_lock
+from rounds.engine.rules import BETS
+from rounds.models import Round, Seat
+
+
+class VoidError(ValueError):
+    pass
+
+
+def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Round:
+    """Settle every bet of the round at zero and take back its meter events, in one transaction."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise VoidError("voiding a round needs a reason")
+    if not user.has_perm("rounds.void_round"):
+        raise VoidError("only a supervisor may void a round")
+    actor = Actor.of_user(user)
+    with transaction.atomic():
+        round_ = Round.objects.select_for_update().get(pk=round_pk)
+        if round_.status == Round.Status.VOID:
+            raise VoidError(f"round {round_} is already void")
+        # Pool before audit head, the lock order every writer keeps.
+        if round_.pool_version_id is not None:
+            pool = pool_lock(pool_id=round_.pool_version.pool_id)
+            reversed_events = meter_reverse_round(pool=pool, round=round_, actor=actor, reason=reason)
+            round_.meter_after = pool.meter if reversed_events else round_.meter_after
+        seats = list(Seat.objects.filter(round=round_).order_by("seat"))
+        before = {
+            "status": round_.status,
+            "settled": {s.seat: {bet: str(v) for bet, v in s.settled().items()} for s in seats},
+        }
+        for seat in seats:
+            for bet in BETS:
+                setattr(seat, f"settled_{bet}", ZERO)
+        Seat.objects.bulk_update(seats, [f"settled_{bet}" for bet in BETS])
+        round_.status = Round.Status.VOID
+        round_.voided_at = timezone.now()
+        round_.voided_by = user
+        round_.voided_by_name = actor.name
+        round_.void_reason = reason
+        round_.save(update_fields=[
+            "status", "voided_at", "voided_by", "voided_by_name", "void_reason", "meter_after",
+        ])
+        audit_record(
+            actor=actor, action="round.voided", obj=round_, before=before,
+            after={"status": round_.status, "reason": reason}, request_id=request_id,
+        )
+    return round_
