@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "django_celery_results",
+    "axes",
     "audit",
     "progressive",
     "rounds",
@@ -68,7 +69,30 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into a refusal page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # Counts failed logins (admin and API basic auth) and locks out after AXES_FAILURE_LIMIT.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = float(os.environ.get("LOGIN_COOLOFF_HOURS", "1"))
+# Lock the username from that address: a guesser elsewhere cannot lock a real auditor out.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+
+# Throttle counters live in the cache: set CACHE_URL=redis://… when several
+# processes serve, so they share one budget per table and per person.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"]}
+        if os.environ.get("CACHE_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
@@ -158,6 +182,17 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "casino.errors.api_exception_handler",
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rounds.throttling.TableRateThrottle",
+        "rounds.throttling.PersonRateThrottle",
+        "rounds.throttling.AnonRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        # A table deals a round a minute; the budget leaves room for catching up.
+        "table": os.environ.get("THROTTLE_TABLE", "3000/min"),
+        "user": os.environ.get("THROTTLE_PERSON", "1200/min"),
+        "anon": os.environ.get("THROTTLE_ANON", "60/min"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {

@@ -7,6 +7,22 @@ from audit.services import SYSTEM
 from rounds.services import table_register
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Production hashing is slow on purpose; tests only need it to be a hash.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters live in the cache; no test inherits another's budget."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def table_client(db):
     """``table_client("S01", "se-50kr")``: an API client holding that table's fresh key."""
