@@ -25,6 +25,7 @@ ensure_venv() {  # ensure_venv REQUIREMENTS_FILE
     fi
     # Reinstall only when a requirements file changed since the last install.
     if [ ! -f "$stamp" ] || [ -n "$(find "$ROOT/requirements" -newer "$stamp" -name '*.txt')" ]; then
+        echo "installing requirements/$(basename "$requirements") into .venv (a minute or two the first time)" >&2
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
         touch "$stamp"

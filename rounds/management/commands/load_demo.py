@@ -1,0 +1,210 @@
+"""``python manage.py load_demo``: something to look at on the embedded development default.
+
+Logins ``admin`` (superuser) and ``auditor`` (the auditor role) with fresh random
+passwords, tables S01 and S02 on ``se-50kr`` and U01 and U02 on ``us-30k``, and
+one gaming day of simulated rounds (the last complete one, 18:00 to 02:00)
+posted through the real API: each table's Bearer key, JSON to
+``POST /api/v1/rounds/``, the whole HTTP stack but the socket.
+
+Running it again resets the two passwords and rotates the demo tables' keys,
+but posts no round twice. It refuses to run in production.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import time
+from datetime import datetime, timedelta
+from datetime import time as clock
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.db.models import Count
+from django.http.request import validate_host
+from django.test import Client
+from django.utils import timezone
+
+from audit.services import SYSTEM
+from casino.gaming_day import gaming_day_of
+from casino.services import user_roles_set
+from progressive.models import Pool
+from progressive.services import pool_meters
+from rounds.models import Finding, Round, Table
+from rounds.selectors import config_version_in_force, pool_version_in_force
+from rounds.services import table_register
+from rounds.simulation import TableSimulator
+
+DEMO_TABLES = (("S01", "se-50kr"), ("S02", "se-50kr"), ("U01", "us-30k"), ("U02", "us-30k"))
+OPENS, SESSION = clock(18), timedelta(hours=8)  # 18:00 to 02:00, local time
+# Enough trouble to make the flagged views worth opening, rare enough to look real.
+MISTAKES = {"dealer_error_rate": 0.04, "rule_break_rate": 0.01, "void_rate": 0.005}
+
+
+class Command(BaseCommand):
+    help = "Load demo logins, tables and a gaming day of rounds (development only; idempotent)."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--rounds", type=int, default=150, help="rounds per table (default 150)"
+        )
+        parser.add_argument(
+            "--url", default="http://127.0.0.1:8000",
+            help="where the server will listen, for the links printed at the end",
+        )
+
+    def handle(self, *args, rounds: int, url: str, **options):
+        if settings.PRODUCTION:
+            raise CommandError(
+                "load_demo is for the embedded development default only: it resets the admin "
+                "password and rotates table keys. It does not run with DJANGO_ENV=production."
+            )
+        if rounds < 1:
+            raise CommandError("--rounds must be at least 1")
+
+        passwords = {
+            "admin": _demo_user("admin", role="admin", superuser=True),
+            "auditor": _demo_user("auditor", role="auditor"),
+        }
+        keys = {
+            code: table_register(code=code, config_name=config, actor=SYSTEM).key
+            for code, config in DEMO_TABLES
+        }
+        codes = list(keys)
+        # The last complete gaming day, so that no round is dealt in the future.
+        day = gaming_day_of(timezone.now()) - timedelta(days=1)
+        if Round.objects.filter(table__code__in=codes, gaming_day=day).exists():
+            self.stdout.write(f"Gaming day {day} is already loaded; no rounds posted.")
+        else:
+            started = time.monotonic()
+            posted, disagreements = _post_gaming_day(day=day, keys=keys, rounds=rounds)
+            self.stdout.write(
+                f"Gaming day {day}: posted {posted} rounds to POST /api/v1/rounds/ "
+                f"in {time.monotonic() - started:.1f} s."
+            )
+            if disagreements:
+                self.stderr.write(
+                    f"warning: the service judged {disagreements} rounds "
+                    "otherwise than the simulator"
+                )
+        self._summary(day, codes)
+        self._access(url, keys, passwords)
+
+    def _summary(self, day, codes) -> None:
+        rounds = Round.objects.filter(table__code__in=codes, gaming_day=day)
+        by_status = dict(rounds.values_list("status").annotate(n=Count("id")).order_by("status"))
+        by_code = dict(
+            Finding.objects.filter(round__in=rounds)
+            .values_list("code").annotate(n=Count("id")).order_by("code")
+        )
+        self.stdout.write(f"Rounds by status: {_counts(by_status)}")
+        self.stdout.write(f"Findings by code: {_counts(by_code)}")
+        for pool in Pool.objects.order_by("code"):
+            self.stdout.write(f"Pool {pool.code}: meter {pool.meter} {pool.currency}")
+
+    def _access(self, url, keys, passwords) -> None:
+        url = url.rstrip("/")
+        out = self.stdout
+        out.write("")
+        out.write("Table keys (new on every run; post rounds with 'Authorization: Bearer <key>'):")
+        for code, key in keys.items():
+            out.write(f"  {code}  {key}")
+        out.write("")
+        out.write(f"Admin:    {url}/admin/")
+        out.write(f"API docs: {url}/api/docs/")
+        out.write("")
+        out.write("Logins (new passwords on every run):")
+        out.write(self.style.SUCCESS(f"  admin    {passwords['admin']}    (superuser)"))
+        out.write(self.style.SUCCESS(
+            f"  auditor  {passwords['auditor']}    (role auditor: reads everything, works findings)"
+        ))
+
+
+def _demo_user(username: str, *, role: str, superuser: bool = False) -> str:
+    """Create or reset a demo login in ``role`` (casino/roles.py) and return its new password."""
+    password = secrets.token_urlsafe(12)
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    user.set_password(password)
+    user.is_active = True
+    user.is_superuser = superuser
+    user.save()
+    user_roles_set(user=user, roles=[role], actor=SYSTEM)
+    return password
+
+
+def _post_gaming_day(*, day, keys: dict[str, str], rounds: int) -> tuple[int, int]:
+    """Deal every table's session in time order and post each round as the table would.
+
+    Tables linked to one pool share its meter, so rounds go out in the order they
+    were dealt and each pooled round is dealt against the meter as it stands.
+    All or nothing: an interrupted load leaves no half-loaded day behind.
+    Returns the rounds posted and how many the service judged otherwise than
+    the simulator (always 0 unless one of them is wrong).
+    """
+    zone = ZoneInfo(settings.GAMING_DAY_TIME_ZONE)
+    start = datetime.combine(day, OPENS, tzinfo=zone)
+    tables = Table.objects.filter(code__in=keys).select_related("config")
+    simulators, pool_ids = [], {}
+    for table in tables:
+        version = config_version_in_force(config=table.config, at=start)
+        pool = None
+        if version.pool_id:
+            pool = pool_version_in_force(pool=version.pool, at=start).rules()
+            pool_ids[table.code] = version.pool_id
+        simulators.append(
+            TableSimulator(
+                table=table.code, rules=version.rules(), pool=pool,
+                rng=random.Random(f"{table.code} {day}"), start=start,
+                mean_gap=SESSION / rounds, **MISTAKES,
+            )
+        )
+    client = Client(HTTP_HOST=_allowed_host())
+    remaining = dict.fromkeys((s.table for s in simulators), rounds)
+    disagreements = 0
+    with transaction.atomic():
+        while any(remaining.values()):
+            simulator = min(
+                (s for s in simulators if remaining[s.table]), key=lambda s: (s.next_at, s.table)
+            )
+            meters = None
+            if simulator.table in pool_ids:
+                meters = pool_meters(Pool.objects.get(pk=pool_ids[simulator.table]))
+            dealt = simulator.deal(meters)
+            response = _post(client, dealt.record, keys[simulator.table])
+            if response.status_code != 201:
+                raise CommandError(
+                    f"the API refused round {dealt.record['round']} of {simulator.table} "
+                    f"with {response.status_code}: {response.content[:2000]!r}"
+                )
+            if response.json()["status"] != dealt.verdict.status:
+                disagreements += 1
+            remaining[simulator.table] -= 1
+    return rounds * len(simulators), disagreements
+
+
+def _post(client: Client, record: dict, key: str):
+    body = json.dumps(record)
+    while True:
+        response = client.post(
+            "/api/v1/rounds/", data=body, content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {key}",
+        )
+        if response.status_code != 429:
+            return response
+        # Faster than a real table: wait as the throttle asks, like a table would.
+        time.sleep(float(response.headers.get("Retry-After") or 1))
+
+
+def _allowed_host() -> str:
+    for host in ("127.0.0.1", "localhost", "testserver"):
+        if validate_host(host, settings.ALLOWED_HOSTS):
+            return host
+    raise CommandError("ALLOWED_HOSTS admits none of 127.0.0.1, localhost, testserver")
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{name} {n}" for name, n in counts.items()) or "none"

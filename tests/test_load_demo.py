@@ -1,0 +1,79 @@
+"""``manage.py load_demo``: logins, tables and a day of rounds posted through the API, once."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from progressive.models import MeterEvent
+from rounds.models import Round, Seat, Submission, Table
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _load(rounds: int = 5) -> dict[str, str]:
+    """Run the command and return the passwords it printed, by login."""
+    out = StringIO()
+    call_command("load_demo", rounds=rounds, stdout=out, stderr=StringIO(), no_color=True)
+    text = out.getvalue()
+    assert "http://127.0.0.1:8000/admin/" in text and "/api/docs/" in text
+    return dict(re.findall(r"^  (admin|auditor)\s+(\S+)\s+\(", text, re.MULTILINE))
+
+
+@pytest.mark.django_db
+def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
+    passwords = _load()
+
+    users = get_user_model().objects
+    admin, auditor = users.get(username="admin"), users.get(username="auditor")
+    assert admin.is_superuser and admin.is_staff and admin.check_password(passwords["admin"])
+    assert not auditor.is_superuser and auditor.is_staff
+    assert auditor.check_password(passwords["auditor"])
+    assert auditor.has_perm("rounds.view_round") and auditor.has_perm("progressive.view_pool")
+    assert auditor.has_perm("audit.view_auditevent")
+    assert list(auditor.groups.values_list("name", flat=True)) == ["auditor"]
+    assert not auditor.has_perm("rounds.change_round")
+
+    assert dict(Table.objects.values_list("code", "config__name")) == {
+        "S01": "se-50kr", "S02": "se-50kr", "U01": "us-30k", "U02": "us-30k",
+    }
+    for code in ("S01", "S02", "U01", "U02"):
+        assert Round.objects.filter(table__code=code).count() == 5
+    assert len({r.gaming_day for r in Round.objects.all()}) == 1
+    # Posted through the API: every round came in as a kept, accepted body.
+    assert Submission.objects.filter(outcome="accepted").count() == 20
+    # The U tables feed one pool: each lit wager of a played round moved its meter once.
+    lit = Seat.objects.filter(round__void=False, progressive_lit=True)
+    assert lit.exclude(round__table__code__startswith="U").count() == 0
+    assert MeterEvent.objects.filter(kind="contribution").count() == lit.count()
+
+
+@pytest.mark.django_db
+def test_running_it_again_posts_nothing_but_resets_the_passwords():
+    first = _load()
+    counts = (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count())
+
+    second = _load()
+
+    assert (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count()) == counts
+    assert Table.objects.count() == 4
+    assert get_user_model().objects.filter(username__in=["admin", "auditor"]).count() == 2
+    admin = get_user_model().objects.get(username="admin")
+    assert second["admin"] != first["admin"]
+    assert admin.check_password(second["admin"]) and not admin.check_password(first["admin"])
+
+
+@pytest.mark.django_db
+def test_load_demo_refuses_to_run_in_production(settings):
+    settings.PRODUCTION = True
+    with pytest.raises(CommandError, match="production"):
+        call_command("load_demo", rounds=1, stdout=StringIO())
+    assert not get_user_model().objects.filter(username="admin").exists()
+    assert not Round.objects.exists()
