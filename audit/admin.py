@@ -1,0 +1,132 @@
+"""The audit log in the admin, and the read-only admin every kept record shares.
+
+What a table sent and what the log recorded are evidence: the admin shows
+them to everyone, superusers included, and changes none of them. Changes go
+through services, which write the audit event beside the change.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.contrib.admin.utils import flatten_fieldsets
+from django.core.serializers.json import DjangoJSONEncoder
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from .models import AuditEvent
+
+PRE_STYLE = (
+    "white-space: pre-wrap; word-break: break-all; max-height: 40em; overflow: auto; margin: 0;"
+)
+
+
+def json_block(value) -> SafeString | str:
+    """``value`` as indented JSON in a ``<pre>``; ``-`` when there is none."""
+    if value is None:
+        return "-"
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, cls=DjangoJSONEncoder)
+    return text_block(text)
+
+
+def text_block(text: str) -> SafeString:
+    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, text)
+
+
+def admin_change_link(label: str, model_label: str, pk) -> SafeString | str:
+    """A link to ``pk``'s admin page when its model has one, else the plain label."""
+    app_label, _, model_name = model_label.partition(".")
+    try:
+        url = reverse(f"admin:{app_label}_{model_name}_change", args=[pk])
+    except NoReverseMatch:
+        return label
+    return format_html('<a href="{}">{}</a>', url, label)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Shows a kept record and its history; offers no add, change, delete or bulk action."""
+
+    actions = None
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        # Every shown field, so that no form field is ever built for these models.
+        if self.fields or self.fieldsets:
+            return flatten_fieldsets(self.get_fieldsets(request, obj))
+        return [*(f.name for f in self.model._meta.fields), *self.readonly_fields]
+
+
+class ReadOnlyInline(admin.options.InlineModelAdmin):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyTabularInline(ReadOnlyInline, admin.TabularInline):
+    pass
+
+
+class ReadOnlyStackedInline(ReadOnlyInline, admin.StackedInline):
+    pass
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ("seq", "at", "actor", "action", "object", "request_id")
+    list_display_links = ("seq",)
+    list_filter = ("actor_kind", "action", "object_type")
+    search_fields = ("=object_id", "object_repr", "=request_id", "actor_name", "=actor_id")
+    search_help_text = "Object id, object, request id, actor name or id."
+    date_hierarchy = "at"
+    show_full_result_count = False
+    fieldsets = (
+        (None, {"fields": ("seq", "at", "action", "request_id")}),
+        ("Who", {"fields": ("actor_kind", "actor_id", "actor_name")}),
+        ("What", {"fields": ("object_type", "object_id", "object_link")}),
+        ("Change", {"fields": ("before_json", "after_json")}),
+        ("Chain", {"fields": ("prev_hash", "hash")}),
+    )
+
+    @admin.display(description="actor", ordering="actor_name")
+    def actor(self, event: AuditEvent) -> str:
+        return f"{event.actor_kind}: {event.actor_name or event.actor_id or '-'}"
+
+    @admin.display(description="object")
+    def object(self, event: AuditEvent) -> str:
+        if not event.object_type:
+            return "-"
+        return f"{event.object_type} #{event.object_id}: {event.object_repr}"
+
+    @admin.display(description="object")
+    def object_link(self, event: AuditEvent):
+        if not event.object_type:
+            return "-"
+        label = event.object_repr or event.object_id
+        return admin_change_link(label, event.object_type, event.object_id)
+
+    @admin.display(description="before")
+    def before_json(self, event: AuditEvent) -> SafeString | str:
+        return json_block(event.before)
+
+    @admin.display(description="after")
+    def after_json(self, event: AuditEvent) -> SafeString | str:
+        return json_block(event.after)
