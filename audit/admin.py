@@ -11,12 +11,16 @@ import json
 
 from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
+from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from casino.middleware import request_id_of
+
 from .models import AuditEvent
+from .services import Actor, audit_record
 
 PRE_STYLE = (
     "white-space: pre-wrap; word-break: break-all; max-height: 40em; overflow: auto; margin: 0;"
@@ -46,9 +50,32 @@ def admin_change_link(label: str, model_label: str, pk) -> SafeString | str:
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    """Shows a kept record and its history; offers no add, change, delete or bulk action."""
+    """Shows a kept record and its history; offers no add, change, delete or bulk action.
+
+    An attempt to change or delete one anyway (a crafted POST) is refused and
+    itself written to the audit log: who tried matters as much as the refusal.
+    """
 
     actions = None
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if request.method == "POST":
+            self._refuse(request, "admin.change_refused", object_id)
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        if request.method == "POST":
+            self._refuse(request, "admin.delete_refused", object_id)
+        return super().delete_view(request, object_id, extra_context)
+
+    def _refuse(self, request, action: str, object_id) -> None:
+        audit_record(
+            actor=Actor.of_user(request.user), action=action,
+            object_type=self.model._meta.label_lower, object_id=str(object_id or ""),
+            object_repr=f"{self.model._meta.verbose_name} {object_id or '(new)'}",
+            request_id=request_id_of(request),
+        )
+        raise PermissionDenied(f"{self.model._meta.verbose_name_plural} are never changed here")
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
