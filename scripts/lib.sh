@@ -53,3 +53,11 @@ redis_up() {  # start the local Redis on 6379 if it is down
         return 1
     fi
 }
+
+browser_up() {  # headless Chromium from Debian's packages, for the end-to-end admin test
+    if ! command -v chromium >/dev/null 2>&1; then
+        echo "installing Chromium (Debian package) for the browser test" >&2
+        apt-get update -q >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+    fi
+}
