@@ -31,6 +31,7 @@ class Pool(models.Model):
 
     class Meta:
         ordering = ["code"]
+        permissions = [("adjust_meter", "Can adjust a progressive meter (with a reason)")]
         constraints = [
             models.CheckConstraint(condition=Q(meter__gte=0), name="pool_meter_not_negative"),
             models.CheckConstraint(condition=Q(overflow__gte=0), name="pool_overflow_not_negative"),
@@ -54,6 +55,9 @@ class PoolVersion(ImmutableModel):
     reserve_rate = models.DecimalField(max_digits=6, decimal_places=4, default=Decimal("0"))
     # [{"category": "royal_flush", "qualifier": "hole", "kind": "percent", "amount": "100"}, ...]
     lines = models.JSONField()
+    # How far a table's displayed meter may stray from the service's before the
+    # reading is flagged (a reading taken while a round is in flight lags it).
+    reading_tolerance = money_field(default=ZERO)
     note = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
@@ -94,6 +98,7 @@ class MeterEvent(ImmutableModel):
         FIXED_AWARD = "fixed_award"
         RESEED = "reseed"
         ADJUSTMENT = "adjustment"
+        OVERFLOW_TRANSFER = "overflow_transfer"  # overflow moved into the meter by a person
         REVERSAL = "reversal"
 
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="events")
@@ -127,3 +132,41 @@ class MeterEvent(ImmutableModel):
 
     def __str__(self) -> str:
         return f"{self.pool_id}#{self.seq} {self.kind} {self.amount}"
+
+
+class MeterReading(ImmutableModel):
+    """What a meter display showed at a moment, beside what the service's meter held.
+
+    ``service_meter`` is the pool's meter when the reading arrived (the ledger
+    point is ``meter_seq``); ``flagged`` when the two differ by more than the
+    pool version's tolerance.
+    """
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="readings")
+    pool_version = models.ForeignKey(PoolVersion, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(
+        "rounds.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="meter_readings"
+    )
+    reporter = models.CharField(max_length=150)  # the table code or the person's username
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reported_at = models.DateTimeField()  # when the display was read, as the reporter says
+    received_at = models.DateTimeField(auto_now_add=True)
+    displayed = money_field()
+    service_meter = money_field()
+    meter_seq = models.PositiveBigIntegerField()  # the last ledger event the service meter includes
+    difference = money_field()  # displayed - service_meter
+    tolerance = money_field()
+    flagged = models.BooleanField()
+    request_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        indexes = [
+            models.Index(fields=["pool", "received_at"]),
+            models.Index(fields=["flagged", "received_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool_id} reading {self.displayed} by {self.reporter}"

@@ -1,18 +1,52 @@
-"""Writes to pools and their ledger. Every meter change goes through here."""
+"""Writes to pools and their ledger. Every meter change goes through here.
+
+Each write that moves a meter takes the pool's row lock first and keeps it
+until its transaction ends, so two writers on one pool queue instead of
+interleaving; the audit chain's head is always locked after it, never before,
+the same order ``rounds.services.ingest_round`` keeps.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from casino.models import ZERO
 from rounds.engine.progressive import Meters
 from rounds.engine.progressive import MeterEvent as EngineEvent
 
-from .models import MeterEvent, Pool
+from .configuration import (
+    MONEY_LIMIT,
+    PoolConfigError,
+    ProgressiveError,
+    currency_check,
+    decimal_of,
+    minor_unit_check,
+    pool_numbers_check,
+)
+from .models import MeterEvent, MeterReading, Pool, PoolVersion
+
+__all__ = [
+    "MeterError",
+    "NotLinkedError",
+    "PoolConfigError",
+    "ProgressiveError",
+    "ReadingError",
+    "meter_adjust",
+    "meter_record_round_events",
+    "meter_transfer_overflow",
+    "pool_create",
+    "pool_lock",
+    "pool_meters",
+    "pool_open",
+    "pool_version_create",
+    "reading_record",
+]
 
 # How each kind of event moves the visible meter, given its (positive) amount.
 _METER_SIGN = {
@@ -23,10 +57,21 @@ _METER_SIGN = {
     MeterEvent.Kind.OVERFLOW: 0,
     MeterEvent.Kind.RESERVE: 0,
 }
+OPENING_REASON = "opening meter at the reseed amount"
+# A display read "in the future" by more than this is a clock problem, not a reading.
+READING_CLOCK_SKEW = timedelta(minutes=5)
 
 
-class MeterError(ValueError):
+class MeterError(ProgressiveError):
     """A meter change the rules refuse (below zero, no reason, …)."""
+
+
+class ReadingError(ProgressiveError):
+    """A meter reading the service will not keep."""
+
+
+class NotLinkedError(ReadingError):
+    """The reporting table does not feed that pool."""
 
 
 def pool_lock(*, pool_id: int) -> Pool:
@@ -36,6 +81,146 @@ def pool_lock(*, pool_id: int) -> Pool:
 
 def pool_meters(pool: Pool) -> Meters:
     return Meters(pool.meter, pool.overflow, pool.reserve)
+
+
+# ---- pools and their versions ----------------------------------------------
+
+
+def pool_create(
+    *,
+    code: str,
+    currency: str,
+    wager: Decimal,
+    rate: Decimal,
+    reseed: Decimal,
+    lines: list[dict],
+    actor: Actor,
+    name: str = "",
+    minor_unit: Decimal = Decimal("0.01"),
+    ceiling: Decimal | None = None,
+    reserve_rate: Decimal = ZERO,
+    reading_tolerance: Decimal = ZERO,
+    effective_from: datetime | None = None,
+    note: str = "",
+    request_id: str = "",
+) -> Pool:
+    """A new pool, its version 1 and the opening reseed of its meter: all of it or none."""
+    errors: dict[str, list[str]] = {}
+    if not isinstance(code, str) or not code or len(code) > 40 or not _is_slug(code):
+        errors["code"] = ["letters, digits, '-' and '_' only, at most 40."]
+    elif Pool.objects.filter(code=code).exists():
+        errors["code"] = [f"a pool {code} already exists."]
+    try:
+        currency = currency_check(currency)
+        minor_unit = minor_unit_check(minor_unit)
+        numbers = pool_numbers_check(
+            currency=currency, minor_unit=minor_unit, wager=wager, rate=rate, reseed=reseed,
+            ceiling=ceiling, reserve_rate=reserve_rate, reading_tolerance=reading_tolerance,
+            lines=lines,
+        )
+    except PoolConfigError as exc:
+        errors.update(exc.errors)
+    if errors:
+        raise PoolConfigError(errors)
+    effective_from = _aware(effective_from or timezone.now())
+    try:
+        with transaction.atomic():
+            pool = Pool.objects.create(code=code, name=name, currency=currency, minor_unit=minor_unit)
+            version = _version_write(pool, 1, effective_from, numbers, actor, note)
+            _write_single(pool, MeterEvent.Kind.RESEED, numbers.reseed, numbers.reseed, actor, OPENING_REASON)
+            audit_record(
+                actor=actor, action="pool.created", obj=pool,
+                after={"currency": currency, "minor_unit": minor_unit, **_version_snapshot(version),
+                       "meter": pool.meter},
+                request_id=request_id,
+            )
+    except IntegrityError:
+        # Another request created the same code between our look and our insert.
+        raise PoolConfigError(f"a pool {code} already exists.", field="code") from None
+    return pool
+
+
+def pool_version_create(
+    *,
+    pool: Pool,
+    effective_from: datetime,
+    wager: Decimal,
+    rate: Decimal,
+    reseed: Decimal,
+    lines: list[dict],
+    actor: Actor,
+    ceiling: Decimal | None = None,
+    reserve_rate: Decimal = ZERO,
+    reading_tolerance: Decimal = ZERO,
+    note: str = "",
+    request_id: str = "",
+) -> PoolVersion:
+    """The pool's next version, from ``effective_from`` on.
+
+    A version never reaches back over a round already judged: rounds keep the
+    version that judged them, and a late round must meet the same rules.
+    """
+    from rounds.models import Round  # rounds' models import this app's; read them late
+
+    numbers = pool_numbers_check(
+        currency=pool.currency, minor_unit=pool.minor_unit, wager=wager, rate=rate, reseed=reseed,
+        ceiling=ceiling, reserve_rate=reserve_rate, reading_tolerance=reading_tolerance, lines=lines,
+    )
+    if not isinstance(effective_from, datetime):
+        raise PoolConfigError("a date and time with its time zone.", field="effective_from")
+    effective_from = _aware(effective_from)
+    with transaction.atomic():
+        locked = pool_lock(pool_id=pool.pk)
+        latest = PoolVersion.objects.filter(pool=locked).order_by("-version").first()
+        if latest is not None and effective_from < latest.effective_from:
+            raise PoolConfigError(
+                f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
+                "a new version cannot start before it.",
+                field="effective_from",
+            )
+        judged = (
+            Round.objects.filter(pool_version__pool=locked, dealt_at__gte=effective_from)
+            .order_by("-dealt_at").values_list("dealt_at", flat=True).first()
+        )
+        if judged is not None:
+            raise PoolConfigError(
+                f"a round dealt at {judged.isoformat()} was already judged by this pool; "
+                "a new version must start after the last judged round.",
+                field="effective_from",
+            )
+        if numbers.ceiling is not None and numbers.ceiling < locked.meter:
+            raise PoolConfigError(
+                f"the meter already holds {locked.meter}; a ceiling cannot be below it.",
+                field="ceiling",
+            )
+        version = _version_write(locked, (latest.version if latest else 0) + 1, effective_from, numbers, actor, note)
+        audit_record(
+            actor=actor, action="pool.version_created", obj=version,
+            before=_version_snapshot(latest) if latest else None, after=_version_snapshot(version),
+            request_id=request_id,
+        )
+    return version
+
+
+def _version_write(pool, number, effective_from, numbers, actor: Actor, note: str) -> PoolVersion:
+    return PoolVersion.objects.create(
+        pool=pool, version=number, effective_from=effective_from, wager=numbers.wager,
+        rate=numbers.rate, reseed=numbers.reseed, ceiling=numbers.ceiling,
+        reserve_rate=numbers.reserve_rate, reading_tolerance=numbers.reading_tolerance,
+        lines=numbers.lines, note=(note or "")[:200], created_by_id=_user_id(actor),
+    )
+
+
+def _version_snapshot(version: PoolVersion) -> dict:
+    return {
+        "version": version.version, "effective_from": version.effective_from,
+        "wager": version.wager, "rate": version.rate, "reseed": version.reseed,
+        "ceiling": version.ceiling, "reserve_rate": version.reserve_rate,
+        "reading_tolerance": version.reading_tolerance, "lines": version.lines,
+    }
+
+
+# ---- the meter ---------------------------------------------------------------
 
 
 def meter_record_round_events(*, pool: Pool, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
@@ -74,34 +259,184 @@ def pool_open(*, pool: Pool, amount: Decimal, actor: Actor, reason: str) -> Mete
 
 def meter_adjust(*, pool: Pool, delta: Decimal, actor: Actor, reason: str, request_id: str = "") -> MeterEvent:
     """A person's correction of the meter: never without a reason, never below zero."""
-    if not reason or not reason.strip():
-        raise MeterError("a meter adjustment needs a reason")
+    reason = _reason_check(reason, "a meter adjustment")
+    delta = _amount_check(delta, pool, "delta", signed=True)
     if delta == ZERO:
-        raise MeterError("an adjustment of zero changes nothing")
+        raise MeterError("an adjustment of zero changes nothing.", field="delta")
     with transaction.atomic():
         locked = pool_lock(pool_id=pool.pk)
         if locked.meter + delta < 0:
             raise MeterError(
-                f"the adjustment would take the meter of {locked.code} to {locked.meter + delta}"
+                f"the adjustment would take the meter of {locked.code} from {locked.meter} "
+                f"to {locked.meter + delta}; a meter never goes below zero.",
+                field="delta",
             )
-        before = str(locked.meter)
+        before = {"meter": locked.meter}
         event = _write_single(locked, MeterEvent.Kind.ADJUSTMENT, abs(delta), delta, actor, reason)
         audit_record(
-            actor=actor, action="meter.adjusted", obj=locked,
-            before={"meter": before}, after={"meter": str(locked.meter), "reason": reason},
+            actor=actor, action="meter.adjusted", obj=locked, before=before,
+            after={"meter": locked.meter, "delta": delta, "seq": event.seq, "reason": reason},
             request_id=request_id,
         )
-        return event
+    return event
 
 
-def _write_single(pool: Pool, kind: str, amount: Decimal, delta: Decimal, actor: Actor, reason: str) -> MeterEvent:
+def meter_transfer_overflow(
+    *, pool: Pool, actor: Actor, reason: str, amount: Decimal | None = None, request_id: str = ""
+) -> MeterEvent:
+    """Move what the ceiling sent to overflow back into the meter, as far as the ceiling allows.
+
+    Without ``amount``, as much as the overflow holds and the ceiling leaves room for.
+    """
+    from rounds.selectors import pool_version_in_force  # rounds' selectors import this app's models
+
+    reason = _reason_check(reason, "an overflow transfer")
+    if amount is not None:
+        amount = _amount_check(amount, pool, "amount", signed=False)
+    with transaction.atomic():
+        locked = pool_lock(pool_id=pool.pk)
+        ceiling = pool_version_in_force(pool=locked, at=timezone.now()).ceiling
+        room = locked.overflow if ceiling is None else max(ZERO, min(locked.overflow, ceiling - locked.meter))
+        if amount is None:
+            amount = room
+        if amount <= 0:
+            raise MeterError(
+                f"nothing to transfer: the overflow holds {locked.overflow}"
+                + ("" if ceiling is None else f" and the meter {locked.meter} of its ceiling {ceiling}")
+                + ".",
+                field="amount",
+            )
+        if amount > locked.overflow:
+            raise MeterError(f"the overflow holds only {locked.overflow}.", field="amount")
+        if amount > room:
+            raise MeterError(
+                f"the meter {locked.meter} can take only {room} more under its ceiling {ceiling}.",
+                field="amount",
+            )
+        before = {"meter": locked.meter, "overflow": locked.overflow}
+        event = _write_single(
+            locked, MeterEvent.Kind.OVERFLOW_TRANSFER, amount, amount, actor, reason, overflow_delta=-amount
+        )
+        audit_record(
+            actor=actor, action="meter.overflow_transferred", obj=locked, before=before,
+            after={"meter": locked.meter, "overflow": locked.overflow, "seq": event.seq, "reason": reason},
+            request_id=request_id,
+        )
+    return event
+
+
+def _write_single(
+    pool: Pool, kind: str, amount: Decimal, delta: Decimal, actor: Actor, reason: str,
+    *, overflow_delta: Decimal = ZERO,
+) -> MeterEvent:
     pool.meter += delta
+    pool.overflow += overflow_delta
     pool.last_event_seq += 1
     event = MeterEvent.objects.create(
         pool=pool, seq=pool.last_event_seq, kind=kind, amount=amount, delta=delta,
+        overflow_delta=overflow_delta,
         meter_after=pool.meter, overflow_after=pool.overflow, reserve_after=pool.reserve,
-        actor_id=int(actor.id) if actor.kind == "user" and actor.id else None,
-        actor_name=actor.name, reason=reason,
+        actor_id=_user_id(actor), actor_name=actor.name, reason=reason,
     )
-    pool.save(update_fields=["meter", "last_event_seq", "updated_at"])
+    pool.save(update_fields=["meter", "overflow", "last_event_seq", "updated_at"])
     return event
+
+
+def _reason_check(reason: object, what: str) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise MeterError(f"{what} needs a reason.", field="reason")
+    return reason.strip()
+
+
+def _amount_check(value: object, pool: Pool, field: str, *, signed: bool) -> Decimal:
+    amount = decimal_of(value)
+    if amount is None:
+        raise MeterError(f"{value!r} is not an amount: send a decimal string.", field=field)
+    if not signed and amount < 0:
+        raise MeterError("cannot be negative.", field=field)
+    if abs(amount) >= MONEY_LIMIT:
+        raise MeterError(f"must be below {MONEY_LIMIT:,} in size.", field=field)
+    if amount % pool.minor_unit:
+        raise MeterError(f"must be a whole number of the minor unit {pool.minor_unit}.", field=field)
+    return amount.quantize(Decimal("0.01"))
+
+
+# ---- meter readings ----------------------------------------------------------
+
+
+def reading_record(
+    *,
+    displayed: Decimal,
+    reported_at: datetime,
+    reporter: Actor,
+    pool: Pool | None = None,
+    table=None,
+    request_id: str = "",
+) -> MeterReading:
+    """Keep what a meter display showed, beside the service's meter as the reading arrives.
+
+    A table may report only for the pool its configuration feeds (without
+    ``pool``, that one). The reading is flagged when the two differ by more
+    than the tolerance of the pool version in force when it was read.
+    """
+    from rounds.selectors import config_version_in_force, pool_version_in_force
+
+    if not isinstance(reported_at, datetime):
+        raise ReadingError("a date and time with its time zone.", field="reported_at")
+    reported_at = _aware(reported_at, error=ReadingError, field="reported_at")
+    if reported_at > timezone.now() + READING_CLOCK_SKEW:
+        raise ReadingError("is in the future: check the reporter's clock.", field="reported_at")
+    if table is not None:
+        linked_id = config_version_in_force(config=table.config, at=reported_at).pool_id
+        if pool is None:
+            if linked_id is None:
+                raise ReadingError(f"table {table.code} feeds no progressive pool.", field="pool")
+            pool = Pool.objects.get(pk=linked_id)
+        elif linked_id != pool.pk:
+            raise NotLinkedError(f"table {table.code} does not feed pool {pool.code}.", field="pool")
+    if pool is None:
+        raise ReadingError("which pool's meter was read.", field="pool")
+    amount = decimal_of(displayed)
+    if amount is None or amount < 0:
+        raise ReadingError(f"{displayed!r} is not an amount a meter can show.", field="displayed")
+    if amount % pool.minor_unit or amount >= MONEY_LIMIT:
+        raise ReadingError(f"a meter shows whole units of {pool.minor_unit}.", field="displayed")
+    version = pool_version_in_force(pool=pool, at=reported_at)
+    with transaction.atomic():
+        # The committed meter, no lock: a reading must never hold up the tables' rounds.
+        meter, seq = Pool.objects.filter(pk=pool.pk).values_list("meter", "last_event_seq").get()
+        difference = amount - meter
+        reading = MeterReading.objects.create(
+            pool=pool, pool_version=version, table=table, reporter=reporter.name[:150],
+            actor_id=_user_id(reporter), reported_at=reported_at, displayed=amount,
+            service_meter=meter, meter_seq=seq, difference=difference,
+            tolerance=version.reading_tolerance, flagged=abs(difference) > version.reading_tolerance,
+            request_id=request_id,
+        )
+        audit_record(
+            actor=reporter,
+            action="meter.reading_flagged" if reading.flagged else "meter.reading_recorded",
+            obj=reading,
+            after={"pool": pool.code, "displayed": amount, "service_meter": meter, "meter_seq": seq,
+                   "difference": difference, "tolerance": version.reading_tolerance},
+            request_id=request_id,
+        )
+    return reading
+
+
+# ---- small helpers -------------------------------------------------------------
+
+
+def _user_id(actor: Actor) -> int | None:
+    return int(actor.id) if actor.kind == "user" and actor.id else None
+
+
+def _aware(moment: datetime, *, error=PoolConfigError, field: str = "effective_from") -> datetime:
+    if timezone.is_naive(moment):
+        raise error("a date and time needs its time zone.", field=field)
+    return moment
+
+
+def _is_slug(code: str) -> bool:
+    return all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in code)
+

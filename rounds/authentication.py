@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import hmac
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db.models import Q
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
 from .models import Table, TableKey
 from .services import key_hash, split_key
 
 _TOUCH_EVERY = timedelta(minutes=1)
+# Issued ids are hex; anything else (a NUL byte, 10 kB of junk) never reaches the database.
+_KEY_ID = re.compile(r"^[0-9a-f]{1,16}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +52,7 @@ class TableKeyAuthentication(authentication.BaseAuthentication):
         if scheme != self.keyword:
             return None
         parts = split_key(key.strip())
-        if parts is None:
+        if parts is None or not _KEY_ID.fullmatch(parts[0]):
             raise exceptions.AuthenticationFailed("Malformed table key.")
         key_id, secret = parts
         now = timezone.now()
@@ -80,3 +84,18 @@ class IsTable(permissions.BasePermission):
 
     def has_object_permission(self, request, view, obj) -> bool:
         return self.has_permission(request, view)
+
+
+class TableKeyScheme(OpenApiAuthenticationExtension):
+    """Tells the OpenAPI schema how a table authenticates."""
+
+    target_class = TableKeyAuthentication
+    name = "tableKey"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "ta_<key id>_<secret>",
+            "description": "A table's own key, as printed by `manage.py register_table`.",
+        }

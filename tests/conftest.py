@@ -1,10 +1,31 @@
 from __future__ import annotations
 
+import importlib
+
 import pytest
+from django.apps import apps
 from rest_framework.test import APIClient
 
 from audit.services import SYSTEM
 from rounds.services import table_register
+
+
+def ship_configuration() -> None:
+    """The configurations and pool the migrations ship, as the migrations write them."""
+    importlib.import_module("progressive.migrations.0003_shipped_pool").ship_pool(apps, None)
+    importlib.import_module("rounds.migrations.0002_shipped_configs").ship_configs(apps, None)
+
+
+@pytest.fixture(autouse=True)
+def _shipped_configuration(request, _django_db_marker):
+    """A transactional test flushes the database, migrations' data included: put it back."""
+    names = set(request.fixturenames)
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None and not names & {"db", "transactional_db", "live_server"}:
+        return
+    if marker is None:
+        request.getfixturevalue("transactional_db" if names & {"transactional_db", "live_server"} else "db")
+    ship_configuration()
 
 
 @pytest.fixture(autouse=True)

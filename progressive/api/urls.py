@@ -1,1 +1,18 @@
-urlpatterns: list = []
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("pools/", views.PoolListView.as_view(), name="pool-list"),
+    path("pools/<slug:code>/", views.PoolDetailView.as_view(), name="pool-detail"),
+    path("pools/<slug:code>/adjustments", views.MeterAdjustmentView.as_view(), name="pool-adjust"),
+    path(
+        "pools/<slug:code>/overflow-transfers", views.OverflowTransferView.as_view(),
+        name="pool-overflow-transfer",
+    ),
+    path("pools/<slug:code>/ledger-check", views.LedgerCheckView.as_view(), name="pool-ledger-check"),
+    path("pool-versions/", views.PoolVersionListView.as_view(), name="pool-version-list"),
+    path("meter-events/", views.MeterEventListView.as_view(), name="meter-event-list"),
+    path("hits/", views.HitListView.as_view(), name="hit-list"),
+    path("meter-readings/", views.MeterReadingListCreateView.as_view(), name="meter-reading-list"),
+]

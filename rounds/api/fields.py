@@ -6,14 +6,16 @@ import re
 from datetime import datetime
 from decimal import Decimal
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rounds.engine.cards import CardError, card_text, parse_card
 
-_UNSIGNED = re.compile(r"^\d{1,12}(\.\d{1,2})?$")
-_SIGNED = re.compile(r"^-?\d{1,12}(\.\d{1,2})?$")
+# ASCII digits only, matched whole: "100\n" or full-width digits are not amounts.
+_UNSIGNED = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,2})?$")
+_SIGNED = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,2})?$")
 CENT = Decimal("0.01")
 
 
@@ -22,9 +24,6 @@ def money_text(amount: Decimal) -> str:
     return format(amount.quantize(CENT), "f")
 
 
-@extend_schema_field(
-    {"oneOf": [{"type": "string", "pattern": _SIGNED.pattern}, {"type": "integer"}]}
-)
 class AmountField(serializers.Field):
     """A decimal string or an integer with at most two decimals; never a float."""
 
@@ -46,14 +45,25 @@ class AmountField(serializers.Field):
         text = str(data) if isinstance(data, int) else data
         if not isinstance(text, str):
             self.fail("invalid", value=data)
-        if (_SIGNED if self.signed else _UNSIGNED).match(text) is None:
-            if not self.signed and _SIGNED.match(text):
+        if (_SIGNED if self.signed else _UNSIGNED).fullmatch(text) is None:
+            if not self.signed and _SIGNED.fullmatch(text):
                 self.fail("negative")
             self.fail("invalid", value=data)
         return money_text(Decimal(text))
 
     def to_representation(self, value) -> str:
         return money_text(Decimal(value))
+
+
+class AmountFieldSchema(OpenApiSerializerFieldExtension):
+    """Only ``paid`` amounts may be negative; the schema says which is which."""
+
+    target_class = AmountField
+
+    def map_serializer_field(self, auto_schema, direction):
+        pattern = (_SIGNED if self.target.signed else _UNSIGNED).pattern
+        integer = {"type": "integer"} if self.target.signed else {"type": "integer", "minimum": 0}
+        return {"oneOf": [{"type": "string", "pattern": pattern}, integer]}
 
 
 @extend_schema_field({"type": "string", "pattern": "^[2-9TJQKA][cdhsCDHS]$", "example": "Ah"})
@@ -92,6 +102,9 @@ class OffsetDateTimeField(serializers.Field):
             raise serializers.ValidationError(f"{data!r} is not an ISO 8601 date and time.") from None
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise serializers.ValidationError("The time needs its UTC offset, e.g. +01:00.")
+        # Years 1 and 9999 overflow once moved to UTC or to the gaming day's zone.
+        if not 2 <= moment.year <= 9998:
+            raise serializers.ValidationError(f"{data!r} is outside the years 2 to 9998.")
         return moment.isoformat()
 
     def to_representation(self, value) -> str:

@@ -7,9 +7,12 @@ the game is the engine's, reached through ``rounds.services.ingest_round``.
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES
+from rounds.models import Finding, Round
 
 from .fields import AmountField, CardField, OffsetDateTimeField, cards_field, money_text
 
@@ -147,20 +150,20 @@ class SeatSerializer(serializers.Serializer):
 
 class FindingSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    code = serializers.CharField()
+    code = serializers.ChoiceField(choices=ALL_CODES)
     seat = serializers.IntegerField(allow_null=True)
     bet = serializers.SerializerMethodField()
     expected = serializers.DecimalField(max_digits=14, decimal_places=2, allow_null=True)
     claimed = serializers.DecimalField(max_digits=14, decimal_places=2, allow_null=True)
     detail = serializers.CharField()
     informational = serializers.BooleanField()
-    state = serializers.CharField()
+    state = serializers.ChoiceField(choices=Finding.State.choices)
 
     def get_bet(self, finding) -> str | None:
         return finding.bet or None
 
 
-class MeterEventSerializer(serializers.Serializer):
+class RoundMeterEventSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     kind = serializers.CharField()
     seat = serializers.IntegerField(allow_null=True)
@@ -172,7 +175,7 @@ class RoundProgressiveSerializer(serializers.Serializer):
     pool = serializers.CharField()
     meter_before = serializers.DecimalField(max_digits=14, decimal_places=2)
     meter_after = serializers.DecimalField(max_digits=14, decimal_places=2)
-    events = MeterEventSerializer(many=True)
+    events = RoundMeterEventSerializer(many=True)
 
 
 class RoundSerializer(serializers.Serializer):
@@ -183,7 +186,7 @@ class RoundSerializer(serializers.Serializer):
     gaming_day = serializers.DateField()
     dealer = serializers.SerializerMethodField()
     void = serializers.BooleanField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=Round.Status.choices)
     board = serializers.SerializerMethodField()
     dealer_cards = serializers.SerializerMethodField()
     dealer_hand = serializers.SerializerMethodField()
@@ -206,6 +209,12 @@ class RoundSerializer(serializers.Serializer):
     def get_dealer_hand(self, round_) -> str | None:
         return round_.dealer_hand or None
 
+    @extend_schema_field(
+        inline_serializer(
+            "RoundConfig",
+            {"name": serializers.CharField(), "version": serializers.IntegerField()},
+        )
+    )
     def get_config(self, round_) -> dict:
         version = round_.config_version
         return {"name": version.config.name, "version": version.version}
@@ -229,9 +238,12 @@ class RoundSerializer(serializers.Serializer):
             data["paid"] = {bet: money_text(v) for bet, v in paid.items()}
         return data
 
+    # Built by hand for speed; SeatSerializer documents the same shape.
+    @extend_schema_field(SeatSerializer(many=True))
     def get_seats(self, round_) -> list[dict]:
         return [self._seat_data(seat) for seat in round_.seats.all()]
 
+    @extend_schema_field(RoundProgressiveSerializer(allow_null=True))
     def get_progressive(self, round_) -> dict | None:
         if round_.pool_version_id is None:
             return None

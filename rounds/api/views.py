@@ -17,7 +17,15 @@ from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
 
 from .filters import FindingFilter, RoundFilter
-from .intake import UnreadableBody, parse_json, receive_round, refuse_unreadable
+from .intake import (
+    BodyTooLarge,
+    UnreadableBody,
+    parse_json,
+    read_body,
+    receive_round,
+    refuse_too_large,
+    refuse_unreadable,
+)
 from .serializers import FindingSerializer, RoundRecordSerializer, RoundSerializer
 
 MAX_BATCH = 1000
@@ -61,16 +69,20 @@ class RoundListCreateView(generics.ListAPIView):
         responses={
             201: RoundSerializer,
             200: OpenApiResponse(RoundSerializer, "An identical resubmission: the stored round."),
-            400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR,
+            400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR, 413: ERROR,
         },
         summary="Post one dealt round",
     )
     def post(self, request, *args, **kwargs):
         table = request.user.table
-        body = request.body
         request_id = request_id_of(request)
         try:
+            body = read_body(request)
             payload = parse_json(body)
+        except BodyTooLarge as exc:
+            answer = refuse_too_large(
+                table=table, message=str(exc), request=request, request_id=request_id
+            )
         except UnreadableBody as exc:
             answer = refuse_unreadable(
                 table=table, body=body, message=str(exc), request=request, request_id=request_id
@@ -101,16 +113,21 @@ class RoundBatchView(APIView):
                     many=True,
                 )},
             ),
-            400: ERROR, 401: ERROR, 403: ERROR,
+            400: ERROR, 401: ERROR, 403: ERROR, 413: ERROR,
         },
         summary="Post a batch of dealt rounds",
     )
     def post(self, request, *args, **kwargs):
         table = request.user.table
-        body = request.body
         request_id = request_id_of(request)
         try:
+            body = read_body(request)
             payload = parse_json(body)
+        except BodyTooLarge as exc:
+            answer = refuse_too_large(
+                table=table, message=str(exc), request=request, request_id=request_id
+            )
+            return Response(answer.body, status=answer.status)
         except UnreadableBody as exc:
             answer = refuse_unreadable(
                 table=table, body=body, message=str(exc), request=request, request_id=request_id
@@ -138,12 +155,19 @@ def _item_body(item) -> bytes:
     return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()
 
 
+# Staff read with a session or a password; a table's key is recognised only to
+# be refused by name (403), not mistaken for no credentials at all.
+READER_AUTHENTICATION = [SessionAuthentication, BasicAuthentication, TableKeyAuthentication]
+
+
 class RoundDetailView(generics.RetrieveAPIView):
+    authentication_classes = READER_AUTHENTICATION
     serializer_class = RoundSerializer
     queryset = round_list()
 
 
 class FindingListView(generics.ListAPIView):
+    authentication_classes = READER_AUTHENTICATION
     serializer_class = FindingSerializer
     filterset_class = FindingFilter
     pagination_class = NewestFirstCursor

@@ -8,14 +8,17 @@ The fast path sums one precomputed key per card: the high bits count ranks in
 base 5 (a rank appears at most four times), the low 16 bits count suits in
 nibbles. A suit count of five or more means a flush, looked up by that suit's
 13-bit rank mask; otherwise the rank multiset alone decides, looked up by its
-base-5 number. Both tables are built once, at import, from the plain rules in
-``_value_from_counts`` and ``_value_from_flush_mask``.
+base-5 number. Both tables hold nothing but what the plain rules in
+``_value_from_flush_mask`` and ``_value_from_counts`` say. The flush table is
+built at import. The rank table fills itself, each of its 55,380 multisets
+worked out the first time a hand meets it: building it whole made importing
+the engine take about 0.3 s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations
 
 from .cards import Card
 
@@ -46,7 +49,6 @@ CATEGORY_INDEX: dict[str, int] = {name: i for i, name in enumerate(CATEGORIES)}
 ) = range(10)
 
 ACE = 12
-_POWERS_OF_5 = tuple(5**r for r in range(13))
 _CATEGORY_SHIFT = 20
 
 
@@ -87,7 +89,9 @@ def _value_from_counts(counts: Sequence[int]) -> int:
 
     if by_count[4]:
         quad = by_count[4][0]
-        return _pack(FOUR_OF_A_KIND, [quad, next(r for r in present if r != quad)])
+        # A card given twice can leave no other rank: the fifth card is the quad's own.
+        kicker = next((r for r in present if r != quad), quad)
+        return _pack(FOUR_OF_A_KIND, [quad, kicker])
     if by_count[3]:
         trips = by_count[3][0]
         pairs = [r for r in present if r != trips and counts[r] >= 2]
@@ -121,26 +125,32 @@ def _value_from_flush_mask(rank_mask: int) -> int:
     return _pack(FLUSH, ranks[:5])
 
 
-def _build_tables() -> tuple[dict[int, int], list[int]]:
-    by_rank_key: dict[int, int] = {}
-    # Six cards never occur in a round; evaluate() falls back for them.
-    for size in (5, 7):
-        for ranks in combinations_with_replacement(range(13), size):
-            counts = [0] * 13
-            key = 0
-            for r in ranks:
-                counts[r] += 1
-                key += _POWERS_OF_5[r]
-            if max(counts) <= 4:
-                by_rank_key[key] = _value_from_counts(counts)
+def _value_from_rank_key(rank_key: int) -> int:
+    """What the rank table holds for a base-5 rank key; 0 sends the hand down the slow path.
+
+    Only five or seven cards are looked up (six never occur in a round). A card
+    given twice can make five of a rank, which carries into the next base-5
+    digit and leaves a key whose digits no longer add up to five or seven.
+    """
+    counts = []
+    for _ in range(13):
+        rank_key, count = divmod(rank_key, 5)
+        counts.append(count)
+    if rank_key or sum(counts) not in (5, 7):
+        return 0
+    return _value_from_counts(counts)
+
+
+def _build_flush_table() -> list[int]:
     by_flush_mask = [0] * (1 << 13)
     for mask in range(1 << 13):
         if mask.bit_count() >= 5:
             by_flush_mask[mask] = _value_from_flush_mask(mask)
-    return by_rank_key, by_flush_mask
+    return by_flush_mask
 
 
-_BY_RANK_KEY, _BY_FLUSH_MASK = _build_tables()
+_BY_FLUSH_MASK = _build_flush_table()
+_BY_RANK_KEY: dict[int, int] = {}  # fills itself: see evaluate_keyed
 _SUIT_BITS = 16
 _CARD_KEY: tuple[int, ...] = tuple(
     (5 ** (c >> 2) << _SUIT_BITS) | (1 << 4 * (c & 3)) for c in range(52)
@@ -181,7 +191,11 @@ def evaluate_keyed(key: int, cards: Sequence[Card]) -> int:
                 mask |= 1 << (c >> 2)
         value = _BY_FLUSH_MASK[mask]
     else:
-        value = _BY_RANK_KEY.get(key >> _SUIT_BITS, 0)
+        rank_key = key >> _SUIT_BITS
+        value = _BY_RANK_KEY.get(rank_key)
+        if value is None:
+            # Two threads may both work a new entry out; they store the same value.
+            value = _BY_RANK_KEY[rank_key] = _value_from_rank_key(rank_key)
     if not value:
         # Only a card given twice reaches here (five of a rank, or a flush
         # whose suit count includes a repeat): judge it the slow, literal way.

@@ -86,7 +86,8 @@ def settle_progressive(
                     Finding(
                         f.PROGRESSIVE_WAGER_INVALID, seat.seat, "progressive",
                         expected=pool.wager, claimed=seat.progressive,
-                        detail=f"the pool's wager is exactly {pool.wager} {pool.currency}",
+                        detail=f"the pool's wager is exactly {pool.wager} {pool.currency}; "
+                        "this one is collected but cannot win",
                     )
                 )
             lit.append(seat)
@@ -99,7 +100,10 @@ def settle_progressive(
         out.results[seat.seat] = -seat.progressive
     if awards_allowed and record.board is not None:
         board_category = category_of(evaluate_five(record.board))
-        for seat in sorted(lit, key=lambda s: -s.seat):
+        # Only the pool's own wager plays for the pay table: a lit wager of
+        # another amount (an operator error) must not take a share of the meter.
+        eligible = [s for s in lit if s.progressive == pool.wager]
+        for seat in sorted(eligible, key=lambda s: -s.seat):
             line = winning_line(pool.lines, record.board, seat.hole, board_category)
             if line is None:
                 continue

@@ -18,7 +18,8 @@ ZERO = Decimal(0)
 
 
 def floor_to(amount: Decimal, minor_unit: Decimal) -> Decimal:
-    return amount.quantize(minor_unit, rounding=ROUND_FLOOR)
+    # Rounding passed by position: decimal parses a keyword at twice the cost.
+    return amount.quantize(minor_unit, ROUND_FLOOR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,25 +40,30 @@ class GameSettlement:
 def settle_game(record: RoundRecord, rules: TableRules) -> GameSettlement:
     if record.void or record.board is None or record.dealer_cards is None:
         return _void(record)
-    board_key = cards_key(record.board)
-    dealer_cards = list(record.board) + list(record.dealer_cards)
-    dealer = evaluate_keyed(board_key + cards_key(record.dealer_cards), dealer_cards)
+    board = record.board
+    # Every hand shares the board: its key is summed once (see evaluator.cards_key).
+    board_key = cards_key(board)
+    dealer = evaluate_keyed(
+        board_key + cards_key(record.dealer_cards), (*board, *record.dealer_cards)
+    )
     qualifies = category_of(dealer) >= rules.dealer_qualifier
 
     seats: dict[int, SeatSettlement] = {}
     # Right to left: the highest seat number first.
-    for seat in sorted(record.seats, key=lambda s: -s.seat):
+    for seat in sorted(record.seats, key=_seat_number, reverse=True):
         if seat.hole is None:
             seats[seat.seat] = SeatSettlement(seat.seat, None, dict.fromkeys(GAME_BETS, ZERO))
             continue
-        hand = evaluate_keyed(
-            board_key + cards_key(seat.hole), list(record.board) + list(seat.hole)
-        )
+        hand = evaluate_keyed(board_key + cards_key(seat.hole), (*board, *seat.hole))
         seats[seat.seat] = SeatSettlement(
             seat.seat, hand, _settle_seat(seat, hand, dealer, qualifies, rules)
         )
     found = _apply_aggregate_limit(seats, rules)
     return GameSettlement(dealer, qualifies, seats, found)
+
+
+def _seat_number(seat: SeatRecord) -> int:
+    return seat.seat
 
 
 def _void(record: RoundRecord) -> GameSettlement:
@@ -96,13 +102,13 @@ def _apply_aggregate_limit(seats: dict[int, SeatSettlement], rules: TableRules) 
     if limit is None:
         return []
     total = sum(
-        (amount for s in seats.values() for amount in s.results.values() if amount > 0), ZERO
+        (amount for s in seats.values() for amount in s.results.values() if amount > ZERO), ZERO
     )
     if total <= limit:
         return []
     for s in seats.values():
         for bet, amount in s.results.items():
-            if amount > 0:
+            if amount > ZERO:
                 s.results[bet] = floor_to(amount * limit / total, rules.minor_unit)
     return [
         Finding(

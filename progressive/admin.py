@@ -1,0 +1,296 @@
+"""Pools, their ledgers, versions and readings for the casino's people.
+
+Nothing here edits a meter, a ledger row or a version: a pool is created and a
+meter adjusted only through ``progressive.services``, like everywhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, path, reverse
+from django.utils.html import format_html
+
+from audit.services import Actor
+
+from .configuration import ProgressiveError, currency_check, minor_unit_check, pool_numbers_check
+from .models import MeterEvent, MeterReading, Pool, PoolVersion
+from .selectors import pool_version_current
+from .services import meter_adjust, pool_create
+
+RECENT_EVENTS = 20
+
+
+def round_link(event: MeterEvent) -> str:
+    if event.round_id is None:
+        return "—"
+    label = f"{event.round.table.code}/{event.round.round_id}" if event.round else str(event.round_id)
+    try:
+        url = reverse("admin:rounds_round_change", args=[event.round_id])
+    except NoReverseMatch:  # the rounds admin is not registered
+        return label
+    return format_html('<a href="{}">{}</a>', url, label)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows that are written once, by services, and never changed here."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class PoolVersionInline(admin.TabularInline):
+    model = PoolVersion
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "version", "effective_from", "wager", "rate", "reseed", "ceiling", "reserve_rate",
+        "reading_tolerance", "lines", "note",
+    )
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class RecentEventInline(admin.TabularInline):
+    model = MeterEvent
+    verbose_name_plural = f"Last {RECENT_EVENTS} ledger events"
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "seq", "kind", "amount", "delta", "meter_after", "overflow_after", "reserve_after",
+        "round_link", "seat", "actor_name", "reason", "created_at",
+    )
+
+    @admin.display(description="round")
+    def round_link(self, event):
+        return round_link(event)
+
+    def get_queryset(self, request):
+        recent = MeterEvent.objects.order_by("-seq").values_list("pk", flat=True)
+        # An inline's queryset cannot be sliced; select the last ids instead.
+        pool_id = request.resolver_match.kwargs.get("object_id")
+        ids = list(recent.filter(pool_id=pool_id)[:RECENT_EVENTS]) if pool_id else []
+        return super().get_queryset(request).filter(pk__in=ids).select_related("round__table").order_by("-seq")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class PoolCreationForm(forms.ModelForm):
+    """A new pool with its first version; the service checks the numbers and opens the meter."""
+
+    wager = forms.DecimalField(max_digits=14, decimal_places=2)
+    rate = forms.DecimalField(max_digits=6, decimal_places=4, help_text="Of the wager, e.g. 0.20.")
+    reseed = forms.DecimalField(max_digits=14, decimal_places=2, help_text="Also the opening meter.")
+    ceiling = forms.DecimalField(max_digits=14, decimal_places=2, required=False)
+    reserve_rate = forms.DecimalField(max_digits=6, decimal_places=4, initial=Decimal("0"))
+    reading_tolerance = forms.DecimalField(max_digits=14, decimal_places=2, initial=Decimal("0"))
+    lines = forms.JSONField(
+        help_text='Best line first: [{"category": "royal_flush", "qualifier": "hole", '
+        '"kind": "percent", "amount": "100"}, ...]'
+    )
+    note = forms.CharField(max_length=200, required=False)
+
+    class Meta:
+        model = Pool
+        fields = ["code", "name", "currency", "minor_unit"]
+
+    def clean(self):
+        data = super().clean()
+        try:
+            currency = currency_check(data.get("currency"))
+            minor_unit = minor_unit_check(data.get("minor_unit"))
+            pool_numbers_check(
+                currency=currency, minor_unit=minor_unit, wager=data.get("wager"),
+                rate=data.get("rate"), reseed=data.get("reseed"), ceiling=data.get("ceiling"),
+                reserve_rate=data.get("reserve_rate"), reading_tolerance=data.get("reading_tolerance"),
+                lines=data.get("lines"),
+            )
+        except ProgressiveError as exc:
+            for field, texts in exc.errors.items():
+                for text in texts:
+                    self.add_error(field if field in self.fields else None, text)
+        return data
+
+
+@admin.register(Pool)
+class PoolAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "currency", "meter", "overflow", "reserve", "last_event_seq",
+                    "current_version", "updated_at")
+    search_fields = ("code", "name")
+    readonly_fields = ("meter", "overflow", "reserve", "last_event_seq", "current_version",
+                       "ledger_link", "created_at", "updated_at")
+    inlines = [PoolVersionInline, RecentEventInline]
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["code", "name", "currency", "minor_unit", "wager", "rate", "reseed", "ceiling",
+                    "reserve_rate", "reading_tolerance", "lines", "note"]
+        return ["code", "name", "currency", "minor_unit", *self.readonly_fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        return ("code", "currency", "minor_unit", *self.readonly_fields)
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = PoolCreationForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []
+
+    @admin.display(description="version in force")
+    def current_version(self, pool):
+        version = pool_version_current(pool=pool)
+        return f"v{version.version} from {version.effective_from:%Y-%m-%d %H:%M}" if version else "—"
+
+    @admin.display(description="ledger")
+    def ledger_link(self, pool):
+        url = reverse("admin:progressive_meterevent_changelist") + f"?pool__id__exact={pool.pk}"
+        adjust = reverse("admin:progressive_pool_adjust", args=[pool.pk])
+        return format_html('<a href="{}">all {} events</a> · <a href="{}">adjust the meter</a>',
+                           url, pool.last_event_seq, adjust)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            # Only the name may change here; the numbers live in versions.
+            Pool.objects.filter(pk=obj.pk).update(name=obj.name)
+            return
+        data = form.cleaned_data
+        try:
+            pool = pool_create(
+                code=data["code"], name=data.get("name") or "", currency=data["currency"],
+                minor_unit=data["minor_unit"], wager=data["wager"], rate=data["rate"],
+                reseed=data["reseed"], ceiling=data.get("ceiling"), reserve_rate=data["reserve_rate"],
+                reading_tolerance=data["reading_tolerance"], lines=data["lines"],
+                note=data.get("note") or "", actor=Actor.of_user(request.user),
+            )
+        except ProgressiveError as exc:
+            # The form checked the numbers; this is a race on the code. See add_view.
+            raise _FormRefused(exc) from None
+        obj.pk = pool.pk
+        obj.__dict__.update({k: v for k, v in pool.__dict__.items() if not k.startswith("_")})
+
+    def add_view(self, request, form_url="", extra_context=None):
+        try:
+            return super().add_view(request, form_url, extra_context)
+        except _FormRefused as refused:
+            for field, texts in refused.exc.errors.items():
+                messages.error(request, f"{field}: {' '.join(texts)}")
+            return redirect(request.get_full_path())
+
+    def save_related(self, request, form, formsets, change):
+        if change:
+            super().save_related(request, form, formsets, change)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_urls(self):
+        return [
+            path("<int:pool_id>/adjust/", self.admin_site.admin_view(self.adjust_view),
+                 name="progressive_pool_adjust"),
+            *super().get_urls(),
+        ]
+
+    def adjust_view(self, request, pool_id: int):
+        """A supervisor's adjustment with its reason, through ``meter_adjust``."""
+        if not request.user.has_perm("progressive.adjust_meter"):
+            raise PermissionDenied
+        pool = get_object_or_404(Pool, pk=pool_id)
+        form = AdjustmentForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                event = meter_adjust(
+                    pool=pool, delta=form.cleaned_data["delta"], reason=form.cleaned_data["reason"],
+                    actor=Actor.of_user(request.user), request_id=getattr(request, "request_id", ""),
+                )
+            except ProgressiveError as exc:
+                for field, texts in exc.errors.items():
+                    form.add_error(field if field in form.fields else None, " ".join(texts))
+            else:
+                messages.success(request, f"Meter of {pool.code} adjusted by {event.delta}: now {event.meter_after}.")
+                return redirect("admin:progressive_pool_change", pool.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta, "pool": pool, "form": form,
+            "title": f"Adjust the meter of {pool.code}",
+        }
+        return TemplateResponse(request, "admin/progressive/pool/adjust.html", context)
+
+
+class AdjustmentForm(forms.Form):
+    delta = forms.DecimalField(max_digits=14, decimal_places=2, help_text="Signed, e.g. -25.00.")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class _FormRefused(Exception):
+    def __init__(self, exc: ProgressiveError):
+        self.exc = exc
+
+
+@admin.register(PoolVersion)
+class PoolVersionAdmin(ReadOnlyAdmin):
+    list_display = ("pool", "version", "effective_from", "wager", "rate", "reseed", "ceiling",
+                    "reserve_rate", "reading_tolerance", "created_by", "created_at")
+    list_filter = ("pool",)
+    list_select_related = ("pool", "created_by")
+    readonly_fields = ("pool", "version", "effective_from", "wager", "rate", "reseed", "ceiling",
+                       "reserve_rate", "reading_tolerance", "lines_text", "note", "created_by", "created_at")
+    exclude = ("lines",)
+
+    @admin.display(description="pay table")
+    def lines_text(self, version):
+        return json.dumps(version.lines, indent=1)
+
+
+@admin.register(MeterEvent)
+class MeterEventAdmin(ReadOnlyAdmin):
+    list_display = ("pool", "seq", "kind", "amount", "delta", "meter_after", "overflow_after",
+                    "reserve_after", "round_link", "seat", "actor_name", "created_at")
+    list_filter = ("pool", "kind")
+    list_select_related = ("pool", "round__table")
+    search_fields = ("round__round_id", "reason", "actor_name")
+    date_hierarchy = "created_at"
+    ordering = ("-id",)
+    readonly_fields = ("pool", "seq", "kind", "amount", "delta", "overflow_delta", "reserve_delta",
+                       "meter_after", "overflow_after", "reserve_after", "round_link", "seat",
+                       "actor", "actor_name", "reason", "created_at")
+    exclude = ("round",)
+
+    @admin.display(description="round")
+    def round_link(self, event):
+        return round_link(event)
+
+
+@admin.register(MeterReading)
+class MeterReadingAdmin(ReadOnlyAdmin):
+    list_display = ("pool", "reporter", "reported_at", "displayed", "service_meter", "difference",
+                    "tolerance", "flagged", "received_at")
+    list_filter = ("flagged", "pool")
+    list_select_related = ("pool",)
+    date_hierarchy = "received_at"
+    readonly_fields = ("pool", "pool_version", "table", "reporter", "actor", "reported_at",
+                       "received_at", "displayed", "service_meter", "meter_seq", "difference",
+                       "tolerance", "flagged", "request_id")

@@ -1,0 +1,149 @@
+"""Pools, ledgers, hits and readings on the wire. Input serializers check shape only."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from progressive.selectors import pool_version_current
+from rounds.api.fields import AmountField, OffsetDateTimeField
+
+MONEY = {"max_digits": 14, "decimal_places": 2}
+
+
+class PayLineSerializer(serializers.Serializer):
+    category = serializers.CharField()
+    qualifier = serializers.CharField()
+    kind = serializers.CharField()
+    amount = serializers.CharField()
+
+
+class PoolVersionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    pool = serializers.CharField(source="pool.code")
+    version = serializers.IntegerField()
+    effective_from = serializers.DateTimeField()
+    currency = serializers.CharField(source="pool.currency")
+    wager = serializers.DecimalField(**MONEY)
+    rate = serializers.DecimalField(max_digits=6, decimal_places=4)
+    reseed = serializers.DecimalField(**MONEY)
+    ceiling = serializers.DecimalField(**MONEY, allow_null=True)
+    reserve_rate = serializers.DecimalField(max_digits=6, decimal_places=4)
+    reading_tolerance = serializers.DecimalField(**MONEY)
+    lines = PayLineSerializer(many=True)
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class CurrentVersionSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    effective_from = serializers.DateTimeField()
+    wager = serializers.DecimalField(**MONEY)
+    rate = serializers.DecimalField(max_digits=6, decimal_places=4)
+    reseed = serializers.DecimalField(**MONEY)
+    ceiling = serializers.DecimalField(**MONEY, allow_null=True)
+    reserve_rate = serializers.DecimalField(max_digits=6, decimal_places=4)
+    reading_tolerance = serializers.DecimalField(**MONEY)
+    lines = PayLineSerializer(many=True)
+
+
+class PoolSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    name = serializers.CharField()
+    currency = serializers.CharField()
+    meter = serializers.DecimalField(**MONEY)
+    overflow = serializers.DecimalField(**MONEY)
+    reserve = serializers.DecimalField(**MONEY)
+    last_event_seq = serializers.IntegerField()
+    updated_at = serializers.DateTimeField()
+    version = serializers.SerializerMethodField()
+
+    @extend_schema_field(CurrentVersionSerializer(allow_null=True))
+    def get_version(self, pool) -> dict | None:
+        version = pool_version_current(pool=pool)
+        return CurrentVersionSerializer(version).data if version is not None else None
+
+
+class MeterEventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    pool = serializers.CharField(source="pool.code")
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    amount = serializers.DecimalField(**MONEY)
+    delta = serializers.DecimalField(**MONEY)
+    meter_after = serializers.DecimalField(**MONEY)
+    overflow_after = serializers.DecimalField(**MONEY)
+    reserve_after = serializers.DecimalField(**MONEY)
+    round = serializers.SerializerMethodField()
+    seat = serializers.IntegerField(allow_null=True)
+    actor = serializers.SerializerMethodField()
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+    def get_round(self, event) -> dict | None:
+        round_ = event.round
+        if round_ is None:
+            return None
+        return {"id": round_.pk, "table": round_.table.code, "round": round_.round_id,
+                "dealt_at": round_.dealt_at.isoformat()}
+
+    def get_actor(self, event) -> str | None:
+        return event.actor_name or None
+
+
+class HitSerializer(MeterEventSerializer):
+    hand = serializers.CharField(allow_null=True)
+    reversed = serializers.BooleanField(help_text="The round was voided and its meter events reversed.")
+
+
+class MeterReadingSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    pool = serializers.CharField(source="pool.code")
+    pool_version = serializers.IntegerField(source="pool_version.version")
+    table = serializers.SerializerMethodField()
+    reporter = serializers.CharField()
+    reported_at = serializers.DateTimeField()
+    received_at = serializers.DateTimeField()
+    displayed = serializers.DecimalField(**MONEY)
+    service_meter = serializers.DecimalField(**MONEY)
+    meter_seq = serializers.IntegerField()
+    difference = serializers.DecimalField(**MONEY)
+    tolerance = serializers.DecimalField(**MONEY)
+    flagged = serializers.BooleanField()
+
+    def get_table(self, reading) -> str | None:
+        return reading.table.code if reading.table_id else None
+
+
+class LedgerCheckSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    pool = serializers.CharField()
+    events = serializers.IntegerField()
+    meter = serializers.DecimalField(**MONEY)
+    delta_sum = serializers.DecimalField(**MONEY)
+    seq = serializers.IntegerField(allow_null=True)
+    problem = serializers.CharField()
+
+
+# ---- what people and tables send ---------------------------------------------
+
+
+class MeterReadingInSerializer(serializers.Serializer):
+    pool = serializers.SlugField(max_length=40, required=False, help_text="Defaults to the table's pool.")
+    displayed = AmountField(help_text="What the meter display showed.")
+    reported_at = OffsetDateTimeField(help_text="When the display was read, with its UTC offset.")
+
+    def validate_reported_at(self, value: str) -> datetime:
+        return datetime.fromisoformat(value)
+
+
+class MeterAdjustmentInSerializer(serializers.Serializer):
+    delta = AmountField(signed=True, help_text="The signed change to the meter, e.g. '-25.00'.")
+    reason = serializers.CharField(max_length=2000, help_text="Why: kept with the event, never optional.")
+
+
+class OverflowTransferInSerializer(serializers.Serializer):
+    amount = AmountField(required=False, help_text="Defaults to all the ceiling leaves room for.")
+    reason = serializers.CharField(max_length=2000)

@@ -1,0 +1,174 @@
+"""Reads of pools, their ledgers, hits and readings, and the walk that proves a ledger."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import NamedTuple
+
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery, Sum
+from django.utils import timezone
+
+from casino.models import ZERO
+
+from .models import MeterEvent, MeterReading, Pool, PoolVersion
+
+# A hit is a seat paid by the pool's pay table; the reseed that follows a
+# 100 % award is listed with it so the history shows the meter restarting.
+HIT_KINDS = (MeterEvent.Kind.AWARD, MeterEvent.Kind.FIXED_AWARD)
+HISTORY_KINDS = (*HIT_KINDS, MeterEvent.Kind.RESEED)
+# The least a controller must keep at hand (New York asks for the last 25 hits).
+HIT_HISTORY_MINIMUM = 25
+
+
+def pool_list() -> QuerySet[Pool]:
+    """Pools with their versions at hand (``pool_version_current`` reads them without a query)."""
+    return Pool.objects.prefetch_related(
+        Prefetch("versions", queryset=PoolVersion.objects.order_by("-effective_from", "-version"))
+    )
+
+
+def pool_version_current(*, pool: Pool, at: datetime | None = None) -> PoolVersion | None:
+    """The version in force at ``at`` (now), read from the prefetched versions of ``pool_list``."""
+    at = at or timezone.now()
+    versions = list(pool.versions.all())  # newest effective first
+    for version in versions:
+        if version.effective_from <= at:
+            return version
+    return versions[-1] if versions else None
+
+
+def pool_version_list() -> QuerySet[PoolVersion]:
+    return PoolVersion.objects.select_related("pool", "created_by").order_by("pool__code", "-version")
+
+
+def meter_event_list() -> QuerySet[MeterEvent]:
+    """The ledger of every pool, with the round (and its table) each event belongs to."""
+    return MeterEvent.objects.select_related("pool", "round__table")
+
+
+def pool_hit_history(*, pool: Pool | None = None, include_reseeds: bool = True) -> QuerySet[MeterEvent]:
+    """Awards and fixed awards (and the reseeds they caused), newest first, with round, seat and hand.
+
+    Nothing is ever pruned, so the history reaches back far beyond the last
+    ``HIT_HISTORY_MINIMUM`` hits.
+    """
+    from rounds.models import Seat  # rounds' models import this app's; read them late
+
+    hand = Seat.objects.filter(round=OuterRef("round"), seat=OuterRef("seat")).values("hand")[:1]
+    # A voided round's events are reversed, never removed: its hits stay, marked.
+    reversed_ = MeterEvent.objects.filter(round=OuterRef("round"), kind=MeterEvent.Kind.REVERSAL)
+    events = (
+        meter_event_list()
+        .filter(kind__in=HISTORY_KINDS if include_reseeds else HIT_KINDS, round__isnull=False)
+        .annotate(hand=Subquery(hand), reversed=Exists(reversed_))
+        .order_by("-id")
+    )
+    return events.filter(pool=pool) if pool is not None else events
+
+
+def meter_reading_list() -> QuerySet[MeterReading]:
+    return MeterReading.objects.select_related("pool", "table", "pool_version").order_by("-received_at", "-id")
+
+
+# ---- proving a ledger ------------------------------------------------------------
+
+# The meter moves a kind may make, as multiples of its (positive) amount: an
+# adjustment goes either way; a reversal undoes a contribution, an award or an
+# adjustment (either way) or an event that never moved the meter (0).
+_DELTA_OF_KIND = {
+    MeterEvent.Kind.CONTRIBUTION: (1,),
+    MeterEvent.Kind.RESEED: (1,),
+    MeterEvent.Kind.OVERFLOW_TRANSFER: (1,),
+    MeterEvent.Kind.AWARD: (-1,),
+    MeterEvent.Kind.FIXED_AWARD: (0,),
+    MeterEvent.Kind.OVERFLOW: (0,),
+    MeterEvent.Kind.RESERVE: (0,),
+    MeterEvent.Kind.ADJUSTMENT: (1, -1),
+    MeterEvent.Kind.REVERSAL: (1, -1, 0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerCheck:
+    ok: bool
+    pool: str
+    events: int  # rows walked before the first problem (all of them when ok)
+    meter: Decimal  # the pool's meter
+    delta_sum: Decimal  # the sum of every event's delta
+    seq: int | None = None  # the first event that does not follow (None when ok or at the end)
+    problem: str = ""
+
+
+class _Row(NamedTuple):
+    seq: int
+    kind: str
+    amount: Decimal
+    delta: Decimal
+    meter_after: Decimal
+    overflow_delta: Decimal
+    overflow_after: Decimal
+    reserve_delta: Decimal
+    reserve_after: Decimal
+
+
+def pool_ledger_check(*, pool: Pool, batch_size: int = 5000) -> LedgerCheck:
+    """Prove the ledger: seq runs 1..n, each row follows from the one before, the pool matches.
+
+    Each row's ``meter_after`` must be the previous row's plus its ``delta``
+    (and likewise overflow and reserve), its ``delta`` what its kind and
+    amount say, and the pool's meter the sum of every delta. The first row
+    that breaks any of it is reported.
+    """
+    pool = Pool.objects.get(pk=pool.pk)  # fresh: the caller's copy may be stale
+    delta_sum = MeterEvent.objects.filter(pool=pool).aggregate(total=Sum("delta"))["total"] or ZERO
+
+    def broken(walked: int, seq: int | None, problem: str) -> LedgerCheck:
+        return LedgerCheck(False, pool.code, walked, pool.meter, delta_sum, seq, problem)
+
+    rows = MeterEvent.objects.filter(pool=pool).order_by("seq").values_list(*_Row._fields)
+    meter = overflow = reserve = ZERO
+    walked = 0
+    for values in rows.iterator(chunk_size=batch_size):
+        row = _Row(*values)
+        if row.seq != walked + 1:
+            return broken(walked, walked + 1, f"event {walked + 1} is missing (the next is {row.seq})")
+        problem = _row_problem(row, meter, overflow, reserve)
+        if problem:
+            return broken(walked, row.seq, f"event {row.seq}{problem}")
+        meter, overflow, reserve = row.meter_after, row.overflow_after, row.reserve_after
+        walked += 1
+    if pool.last_event_seq != walked:
+        return broken(walked, None, f"the ledger ends at event {walked} but the pool says {pool.last_event_seq}")
+    if pool.meter != delta_sum:
+        return broken(walked, None, f"the meter {pool.meter} is not the sum of its events {delta_sum}")
+    if (pool.meter, pool.overflow, pool.reserve) != (meter, overflow, reserve):
+        return broken(
+            walked, None,
+            f"the pool shows meter/overflow/reserve {pool.meter}/{pool.overflow}/{pool.reserve}, "
+            f"its ledger ends at {meter}/{overflow}/{reserve}",
+        )
+    return LedgerCheck(True, pool.code, walked, pool.meter, delta_sum)
+
+
+def _row_problem(row: _Row, meter: Decimal, overflow: Decimal, reserve: Decimal) -> str:
+    """What is wrong with ``row`` after a ledger standing at meter/overflow/reserve ("" if nothing)."""
+    signs = _DELTA_OF_KIND.get(row.kind)
+    if signs is None:
+        return f" has an unknown kind {row.kind!r}"
+    if all(row.delta != sign * row.amount for sign in signs) or (
+        row.kind == MeterEvent.Kind.ADJUSTMENT and not row.delta
+    ):
+        return f" ({row.kind} {row.amount}) moves the meter by {row.delta}"
+    if row.kind == MeterEvent.Kind.OVERFLOW_TRANSFER and row.overflow_delta != -row.amount:
+        return f" transfers {row.amount} but moves the overflow by {row.overflow_delta}"
+    if row.meter_after != meter + row.delta:
+        return f": meter {meter} + {row.delta} is not its meter_after {row.meter_after}"
+    if row.overflow_after != overflow + row.overflow_delta:
+        return f": overflow {overflow} + {row.overflow_delta} is not {row.overflow_after}"
+    if row.reserve_after != reserve + row.reserve_delta:
+        return f": reserve {reserve} + {row.reserve_delta} is not {row.reserve_after}"
+    if row.meter_after < 0:
+        return " takes the meter below zero"
+    return ""
