@@ -203,6 +203,19 @@ def evaluate_keyed(key: int, cards: Sequence[Card]) -> int:
     return value
 
 
+def evaluate_on_board(board_key: int, board: Sequence[Card], pair: Sequence[Card]) -> int:
+    """A two-card hand (a seat's hole or the dealer's) with the board, ``board_key`` summed once.
+
+    The seven cards are only gathered into one sequence on the rare flush path.
+    """
+    key = board_key + _CARD_KEY[pair[0]] + _CARD_KEY[pair[1]]
+    if ((key & 0xFFFF) + _FLUSH_PROBE_ADD) & _FLUSH_PROBE_MASK == 0:
+        value = _BY_RANK_KEY.get(key >> _SUIT_BITS)
+        if value:
+            return value
+    return evaluate_keyed(key, (*board, *pair))
+
+
 def evaluate_five(cards: Sequence[Card]) -> int:
     """The value of exactly five cards, by the rules alone (reference path)."""
     suits = {c & 3 for c in cards}

@@ -8,11 +8,12 @@ seat down, a reseed right after a 100 % award).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from . import findings as f
-from .evaluator import CATEGORIES, category_of, evaluate, evaluate_five, best_using_hole
+from .evaluator import CATEGORIES, best_using_hole, category_of, evaluate
 from .findings import Finding
 from .record import RoundRecord, SeatRecord
 from .rules import PayLine, PoolRules
@@ -33,7 +34,7 @@ class Meters:
     reserve: Decimal = ZERO  # the hidden meter that funds the next reseed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MeterEvent:
     kind: str
     seat: int | None
@@ -57,8 +58,12 @@ def settle_progressive(
     meters: Meters | None,
     *,
     awards_allowed: bool = True,
+    hands: Mapping[int, int | None] | None = None,
 ) -> ProgressiveSettlement:
-    """Settle every seat's Progressive wager against ``meters`` (the pool's state before)."""
+    """Settle every seat's Progressive wager against ``meters`` (the pool's state before).
+
+    ``hands`` are the seats' seven-card values when the caller already has them.
+    """
     out = ProgressiveSettlement(results={s.seat: ZERO for s in record.seats}, meters=meters)
     if record.void:
         return out
@@ -99,12 +104,13 @@ def settle_progressive(
         state.contribute(seat)
         out.results[seat.seat] = -seat.progressive
     if awards_allowed and record.board is not None:
-        board_category = category_of(evaluate_five(record.board))
+        board_category = category_of(evaluate(record.board))
         # Only the pool's own wager plays for the pay table: a lit wager of
         # another amount (an operator error) must not take a share of the meter.
         eligible = [s for s in lit if s.progressive == pool.wager]
         for seat in sorted(eligible, key=lambda s: -s.seat):
-            line = winning_line(pool.lines, record.board, seat.hole, board_category)
+            hand = hands.get(seat.seat) if hands is not None else None
+            line = winning_line(pool.lines, record.board, seat.hole, board_category, hand)
             if line is None:
                 continue
             award = state.pay(seat.seat, line)
@@ -122,12 +128,12 @@ def settle_progressive(
 
 def winning_line(
     lines: tuple[PayLine, ...], board: tuple[int, ...], hole: tuple[int, int] | None,
-    board_category: int,
+    board_category: int, hand: int | None = None,
 ) -> PayLine | None:
     """The best line the seat's seven cards satisfy, under each line's qualifier."""
     if hole is None:
         return None
-    seven_category = category_of(evaluate(list(board) + list(hole)))
+    seven_category = category_of(hand if hand is not None else evaluate((*board, *hole)))
     for line in lines:
         if line.qualifier == "board":
             if board_category >= line.category:
@@ -154,7 +160,7 @@ class _State:
 
     def contribute(self, seat: SeatRecord) -> None:
         pool = self.pool
-        amount = floor_to(pool.rate * seat.progressive, pool.minor_unit)
+        amount, hidden = pool.shares(seat.progressive)
         to_meter = amount
         if pool.ceiling is not None:
             to_meter = max(ZERO, min(amount, pool.ceiling - self.meter))
@@ -163,7 +169,6 @@ class _State:
         if to_meter != amount:
             self.overflow += amount - to_meter
             self._event(OVERFLOW, seat.seat, amount - to_meter)
-        hidden = floor_to(pool.reserve_rate * seat.progressive, pool.minor_unit)
         if hidden:
             self.reserve += hidden
             self._event(RESERVE, seat.seat, hidden)

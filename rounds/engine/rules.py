@@ -7,8 +7,8 @@ frozen values, so a verdict depends on nothing but its inputs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from decimal import Decimal
+from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
 
 from .evaluator import CATEGORY_INDEX, PAIR
 
@@ -60,6 +60,10 @@ class TableRules:
     aggregate_limit: Decimal | None = None
     dealer_qualifier: int = PAIR
     one_hand_per_player: bool = True
+    # Every Ante (and Trips) that breaks no rule, for an O(1) check of the
+    # common, clean seat; None when the limits allow too many to list.
+    legal_antes: frozenset[Decimal] | None = field(init=False, repr=False, compare=False)
+    legal_trips: frozenset[Decimal] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.unit <= 0 or self.minor_unit <= 0:
@@ -70,6 +74,20 @@ class TableRules:
             raise RulesError("the Trips limits must satisfy 0 < minimum <= maximum")
         if self.aggregate_limit is not None and self.aggregate_limit <= 0:
             raise RulesError("an aggregate limit must be positive")
+        object.__setattr__(self, "legal_antes", _whole_units(self.ante_min, self.ante_max, self.unit))
+        object.__setattr__(self, "legal_trips", _whole_units(self.trips_min, self.trips_max, self.unit))
+
+
+_MAX_LISTED = 10_000
+
+
+def _whole_units(low: Decimal, high: Decimal, unit: Decimal) -> frozenset[Decimal] | None:
+    first, last = low // unit, high // unit  # both positive: // floors
+    if first * unit < low:
+        first += 1
+    if last - first >= _MAX_LISTED:
+        return None
+    return frozenset(unit * n for n in range(int(first), int(last) + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +135,18 @@ class PoolRules:
     lines: tuple[PayLine, ...]  # best line first
     ceiling: Decimal | None = None
     reserve_rate: Decimal = Decimal(0)
+    # What one lit wager of exactly ``wager`` adds to the meter and to the reserve.
+    wager_contribution: Decimal = field(init=False, repr=False, compare=False)
+    wager_reserve: Decimal = field(init=False, repr=False, compare=False)
+
+    def shares(self, wager: Decimal) -> tuple[Decimal, Decimal]:
+        """The meter's and the reserve's shares of a lit wager, each rounded down."""
+        if wager == self.wager:
+            return self.wager_contribution, self.wager_reserve
+        return (
+            (self.rate * wager).quantize(self.minor_unit, ROUND_FLOOR),
+            (self.reserve_rate * wager).quantize(self.minor_unit, ROUND_FLOOR),
+        )
 
     def __post_init__(self) -> None:
         if self.wager <= 0:
@@ -131,3 +161,5 @@ class PoolRules:
             raise RulesError("the ceiling cannot be below the reseed amount")
         if not self.lines:
             raise RulesError("a pool needs at least one pay line")
+        object.__setattr__(self, "wager_contribution", (self.rate * self.wager).quantize(self.minor_unit, ROUND_FLOOR))
+        object.__setattr__(self, "wager_reserve", (self.reserve_rate * self.wager).quantize(self.minor_unit, ROUND_FLOOR))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 
 from . import findings as f
-from .evaluator import category_of, cards_key, evaluate_keyed
+from .evaluator import category_of, cards_key, evaluate_on_board
 from .findings import Finding
 from .record import RoundRecord, SeatRecord
 from .rules import FOLD, GAME_BETS, TableRules
@@ -22,14 +22,14 @@ def floor_to(amount: Decimal, minor_unit: Decimal) -> Decimal:
     return amount.quantize(minor_unit, ROUND_FLOOR)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatSettlement:
     seat: int
     hand: int | None  # the seat's hand value; None when it holds no cards
     results: dict[str, Decimal]  # ante, blind, play, trips
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameSettlement:
     dealer_hand: int | None
     dealer_qualifies: bool | None
@@ -43,18 +43,17 @@ def settle_game(record: RoundRecord, rules: TableRules) -> GameSettlement:
     board = record.board
     # Every hand shares the board: its key is summed once (see evaluator.cards_key).
     board_key = cards_key(board)
-    dealer = evaluate_keyed(
-        board_key + cards_key(record.dealer_cards), (*board, *record.dealer_cards)
-    )
+    dealer = evaluate_on_board(board_key, board, record.dealer_cards)
     qualifies = category_of(dealer) >= rules.dealer_qualifier
 
     seats: dict[int, SeatSettlement] = {}
-    # Right to left: the highest seat number first.
-    for seat in sorted(record.seats, key=_seat_number, reverse=True):
+    # RULES.md settles right to left; no game bet of one seat depends on
+    # another's, so the order the table listed them gives the same results.
+    for seat in record.seats:
         if seat.hole is None:
             seats[seat.seat] = SeatSettlement(seat.seat, None, dict.fromkeys(GAME_BETS, ZERO))
             continue
-        hand = evaluate_keyed(board_key + cards_key(seat.hole), (*board, *seat.hole))
+        hand = evaluate_on_board(board_key, board, seat.hole)
         seats[seat.seat] = SeatSettlement(
             seat.seat, hand, _settle_seat(seat, hand, dealer, qualifies, rules)
         )

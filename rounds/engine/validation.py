@@ -18,7 +18,10 @@ from .rules import DECISION_MULTIPLES, TableRules
 
 
 def duplicate_cards(record: RoundRecord) -> list[Finding]:
-    counts = Counter(record.all_cards())
+    cards = record.all_cards()
+    if len(set(cards)) == len(cards):
+        return []
+    counts = Counter(cards)
     return [
         Finding(
             f.DUPLICATE_CARD,
@@ -33,9 +36,22 @@ def rule_breaks(record: RoundRecord, rules: TableRules) -> list[Finding]:
     """Every break of a betting rule or table limit in the round."""
     found: list[Finding] = []
     for seat in record.seats:
-        found.extend(_seat_breaks(seat, rules))
+        if not _clean(seat, rules):
+            found.extend(_seat_breaks(seat, rules))
     found.extend(_players_on_several_seats(record, rules))
     return found
+
+
+def _clean(seat: SeatRecord, rules: TableRules) -> bool:
+    """The common case, decided in a few lookups: a seat that breaks no betting rule."""
+    if rules.legal_antes is None or rules.legal_trips is None:
+        return False
+    return (
+        seat.ante in rules.legal_antes
+        and seat.blind == seat.ante
+        and (not seat.trips or seat.trips in rules.legal_trips)
+        and seat.play == seat.ante * DECISION_MULTIPLES[seat.decision]
+    )
 
 
 def _seat_breaks(seat: SeatRecord, rules: TableRules) -> list[Finding]:
@@ -93,6 +109,9 @@ def _limit_breaks(
 
 def _players_on_several_seats(record: RoundRecord, rules: TableRules) -> list[Finding]:
     if not rules.one_hand_per_player:
+        return []
+    players = [seat.player for seat in record.seats if seat.player]
+    if len(set(players)) == len(players):
         return []
     seats_by_player: dict[str, list[int]] = {}
     for seat in record.seats:

@@ -10,7 +10,7 @@ from .findings import Finding
 from .progressive import MeterEvent, Meters, settle_progressive
 from .record import RoundRecord
 from .rules import BETS, PoolRules, TableRules
-from .settlement import ZERO, settle_game
+from .settlement import ZERO, _seat_number, settle_game
 from .validation import duplicate_cards, rule_breaks
 
 VERIFIED = "verified"
@@ -20,7 +20,7 @@ VOID = "void"
 STATUSES = (VERIFIED, FLAGGED, SETTLED, VOID)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatVerdict:
     seat: int
     hand: int | None
@@ -49,16 +49,21 @@ def judge_round(
     game = settle_game(record, rules)
     # A round whose cards cannot all be real collects its wagers but moves no
     # jackpot: a percentage award from impossible cards cannot be taken back.
-    progressive = settle_progressive(record, pool, meters, awards_allowed=not duplicates)
+    progressive = settle_progressive(
+        record, pool, meters, awards_allowed=not duplicates,
+        hands={number: seat.hand for number, seat in game.seats.items()} if pool else None,
+    )
 
     found: list[Finding] = [*duplicates, *rule_breaks(record, rules), *game.findings]
     found.extend(progressive.findings)
     seats = []
-    for seat in sorted(record.seats, key=lambda s: s.seat):
-        settled = dict(game.seats[seat.seat].results)
+    for seat in sorted(record.seats, key=_seat_number):
+        game_seat = game.seats[seat.seat]
+        settled = game_seat.results  # the game's own dict, completed with the side bet
         settled["progressive"] = progressive.results[seat.seat]
-        seats.append(SeatVerdict(seat.seat, game.seats[seat.seat].hand, settled))
-        if seat.paid is not None and not duplicates:
+        seats.append(SeatVerdict(seat.seat, game_seat.hand, settled))
+        # A dealer who paid every bet right sent exactly the settlement back.
+        if seat.paid is not None and not duplicates and seat.paid != settled:
             found.extend(_payout_mismatches(seat.seat, settled, seat.paid))
 
     return Verdict(
