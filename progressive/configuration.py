@@ -12,28 +12,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from casino.validation import CENT, MONEY_LIMIT, ErrorList, FieldErrors, decimal_of, money_check
 from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
 from rounds.engine.rules import PAY_KINDS, QUALIFIERS, PoolRules, RulesError, pay_line
 
-NON_FIELD = "non_field_errors"
-CENT = Decimal("0.01")
-# What a money column (14 digits, 2 decimals) and a rate column (6 digits, 4 decimals) hold.
-MONEY_LIMIT = Decimal(10) ** 12
+# What a rate column (6 digits, 4 decimals) holds.
 RATE_PLACES = 4
 LINE_KEYS = ("category", "qualifier", "kind", "amount")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
-class ProgressiveError(ValueError):
-    """A change the rules refuse; ``errors`` maps each field to what is wrong with it."""
-
-    def __init__(self, message: str | Mapping[str, list[str]], *, field: str = NON_FIELD):
-        if isinstance(message, Mapping):
-            self.errors = {name: list(texts) for name, texts in message.items()}
-            message = "; ".join(f"{name}: {' '.join(texts)}" for name, texts in self.errors.items())
-        else:
-            self.errors = {field: [message]}
-        super().__init__(message)
+class ProgressiveError(FieldErrors):
+    """A change to a pool the rules refuse."""
 
 
 class PoolConfigError(ProgressiveError):
@@ -54,42 +44,7 @@ class PoolNumbers:
     rules: PoolRules
 
 
-class _Errors(dict):
-    def add(self, field: str, message: str) -> None:
-        self.setdefault(field, []).append(message)
-
-
-def decimal_of(value: object) -> Decimal | None:
-    """``value`` as an exact Decimal; None for floats (never money) and for what is not a number."""
-    if isinstance(value, Decimal):
-        return value if value.is_finite() else None
-    if isinstance(value, bool) or isinstance(value, float) or value is None:
-        return None
-    try:
-        number = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
-
-
-def _money(errors: _Errors, field: str, value: object, minor_unit: Decimal, *, positive: bool) -> Decimal | None:
-    amount = decimal_of(value)
-    if amount is None:
-        errors.add(field, f"{value!r} is not an amount: send a decimal string such as '5.00'.")
-        return None
-    if amount < 0 or (positive and amount == 0):
-        errors.add(field, "must be positive." if positive else "cannot be negative.")
-        return None
-    if amount >= MONEY_LIMIT:
-        errors.add(field, f"must be below {MONEY_LIMIT:,}.")
-        return None
-    if amount % minor_unit:
-        errors.add(field, f"must be a whole number of the minor unit {minor_unit}.")
-        return None
-    return amount.quantize(CENT)
-
-
-def _rate(errors: _Errors, field: str, value: object) -> Decimal | None:
+def _rate(errors: ErrorList, field: str, value: object) -> Decimal | None:
     rate = decimal_of(value)
     if rate is None:
         errors.add(field, f"{value!r} is not a rate: send a decimal string such as '0.20'.")
@@ -123,7 +78,7 @@ def lines_check(lines: object, minor_unit: Decimal) -> list[dict[str, str]]:
     """The pay table as stored: best line first, every line one that can still pay."""
     if not isinstance(lines, list) or not lines:
         raise PoolConfigError("a pool needs a list of at least one pay line.", field="lines")
-    errors = _Errors()
+    errors = ErrorList()
     stored: list[dict[str, str]] = []
     for number, spec in enumerate(lines, start=1):
         where = f"line {number}"
@@ -190,11 +145,11 @@ def pool_numbers_check(
     ceiling: object, reserve_rate: object, reading_tolerance: object, lines: object,
 ) -> PoolNumbers:
     """Every number of a pool version checked at once; all that is wrong is reported together."""
-    errors = _Errors()
-    wager_ = _money(errors, "wager", wager, minor_unit, positive=True)
-    reseed_ = _money(errors, "reseed", reseed, minor_unit, positive=False)
-    ceiling_ = None if ceiling in (None, "") else _money(errors, "ceiling", ceiling, minor_unit, positive=True)
-    tolerance = _money(errors, "reading_tolerance", reading_tolerance, minor_unit, positive=False)
+    errors = ErrorList()
+    wager_ = money_check(errors, "wager", wager, minor_unit, positive=True)
+    reseed_ = money_check(errors, "reseed", reseed, minor_unit, positive=False)
+    ceiling_ = None if ceiling in (None, "") else money_check(errors, "ceiling", ceiling, minor_unit, positive=True)
+    tolerance = money_check(errors, "reading_tolerance", reading_tolerance, minor_unit, positive=False)
     rate_ = _rate(errors, "rate", rate)
     reserve_rate_ = _rate(errors, "reserve_rate", reserve_rate)
     if rate_ is not None and reserve_rate_ is not None and rate_ + reserve_rate_ > 1:

@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Abs, Coalesce
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -32,6 +32,7 @@ from audit.admin import (
     json_block,
     text_block,
 )
+from audit.services import Actor
 from casino.middleware import request_id_of
 from rounds.engine.findings import ALL_CODES, PAYOUT_MISMATCH
 from rounds.engine.rules import BETS
@@ -46,8 +47,9 @@ from .models import (
     TableConfigVersion,
     TableKey,
 )
+from .forms import ConfigVersionForm
 from .selectors import round_detail
-from .services import FindingTransitionError, finding_transition
+from .services import ConfigError, FindingTransitionError, config_version_create, finding_transition
 
 STATUS_COLOURS = {
     Round.Status.VERIFIED: "#1b7a34",
@@ -478,6 +480,43 @@ class TableConfigAdmin(ReadOnlyAdmin):
     @admin.display(description="tables", ordering="table_count")
     def table_count(self, config: TableConfig) -> int:
         return config.table_count
+
+    def get_urls(self):
+        new_version = self.admin_site.admin_view(self.new_version_view)
+        return [
+            path("<path:object_id>/new-version/", new_version, name="rounds_tableconfig_new_version"),
+            *super().get_urls(),
+        ]
+
+    def new_version_view(self, request, object_id):
+        """A supervisor's change of the rules: saved as the next version through the service."""
+        if not request.user.has_perm("rounds.add_tableconfigversion"):
+            raise PermissionDenied
+        config = get_object_or_404(TableConfig, pk=object_id)
+        latest = config.versions.order_by("-version").first()
+        form = ConfigVersionForm(request.POST or None, initial=ConfigVersionForm.initial_from(latest))
+        if request.method == "POST" and form.is_valid():
+            data = dict(form.cleaned_data)
+            try:
+                version = config_version_create(
+                    config=config, actor=Actor.of_user(request.user),
+                    request_id=request_id_of(request), **data,
+                )
+            except ConfigError as exc:
+                for field, texts in exc.errors.items():
+                    for text in texts:
+                        form.add_error(field if field in form.fields else None, text)
+            else:
+                self.message_user(request, f"{config.name} version {version.version} saved.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:rounds_tableconfig_change", args=[config.pk]))
+        return TemplateResponse(request, "admin/rounds/tableconfig/new_version.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "config": config,
+            "latest": latest, "form": form, "title": f"New version of {config.name}",
+        })
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        context["can_add_version"] = request.user.has_perm("rounds.add_tableconfigversion")
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 # ---- findings ----------------------------------------------------------------

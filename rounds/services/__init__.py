@@ -1,11 +1,15 @@
 """Every write of the rounds app goes through one of these functions."""
 
+from .configs import ConfigError, config_numbers_check, config_version_create
 from .findings import FindingTransitionError, finding_transition
 from .ingest import IngestResult, ingest_round, record_hash, submission_refuse
 from .tables import IssuedKey, key_hash, split_key, table_register
 from .voids import VoidError, round_void
 
 __all__ = [
+    "ConfigError",
+    "config_numbers_check",
+    "config_version_create",
     "FindingTransitionError",
     "IngestResult",
     "IssuedKey",

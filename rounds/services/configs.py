@@ -1,0 +1,151 @@
+"""Table configurations: a change is always a new version, never an edit."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.db import transaction
+
+from audit.services import Actor, audit_record
+from casino.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
+from progressive.models import Pool
+from rounds.engine.evaluator import CATEGORY_INDEX
+from rounds.engine.rules import RulesError, TableRules, pay_table
+from rounds.models import Round, TableConfig, TableConfigVersion
+
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+SNAPSHOT_FIELDS = (
+    "currency", "minor_unit", "unit", "ante_min", "ante_max", "trips_min", "trips_max",
+    "blind_pays", "trips_pays", "aggregate_limit", "dealer_qualifier", "one_hand_per_player",
+)
+
+
+class ConfigError(FieldErrors):
+    """Configuration numbers the service will not store."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigNumbers:
+    currency: str
+    minor_unit: Decimal
+    unit: Decimal
+    ante_min: Decimal
+    ante_max: Decimal
+    trips_min: Decimal
+    trips_max: Decimal
+    blind_pays: dict[str, str]
+    trips_pays: dict[str, str]
+    aggregate_limit: Decimal | None
+    dealer_qualifier: str
+    one_hand_per_player: bool
+
+
+def config_numbers_check(
+    *, currency, minor_unit, unit, ante_min, ante_max, trips_min, trips_max, blind_pays, trips_pays,
+    aggregate_limit=None, dealer_qualifier="pair", one_hand_per_player=True,
+) -> ConfigNumbers:
+    """Every field checked at once; the engine's own rules have the last word."""
+    errors = ErrorList()
+    if not isinstance(currency, str) or not _CURRENCY.match(currency):
+        errors.add("currency", "three capital letters, e.g. SEK.")
+    minor = decimal_of(minor_unit)
+    if minor is None or minor < CENT or minor % CENT:
+        errors.add("minor_unit", "a positive multiple of 0.01 (money is kept in cents).")
+        minor = CENT
+    numbers = {
+        name: money_check(errors, name, value, minor, positive=True)
+        for name, value in (("unit", unit), ("ante_min", ante_min), ("ante_max", ante_max),
+                            ("trips_min", trips_min), ("trips_max", trips_max))
+    }
+    limit = None
+    if aggregate_limit not in (None, ""):
+        limit = money_check(errors, "aggregate_limit", aggregate_limit, minor, positive=True)
+    pays = {}
+    for name, table in (("blind_pays", blind_pays), ("trips_pays", trips_pays)):
+        try:
+            parsed = pay_table(table if isinstance(table, dict) else {})
+        except (RulesError, ArithmeticError, ValueError) as exc:
+            errors.add(name, str(exc))
+            continue
+        if not parsed:
+            errors.add(name, "a pay table needs at least one hand category.")
+        pays[name] = {name_: str(Decimal(str(pay))) for name_, pay in table.items()}
+    if dealer_qualifier not in CATEGORY_INDEX:
+        errors.add("dealer_qualifier", f"one of {', '.join(CATEGORY_INDEX)}.")
+    for low, high in (("ante_min", "ante_max"), ("trips_min", "trips_max")):
+        if numbers.get(low) and numbers.get(high) and numbers[low] > numbers[high]:
+            errors.add(high, f"cannot be below {low}.")
+    if errors:
+        raise ConfigError(errors)
+    checked = ConfigNumbers(
+        currency=currency, minor_unit=minor, unit=numbers["unit"], ante_min=numbers["ante_min"],
+        ante_max=numbers["ante_max"], trips_min=numbers["trips_min"], trips_max=numbers["trips_max"],
+        blind_pays=pays["blind_pays"], trips_pays=pays["trips_pays"], aggregate_limit=limit,
+        dealer_qualifier=dealer_qualifier, one_hand_per_player=bool(one_hand_per_player),
+    )
+    try:
+        TableRules(
+            currency=checked.currency, minor_unit=checked.minor_unit, unit=checked.unit,
+            ante_min=checked.ante_min, ante_max=checked.ante_max, trips_min=checked.trips_min,
+            trips_max=checked.trips_max, blind_pays=pay_table(checked.blind_pays),
+            trips_pays=pay_table(checked.trips_pays), aggregate_limit=checked.aggregate_limit,
+            dealer_qualifier=CATEGORY_INDEX[checked.dealer_qualifier],
+        )
+    except RulesError as exc:
+        raise ConfigError(str(exc)) from None
+    return checked
+
+
+def config_version_create(
+    *, config: TableConfig, effective_from: datetime, actor: Actor, pool: Pool | None = None,
+    note: str = "", request_id: str = "", **numbers,
+) -> TableConfigVersion:
+    """The configuration's next version, in force from ``effective_from``.
+
+    A version never reaches back over a round already judged under this
+    configuration: a stored verdict must stay the verdict.
+    """
+    checked = config_numbers_check(**numbers)
+    if not isinstance(effective_from, datetime) or effective_from.tzinfo is None:
+        raise ConfigError("a date and time with its time zone.", field="effective_from")
+    if pool is not None and pool.currency != checked.currency:
+        raise ConfigError(f"pool {pool.code} pays in {pool.currency}.", field="pool")
+    with transaction.atomic():
+        locked = TableConfig.objects.select_for_update().get(pk=config.pk)
+        latest = TableConfigVersion.objects.filter(config=locked).order_by("-version").first()
+        if latest is not None and effective_from < latest.effective_from:
+            raise ConfigError(
+                f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
+                "a new version cannot start before it.", field="effective_from",
+            )
+        judged = (
+            Round.objects.filter(config_version__config=locked, dealt_at__gte=effective_from)
+            .order_by("-dealt_at").values_list("dealt_at", flat=True).first()
+        )
+        if judged is not None:
+            raise ConfigError(
+                f"a round dealt at {judged.isoformat()} was already judged under {locked.name}; "
+                "a new version must start after it.", field="effective_from",
+            )
+        version = TableConfigVersion.objects.create(
+            config=locked, version=(latest.version if latest else 0) + 1,
+            effective_from=effective_from, pool=pool, note=note,
+            created_by_id=int(actor.id) if actor.kind == "user" and actor.id else None,
+            **{name: getattr(checked, name) for name in SNAPSHOT_FIELDS},
+        )
+        audit_record(
+            actor=actor, action="config.version_created", obj=version,
+            before=_snapshot(latest) if latest else None, after=_snapshot(version),
+            request_id=request_id,
+        )
+    return version
+
+
+def _snapshot(version: TableConfigVersion) -> dict:
+    data = {name: getattr(version, name) for name in SNAPSHOT_FIELDS}
+    data.update(version=version.version, effective_from=version.effective_from,
+                pool=version.pool.code if version.pool_id else None)
+    return data
