@@ -1,10 +1,12 @@
 from django.urls import path
 
-from . import views
+from . import views, work
 
 urlpatterns = [
     path("rounds/", views.RoundListCreateView.as_view(), name="round-list"),
     path("rounds/batch", views.RoundBatchView.as_view(), name="round-batch"),
     path("rounds/<int:pk>/", views.RoundDetailView.as_view(), name="round-detail"),
     path("findings/", views.FindingListView.as_view(), name="finding-list"),
+    path("findings/transition", work.FindingTransitionView.as_view(), name="finding-transition"),
+    path("rounds/<int:pk>/void", work.RoundVoidView.as_view(), name="round-void"),
 ]

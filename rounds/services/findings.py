@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
+from casino.validation import FieldErrors
 from rounds.models import Finding
 
 State = Finding.State
@@ -19,7 +20,7 @@ ALLOWED = {
 NOTE_REQUIRED = {State.RESOLVED, State.DISMISSED, State.OPEN}
 
 
-class FindingTransitionError(ValueError):
+class FindingTransitionError(FieldErrors):
     pass
 
 
@@ -28,10 +29,10 @@ def finding_transition(
 ) -> list[Finding]:
     """Move findings to ``to_state`` as ``user``; all of them or none."""
     if to_state not in State.values:
-        raise FindingTransitionError(f"unknown state {to_state!r}")
+        raise FindingTransitionError(f"unknown state {to_state!r}", field="state")
     note = (note or "").strip()
     if to_state in NOTE_REQUIRED and not note:
-        raise FindingTransitionError(f"moving a finding to {to_state} needs a note")
+        raise FindingTransitionError(f"moving a finding to {to_state} needs a note", field="note")
     actor = Actor.of_user(user)
     now = timezone.now()
     with transaction.atomic():
@@ -39,11 +40,12 @@ def finding_transition(
             Finding.objects.select_for_update().filter(pk__in=finding_ids).order_by("pk")
         )
         if len(findings) != len(set(finding_ids)):
-            raise FindingTransitionError("some findings do not exist")
+            raise FindingTransitionError("some findings do not exist", field="findings")
         for finding in findings:
             if to_state not in ALLOWED[finding.state]:
                 raise FindingTransitionError(
-                    f"finding {finding.pk} is {finding.state}; it cannot become {to_state}"
+                    f"finding {finding.pk} is {finding.state}; it cannot become {to_state}",
+                    field="findings",
                 )
         for finding in findings:
             before = finding.state

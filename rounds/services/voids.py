@@ -7,13 +7,14 @@ from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from casino.models import ZERO
+from casino.validation import FieldErrors
 from progressive.reversal import meter_reverse_round
 from progressive.services import pool_lock
 from rounds.engine.rules import BETS
 from rounds.models import Round, Seat
 
 
-class VoidError(ValueError):
+class VoidError(FieldErrors):
     pass
 
 
@@ -21,14 +22,14 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
     """Settle every bet of the round at zero and take back its meter events, in one transaction."""
     reason = (reason or "").strip()
     if not reason:
-        raise VoidError("voiding a round needs a reason")
+        raise VoidError("voiding a round needs a reason", field="reason")
     if not user.has_perm("rounds.void_round"):
-        raise VoidError("only a supervisor may void a round")
+        raise VoidError("only a supervisor may void a round", field="round")
     actor = Actor.of_user(user)
     with transaction.atomic():
         round_ = Round.objects.select_for_update().get(pk=round_pk)
         if round_.status == Round.Status.VOID:
-            raise VoidError(f"round {round_} is already void")
+            raise VoidError(f"round {round_} is already void", field="round")
         # Pool before audit head, the lock order every writer keeps.
         if round_.pool_version_id is not None:
             pool = pool_lock(pool_id=round_.pool_version.pool_id)

@@ -1,0 +1,85 @@
+"""The auditors' and supervisors' writes: working findings and voiding a round."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.middleware import request_id_of
+from rounds.authentication import TableKeyAuthentication
+from rounds.models import Finding, Round
+from rounds.selectors import round_detail
+from rounds.services import FindingTransitionError, VoidError, finding_transition, round_void
+
+from .serializers import FindingSerializer, RoundSerializer
+
+
+def person_with(permission: str) -> type[BasePermission]:
+    class PersonWith(BasePermission):
+        message = f"This needs the {permission} permission; tables never have it."
+
+        def has_permission(self, request, view) -> bool:
+            user = request.user
+            return bool(
+                user is not None and getattr(user, "is_authenticated", False)
+                and not getattr(user, "is_table", False) and user.has_perm(permission)
+            )
+
+    return PersonWith
+
+
+class FindingTransitionSerializer(serializers.Serializer):
+    findings = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=1000)
+    state = serializers.ChoiceField(choices=Finding.State.choices)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+
+class FindingTransitionView(APIView):
+    """Move findings to a new state (all or none), with a note where closing or reopening."""
+
+    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    permission_classes = [person_with("rounds.work_finding")]
+
+    @extend_schema(request=FindingTransitionSerializer, responses={200: FindingSerializer(many=True)},
+                   summary="Acknowledge, resolve, dismiss or reopen findings")
+    def post(self, request):
+        given = FindingTransitionSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        try:
+            moved = finding_transition(
+                finding_ids=given.validated_data["findings"], to_state=given.validated_data["state"],
+                user=request.user, note=given.validated_data["note"], request_id=request_id_of(request),
+            )
+        except FindingTransitionError as exc:
+            raise ValidationError(exc.errors) from None
+        return Response(FindingSerializer(moved, many=True).data)
+
+
+class VoidSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class RoundVoidView(APIView):
+    """A supervisor voids a stored round for a machine malfunction."""
+
+    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    permission_classes = [person_with("rounds.void_round")]
+
+    @extend_schema(request=VoidSerializer, responses={200: RoundSerializer},
+                   summary="Void a stored round (machine malfunction)")
+    def post(self, request, pk: int):
+        given = VoidSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        if not Round.objects.filter(pk=pk).exists():
+            raise NotFound("No such round.")
+        try:
+            round_void(round_pk=pk, user=request.user, reason=given.validated_data["reason"],
+                       request_id=request_id_of(request))
+        except VoidError as exc:
+            raise ValidationError(exc.errors) from None
+        return Response(RoundSerializer(round_detail(round_pk=pk)).data)
