@@ -78,3 +78,18 @@ def test_the_read_api_follows_the_role(django_user_model, table_client, role, ca
     # No person, whatever their role, posts rounds: only a table's key does.
     posted = client.post("/api/v1/rounds/", examples.load("se-50kr.jsonl")[1]["record"], format="json")
     assert posted.status_code == 403
+
+
+def test_role_changes_in_the_admin_are_audited(admin_client, django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("tove")
+    auditor = Group.objects.get(name="auditor")
+    response = admin_client.post(f"/admin/auth/user/{user.pk}/change/", {
+        "username": "tove", "is_active": "on", "is_staff": "on", "groups": [auditor.pk],
+        "date_joined_0": "2026-11-30", "date_joined_1": "10:00:00",
+    })
+    assert response.status_code == 302, response.content.decode()[:1500]
+    event = AuditEvent.objects.get(action="user.changed")
+    assert event.before["roles"] == [] and event.after["roles"] == ["auditor"]
+    assert event.after["is_staff"] is True and event.actor_name == "admin"

@@ -1,0 +1,52 @@
+"""People in the admin: every change of a user or of their roles is audited."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+
+from audit.services import Actor, audit_record
+from casino.middleware import request_id_of
+
+User = get_user_model()
+WATCHED = ("username", "email", "is_active", "is_staff", "is_superuser")
+
+
+def _state(user) -> dict:
+    state = {name: getattr(user, name) for name in WATCHED}
+    state["roles"] = sorted(user.groups.values_list("name", flat=True)) if user.pk else []
+    return state
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class AuditedUserAdmin(UserAdmin):
+    def save_model(self, request, obj, form, change):
+        # The state before, read before the form's changes are saved.
+        request._audit_before = _state(User.objects.get(pk=obj.pk)) if change else None
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        user = form.instance
+        after = _state(user)
+        before = getattr(request, "_audit_before", None)
+        if before == after:
+            return
+        audit_record(
+            actor=Actor.of_user(request.user), action="user.changed" if change else "user.created",
+            obj=user, object_repr=user.get_username(), before=before, after=after,
+            request_id=request_id_of(request),
+        )
+
+    def delete_model(self, request, obj):
+        before = _state(obj)
+        super().delete_model(request, obj)
+        audit_record(
+            actor=Actor.of_user(request.user), action="user.deleted", object_type="auth.user",
+            object_id=str(before.get("username")), object_repr=before["username"], before=before,
+            request_id=request_id_of(request),
+        )
