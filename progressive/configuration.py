@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from casino.validation import CENT, MONEY_LIMIT, ErrorList, FieldErrors, decimal_of, money_check
 from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
