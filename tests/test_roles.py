@@ -93,3 +93,25 @@ def test_role_changes_in_the_admin_are_audited(admin_client, django_user_model):
     event = AuditEvent.objects.get(action="user.changed")
     assert event.before["roles"] == [] and event.after["roles"] == ["auditor"]
     assert event.after["is_staff"] is True and event.actor_name == "admin"
+
+
+def test_a_refused_api_action_is_itself_audited(table_client, django_user_model):
+    table_client("U01", "us-30k").post("/api/v1/rounds/", examples.load("us-30k.jsonl")[0]["record"],
+                                       format="json")
+    from rounds.models import Round
+
+    user = django_user_model.objects.create_user("ulla")
+    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
+    client = APIClient()
+    client.force_authenticate(django_user_model.objects.get(pk=user.pk))
+    round_ = Round.objects.get()
+    assert client.post(f"/api/v1/rounds/{round_.pk}/void", {"reason": "x"}, format="json").status_code == 403
+    event = AuditEvent.objects.get(action="api.refused")
+    assert event.actor_name == "ulla" and event.object_repr == f"POST /api/v1/rounds/{round_.pk}/void"
+
+
+def test_a_table_key_shown_to_the_admin_is_refused_and_logged(table_client):
+    client = table_client("S01", "se-50kr")
+    response = client.get("/admin/rounds/round/")
+    assert response.status_code == 403
+    assert AuditEvent.objects.filter(action="admin.table_key_refused").count() == 1
