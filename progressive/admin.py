@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 
+from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from audit.services import Actor
 
 from .configuration import ProgressiveError, currency_check, minor_unit_check, pool_numbers_check
@@ -38,33 +39,12 @@ def round_link(event: MeterEvent) -> str:
     return format_html('<a href="{}">{}</a>', url, label)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows that are written once, by services, and never changed here."""
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class PoolVersionInline(admin.TabularInline):
+class PoolVersionInline(ReadOnlyTabularInline):
     model = PoolVersion
-    extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "version", "effective_from", "wager", "rate", "reseed", "ceiling", "reserve_rate",
         "reading_tolerance", "lines", "note",
     )
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class RecentEventInline(admin.TabularInline):
