@@ -1,4 +1,15 @@
-"""The Celery application: configuration comes from Django settings (CELERY_*)."""
+"""The Celery application: configuration comes from Django settings (CELERY_*).
+
+Without ``CELERY_BROKER_URL`` every task runs inline in the caller's process
+(casino.settings). Two more knobs come straight from the environment, for
+deployments (and tests) that share a broker:
+
+- ``CELERY_TASK_DEFAULT_QUEUE``: the queue tasks are sent to and a worker
+  started without ``-Q`` consumes (default ``celery``);
+- ``CELERY_VISIBILITY_TIMEOUT``: seconds before Redis hands an unacknowledged
+  message (its worker died) to another worker (default 3600). Keep it longer
+  than the longest task, or a slow task runs twice.
+"""
 
 import os
 
@@ -8,4 +19,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+if os.environ.get("CELERY_TASK_DEFAULT_QUEUE"):
+    app.conf.task_default_queue = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
+app.conf.broker_transport_options = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+}
 app.autodiscover_tasks()

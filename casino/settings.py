@@ -151,6 +151,12 @@ USE_TZ = True
 # time zone, where a day runs from the cut-off hour to the next one.
 GAMING_DAY_TIME_ZONE = os.environ.get("GAMING_DAY_TIME_ZONE", TIME_ZONE)
 GAMING_DAY_CUTOFF_HOUR = int(os.environ.get("GAMING_DAY_CUTOFF_HOUR", "6"))
+# Shifts within the gaming day, each from its start to the next one's (named: "day=06:00,…").
+GAMING_DAY_SHIFTS = os.environ.get("GAMING_DAY_SHIFTS", "06:00,14:00,22:00")
+# The base game's house edge per Ante under optimal play and its standard
+# deviation, for the theoretical win and its bands in the nightly report.
+BASE_GAME_HOUSE_EDGE = os.environ.get("BASE_GAME_HOUSE_EDGE", "0.02185")
+BASE_GAME_SD = os.environ.get("BASE_GAME_SD", "4.94")
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"

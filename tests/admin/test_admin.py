@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from audit.models import AuditEvent
+from audit.reconciliation.services import report_run
 from rounds.models import Finding, Round, Submission, TableKey
 from tests import examples
 
@@ -49,6 +50,8 @@ def worked(table_client):
     assert s01.post(ROUNDS, not_utf8, content_type="application/json").status_code == 400
     conflicting = {**se_example(CLEAN), "dealer": "D999"}
     assert s01.post(ROUNDS, conflicting, format="json").status_code == 409
+    # A reconciliation report of that day, so its admin pages have a row to show.
+    report_run(day_from=Round.objects.get(round_id=se_example(CLEAN)["round"]).gaming_day)
 
     return {
         "flagged": Round.objects.get(table__code="S01", round_id=se_example(FLAGGED)["round"]),

@@ -1,0 +1,84 @@
+"""The numbers a reconciliation depends on, read from settings (environment) once per run.
+
+Each name is a Django setting when the settings module defines it, else an
+environment variable, else the default here:
+
+- ``GAMING_DAY_TIME_ZONE``, ``GAMING_DAY_CUTOFF_HOUR``: the casino's day (casino.settings).
+- ``GAMING_DAY_SHIFTS``: shift starts, ``06:00,14:00,22:00`` or ``day=06:00,...``.
+- ``BASE_GAME_HOUSE_EDGE``: the house's expected win per Ante on Ante + Blind + Play
+  under optimal play, 0.02185 (2.185 %).
+- ``BASE_GAME_SD``: the standard deviation of a hand's Ante + Blind + Play result in
+  Antes, 4.94 (the published figure for optimal play).
+
+The Trips edge and spread are not configured: they are computed exactly from
+each configuration version's pay table (``audit.statistics``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+
+from audit.shifts import Shift, parse_shifts
+
+DEFAULTS = {
+    "GAMING_DAY_SHIFTS": "06:00,14:00,22:00",
+    "BASE_GAME_HOUSE_EDGE": "0.02185",
+    "BASE_GAME_SD": "4.94",
+}
+
+
+def _setting(name: str, default: object = None) -> object:
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name, DEFAULTS.get(name, default))
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ReconciliationSettings:
+    time_zone: str
+    cutoff_hour: int
+    shifts: tuple[Shift, ...]
+    base_edge: Decimal
+    base_sd: Decimal
+
+    def as_json(self) -> dict:
+        return {
+            "time_zone": self.time_zone,
+            "cutoff_hour": self.cutoff_hour,
+            "shifts": [[s.name, s.start.strftime("%H:%M")] for s in self.shifts],
+            "base_edge": str(self.base_edge),
+            "base_sd": str(self.base_sd),
+        }
+
+
+def reconciliation_settings() -> ReconciliationSettings:
+    shifts = _setting("GAMING_DAY_SHIFTS")
+    if isinstance(shifts, (list, tuple)):
+        shifts = ",".join(shifts)
+    return ReconciliationSettings(
+        time_zone=str(_setting("GAMING_DAY_TIME_ZONE", settings.TIME_ZONE)),
+        cutoff_hour=int(_setting("GAMING_DAY_CUTOFF_HOUR", 6)),
+        shifts=parse_shifts(str(shifts)),
+        base_edge=Decimal(str(_setting("BASE_GAME_HOUSE_EDGE"))),
+        base_sd=Decimal(str(_setting("BASE_GAME_SD"))),
+    )
+
+
+ENGINE_DIR = Path(__file__).resolve().parents[2] / "rounds" / "engine"
+
+
+@cache
+def engine_version() -> str:
+    """A fingerprint of the engine's source: any change to how rounds are judged changes it."""
+    digest = hashlib.sha256()
+    for path in sorted(ENGINE_DIR.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"engine-sha256:{digest.hexdigest()[:16]}"

@@ -1,0 +1,219 @@
+"""A report's numbers: sums that add across tables and days, and what is derived from them.
+
+Every stored figure is a sum (rounds, handle, win, theoretical win, its
+variance, mismatches…), so a report for many tables is the sum of its parts
+and a month is the sum of its days. Ratios, bands and flags are derived from
+the sums when shown, never added. Plain Python: no Django.
+
+Amounts are the house's view: ``win`` is what the house won (the negative of
+the players' settled results); ``handle`` is what was wagered on rounds that
+were not void (a void round's bets are returned), the Progressive only when
+its sensor was lit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
+
+BETS = ("ante", "blind", "play", "trips", "progressive")
+BASE_BETS = ("ante", "blind", "play")
+ZERO = Decimal(0)
+CENT = Decimal("0.01")
+FINE = Decimal("0.000001")  # theoretical sums are kept this fine, then shown to the cent
+LIMIT_BREAK_CODES = ("bet_below_minimum", "bet_above_maximum")
+PAYOUT_MISMATCH = "payout_mismatch"
+
+
+def _dec(value: object) -> Decimal:
+    return value if isinstance(value, Decimal) else Decimal(str(value or 0))
+
+
+@dataclass(slots=True)
+class Sums:
+    """What one group (a table, dealer, shift, player, the casino) adds up to."""
+
+    rounds: int = 0
+    void_rounds: int = 0
+    hands: int = 0
+    handle: dict[str, Decimal] = field(default_factory=lambda: dict.fromkeys(BETS, ZERO))
+    win: dict[str, Decimal] = field(default_factory=lambda: dict.fromkeys(BETS, ZERO))
+    # Theoretical win and its variance: the base game (Ante + Blind + Play, per
+    # Ante) and Trips (per Trips wager, from the configured pay table).
+    theo_base: Decimal = ZERO
+    theo_trips: Decimal = ZERO
+    var_base: Decimal = ZERO
+    var_trips: Decimal = ZERO
+    mismatches: int = 0
+    overpaid: Decimal = ZERO  # the dealer paid players more than the rules give
+    underpaid: Decimal = ZERO
+    findings: dict[str, int] = field(default_factory=dict)
+
+    def __add__(self, other: Sums) -> Sums:
+        result = Sums.from_json(self.to_json())
+        result.add(other)
+        return result
+
+    def add(self, other: Sums) -> None:
+        """Add ``other`` into these sums, in place (merging thousands of parts stays cheap)."""
+        self.rounds += other.rounds
+        self.void_rounds += other.void_rounds
+        self.hands += other.hands
+        for bet in BETS:
+            self.handle[bet] += other.handle[bet]
+            self.win[bet] += other.win[bet]
+        self.theo_base += other.theo_base
+        self.theo_trips += other.theo_trips
+        self.var_base += other.var_base
+        self.var_trips += other.var_trips
+        self.mismatches += other.mismatches
+        self.overpaid += other.overpaid
+        self.underpaid += other.underpaid
+        for code, n in other.findings.items():
+            self.findings[code] = self.findings.get(code, 0) + n
+
+    def to_json(self) -> dict:
+        """Every figure as a string or an int; zeros left out (a player's sums are mostly zeros)."""
+        data: dict = {}
+        for name in ("rounds", "void_rounds", "hands", "mismatches"):
+            if getattr(self, name):
+                data[name] = getattr(self, name)
+        for name in ("handle", "win"):
+            amounts = {b: str(v) for b, v in getattr(self, name).items() if v}
+            if amounts:
+                data[name] = amounts
+        for name in ("theo_base", "theo_trips", "var_base", "var_trips", "overpaid", "underpaid"):
+            if getattr(self, name):
+                data[name] = str(getattr(self, name))
+        if self.findings:
+            data["findings"] = dict(sorted(self.findings.items()))
+        return data
+
+    def to_full_json(self) -> dict:
+        """Every figure, zeros included: what a person reads."""
+        return {
+            "rounds": self.rounds, "void_rounds": self.void_rounds, "hands": self.hands,
+            "handle": {b: str(v) for b, v in self.handle.items()},
+            "win": {b: str(v) for b, v in self.win.items()},
+            "theo_base": str(self.theo_base), "theo_trips": str(self.theo_trips),
+            "var_base": str(self.var_base), "var_trips": str(self.var_trips),
+            "mismatches": self.mismatches, "overpaid": str(self.overpaid),
+            "underpaid": str(self.underpaid), "findings": dict(sorted(self.findings.items())),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Sums:
+        return cls(
+            rounds=int(data.get("rounds", 0)),
+            void_rounds=int(data.get("void_rounds", 0)),
+            hands=int(data.get("hands", 0)),
+            handle={b: _dec(data.get("handle", {}).get(b)) for b in BETS},
+            win={b: _dec(data.get("win", {}).get(b)) for b in BETS},
+            theo_base=_dec(data.get("theo_base")),
+            theo_trips=_dec(data.get("theo_trips")),
+            var_base=_dec(data.get("var_base")),
+            var_trips=_dec(data.get("var_trips")),
+            mismatches=int(data.get("mismatches", 0)),
+            overpaid=_dec(data.get("overpaid")),
+            underpaid=_dec(data.get("underpaid")),
+            findings={str(k): int(v) for k, v in data.get("findings", {}).items()},
+        )
+
+
+def total(items: Iterable[Sums]) -> Sums:
+    result = Sums()
+    for item in items:
+        result.add(item)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Theory:
+    """Per unit wagered: the base game per Ante, Trips per Trips wager of one pay table."""
+
+    base_edge: Decimal
+    base_sd: Decimal
+    trips_edge: Decimal
+    trips_sd: Decimal
+
+    def theoretical(
+        self, *, ante: Decimal, ante_squares: Decimal, trips: Decimal, trips_squares: Decimal
+    ) -> dict[str, Decimal]:
+        return {
+            "theo_base": (self.base_edge * ante).quantize(FINE),
+            "theo_trips": (self.trips_edge * trips).quantize(FINE),
+            "var_base": (self.base_sd * self.base_sd * ante_squares).quantize(FINE),
+            "var_trips": (self.trips_sd * self.trips_sd * trips_squares).quantize(FINE),
+        }
+
+
+# ---- derived figures -------------------------------------------------------
+
+
+def _ratio(numerator: Decimal, denominator: Decimal) -> str | None:
+    if not denominator:
+        return None
+    return str((numerator / denominator).quantize(Decimal("0.000001")))
+
+
+def _band(actual: Decimal, expected: Decimal, variance: Decimal) -> dict:
+    sd = decimal_sqrt(variance) if variance > 0 else ZERO
+    b95, b997 = Band(expected, sd, Z_95), Band(expected, sd, Z_997)
+    if sd == 0:
+        outside = None
+    elif not b997.holds(actual):
+        outside = "99.7"
+    elif not b95.holds(actual):
+        outside = "95"
+    else:
+        outside = None
+    return {
+        "actual": str(actual.quantize(CENT)),
+        "expected": str(expected.quantize(CENT)),
+        "sd": str(sd.quantize(CENT)),
+        "low_95": str(b95.low.quantize(CENT)), "high_95": str(b95.high.quantize(CENT)),
+        "low_997": str(b997.low.quantize(CENT)), "high_997": str(b997.high.quantize(CENT)),
+        "z": str(((actual - expected) / sd).quantize(Decimal("0.01"))) if sd else None,
+        "outside": outside,
+    }
+
+
+def derive(sums: Sums) -> dict:
+    """The sums of a group with its ratios, theoretical bands and dealer accuracy."""
+    handle_total = sum(sums.handle.values(), ZERO)
+    win_total = sum(sums.win.values(), ZERO)
+    base_win = sum((sums.win[b] for b in BASE_BETS), ZERO)
+    data = sums.to_full_json()
+    data.update(
+        handle_total=str(handle_total),
+        win_total=str(win_total),
+        hold={b: _ratio(sums.win[b], sums.handle[b]) for b in BETS} | {"total": _ratio(win_total, handle_total)},
+        bands={
+            "base": _band(base_win, sums.theo_base, sums.var_base),
+            "trips": _band(sums.win["trips"], sums.theo_trips, sums.var_trips),
+            # Base and Trips of one hand are correlated; treating them as
+            # independent makes this band a little narrow, so it flags early.
+            "total": _band(base_win + sums.win["trips"], sums.theo_base + sums.theo_trips,
+                           sums.var_base + sums.var_trips),
+        },
+        mismatches_per_1000=(
+            str((Decimal(sums.mismatches) * 1000 / sums.hands).quantize(Decimal("0.01")))
+            if sums.hands else None
+        ),
+        limit_breaks=sum(sums.findings.get(code, 0) for code in LIMIT_BREAK_CODES),
+    )
+    return data
+
+
+def flags_of(scope: str, derived_by_key: Mapping[str, dict]) -> list[dict]:
+    """Every band a group of ``scope`` falls outside of, worst first."""
+    found = []
+    for key, derived in derived_by_key.items():
+        for bet, band in derived["bands"].items():
+            if band["outside"]:
+                found.append({"scope": scope, "key": key, "bet": bet, **band})
+    found.sort(key=lambda f: (f["outside"] != "99.7", -abs(Decimal(f["z"] or 0))))
+    return found

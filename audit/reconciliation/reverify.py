@@ -1,0 +1,148 @@
+"""Judge a stored round again with today's engine and say how its stored verdict differs.
+
+A difference means the engine or a configuration changed the meaning of a
+round after it was stored: "drift", which the report shows loudly. Plain
+Python over the rows ``selectors.stored_rounds`` yields; no Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from rounds.engine import judge_round
+from rounds.engine.findings import CONFLICTING_RESUBMISSION
+from rounds.engine.progressive import Meters
+from rounds.engine.record import round_from_wire
+from rounds.engine.rules import BETS, PoolRules, TableRules
+from rounds.engine.verdict import FLAGGED, VOID
+
+REVERSAL = "reversal"  # progressive.models.MeterEvent.Kind.REVERSAL
+
+ZERO = Decimal(0)
+EXAMPLES_KEPT = 50
+
+
+def round_differences(
+    stored,
+    rules: TableRules,
+    pool: PoolRules | None,
+) -> list[str]:
+    """What today's verdict of ``stored`` (a ``StoredRound``) says that the stored one does not."""
+    try:
+        record = round_from_wire(stored.record)
+        meters = None
+        if pool is not None and stored.meter_before is not None:
+            first = stored.events[0] if stored.events else None
+            meters = Meters(
+                stored.meter_before,
+                first[4] if first else ZERO,
+                first[5] if first else ZERO,
+            )
+        verdict = judge_round(record, rules, pool, meters)
+    except Exception as error:  # a stored record the engine can no longer read is drift too
+        return [f"the engine cannot judge the stored record: {type(error).__name__}: {error}"]
+
+    found = []
+    stored_codes = [c for c in stored.codes if c != CONFLICTING_RESUBMISSION]
+    if stored.voided_later:
+        # Voided by a supervisor: every bet settled at 0, the meter events
+        # taken back one by one, the findings of the dealt round kept.
+        expected_status = VOID
+    elif len(stored_codes) != len(stored.codes):
+        # A refused conflicting resubmission flags the stored round whatever the engine says.
+        expected_status = FLAGGED
+    else:
+        expected_status = verdict.status
+    if stored.status != expected_status:
+        found.append(f"status {stored.status} is now {expected_status}")
+    fresh_codes = sorted(f.code for f in verdict.findings)
+    if sorted(stored_codes) != fresh_codes:
+        found.append(f"findings {sorted(stored_codes)} are now {fresh_codes}")
+
+    fresh_seats = {s.seat: s.settled for s in verdict.seats}
+    if stored.voided_later:
+        fresh_seats = {seat: dict.fromkeys(BETS, ZERO) for seat in fresh_seats}
+    stored_seats = {row[0]: dict(zip(BETS, row[1:])) for row in stored.seats}
+    if set(fresh_seats) != set(stored_seats):
+        found.append(f"seats {sorted(stored_seats)} are now {sorted(fresh_seats)}")
+    for seat in sorted(set(fresh_seats) & set(stored_seats)):
+        for bet in BETS:
+            old, new = stored_seats[seat][bet], fresh_seats[seat][bet]
+            if old != new:
+                found.append(f"seat {seat} {bet} {old} is now {new}")
+
+    dealt = [(k, s, a, m) for k, s, a, m, *_ in stored.events if k != REVERSAL]
+    fresh_events = [(e.kind, e.seat, e.amount, e.meter) for e in verdict.events]
+    if dealt != fresh_events:
+        found.append(f"meter events {_events_text(dealt)} are now {_events_text(fresh_events)}")
+    reversed_ = sorted((s, a) for k, s, a, *_ in stored.events if k == REVERSAL)
+    if stored.voided_later and reversed_ != sorted((s, a) for _, s, a, _ in dealt):
+        found.append("the void did not take back exactly the round's meter events")
+    elif not stored.voided_later and reversed_:
+        found.append("meter events were reversed but the round is not void")
+    fresh_after = verdict.meters_after.meter if verdict.meters_after else None
+    if pool is not None and not stored.voided_later and stored.meter_after != fresh_after:
+        found.append(f"meter after {stored.meter_after} is now {fresh_after}")
+    return found
+
+
+def _events_text(events: list[tuple]) -> str:
+    return "[" + ", ".join(f"{k} seat {s} {a} -> {m}" for k, s, a, m in events) + "]"
+
+
+@dataclass(slots=True)
+class Reverification:
+    rounds: int = 0
+    drift: int = 0
+    examples: list[dict] = field(default_factory=list)
+    config_versions: set[int] = field(default_factory=set)
+    pool_versions: set[int] = field(default_factory=set)
+
+    def to_json(self) -> dict:
+        return {"rounds": self.rounds, "drift": self.drift, "examples": self.examples,
+                "config_versions": sorted(self.config_versions),
+                "pool_versions": sorted(self.pool_versions)}
+
+
+def reverify(
+    stored_rounds,
+    *,
+    table_rules: Callable[[int], TableRules],
+    pool_rules: Callable[[int], PoolRules],
+    table_code: str,
+    progress: Callable[[int], None] | None = None,
+) -> Reverification:
+    """Judge every round of the stream again; keep the first few differences as examples."""
+    result = Reverification()
+    for stored in stored_rounds:
+        pool = pool_rules(stored.pool_version_id) if stored.pool_version_id else None
+        differences = round_differences(stored, table_rules(stored.config_version_id), pool)
+        result.rounds += 1
+        result.config_versions.add(stored.config_version_id)
+        if stored.pool_version_id:
+            result.pool_versions.add(stored.pool_version_id)
+        if differences:
+            result.drift += 1
+            if len(result.examples) < EXAMPLES_KEPT:
+                result.examples.append(
+                    {"table": table_code, "round": stored.round_id, "round_pk": stored.pk,
+                     "differences": differences}
+                )
+        if progress is not None and result.rounds % 1000 == 0:
+            progress(result.rounds)
+    return result
+
+
+def cached(load: Callable[[int], object]) -> Callable[[int], object]:
+    """``load(pk)`` remembered per primary key: versions are immutable."""
+    memo: dict[int, object] = {}
+
+    def get(pk: int):
+        if pk not in memo:
+            memo[pk] = load(pk)
+        return memo[pk]
+
+    return get
+

@@ -1,0 +1,363 @@
+"""Writes of reconciliation reports. The Celery tasks and ``manage.py reconcile`` call only these.
+
+A report is opened with one part per table that dealt in the range, one for
+the players, one per pool and one per segment of the audit chain
+(``report_start``). Each part is computed on its own and written to its own
+row once (``report_part_compute``), so a task run twice changes nothing. When every part is in, ``report_finish`` merges them and,
+under a lock on the range's reports, makes the report current and supersedes
+older versions. Until then the report is ``running`` and nobody reads it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from audit.models import ReconciliationPart, ReconciliationReport
+from audit.services import SYSTEM, audit_record
+from audit.shifts import gaming_day_of
+from progressive.models import Pool, PoolVersion
+from rounds.models import Table, TableConfigVersion
+
+from . import selectors
+from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
+from .config import ReconciliationSettings, reconciliation_settings
+from .figures import Sums, derive, flags_of, total
+from .reverify import EXAMPLES_KEPT, cached, reverify
+
+logger = logging.getLogger("audit.reconciliation")
+
+Status = ReconciliationReport.Status
+Kind = ReconciliationPart.Kind
+Progress = Callable[[str], None]
+
+
+class ReportNotReady(RuntimeError):
+    """A report cannot be merged while a part is missing."""
+
+
+# ---- opening a report ---------------------------------------------------------------
+
+
+def report_start(
+    *, day_from: date, day_to: date | None = None, requested_by: str = ""
+) -> ReconciliationReport:
+    """Open a report for the range, or resume the unfinished one computed from the same inputs.
+
+    Resuming keeps the parts already computed; a run whose inputs differ
+    (new rounds, another engine) starts a new version instead.
+    """
+    day_to = day_to or day_from
+    if day_to < day_from:
+        raise ValueError("a report's range must not end before it starts")
+    clock = reconciliation_settings()
+    inputs = selectors.report_inputs(day_from=day_from, day_to=day_to, clock=clock)
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                return _open(day_from, day_to, inputs, requested_by)
+        except IntegrityError:
+            # Another run took the same version number between our read and our
+            # insert; the next pass sees it (and resumes it when inputs agree).
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _open(day_from: date, day_to: date, inputs: dict, requested_by: str) -> ReconciliationReport:
+    reports = list(
+        ReconciliationReport.objects.select_for_update()
+        .filter(day_from=day_from, day_to=day_to).order_by("-version")
+    )
+    latest = reports[0] if reports else None
+    if latest is not None and latest.status in (Status.RUNNING, Status.FAILED) and latest.inputs == inputs:
+        if latest.status == Status.FAILED:
+            latest.status, latest.error = Status.RUNNING, ""
+            latest.save(update_fields=["status", "error"])
+        logger.info("resuming %s", latest)
+        return latest
+    report = ReconciliationReport.objects.create(
+        day_from=day_from, day_to=day_to, version=(latest.version + 1) if latest else 1,
+        status=Status.RUNNING, engine_version=inputs["engine_version"], inputs=inputs,
+        requested_by=requested_by[:150],
+    )
+    parts = [
+        ReconciliationPart(report=report, kind=Kind.CHAIN, key=f"{first}-{last}")
+        for first, last in chain_segments(head_seq=chain_head_seq())
+    ]
+    parts += [
+        ReconciliationPart(report=report, kind=Kind.TABLE, key=table.code)
+        for table in selectors.tables_in_range(day_from=day_from, day_to=day_to)
+    ]
+    parts.append(ReconciliationPart(report=report, kind=Kind.PLAYERS, key="players"))
+    parts += [ReconciliationPart(report=report, kind=Kind.POOL, key=pool.code) for pool in selectors.pools_for_report()]
+    ReconciliationPart.objects.bulk_create(parts)
+    logger.info("opened %s with %d parts", report, len(parts))
+    return report
+
+
+def report_parts_to_compute(*, report: ReconciliationReport) -> list[int]:
+    """The parts not yet complete, long ones first so that they run beside the rest:
+    the chain's segments, the players (one big query), the tables, the pools."""
+    parts = report.parts.exclude(status=ReconciliationPart.Status.COMPLETE)
+    order = {Kind.CHAIN: 0, Kind.PLAYERS: 1, Kind.TABLE: 2, Kind.POOL: 3}
+    rows = sorted(parts.values_list("pk", "kind", "key"), key=lambda r: (order[r[1]], r[2]))
+    return [pk for pk, _, _ in rows]
+
+
+# ---- computing a part -------------------------------------------------------------------
+
+
+def report_part_compute(*, part_id: int, progress: Progress | None = None) -> ReconciliationPart:
+    """Compute one part and store its figures; again and again gives the same row."""
+    part = ReconciliationPart.objects.select_related("report").get(pk=part_id)
+    report = part.report
+    if part.status == ReconciliationPart.Status.COMPLETE or report.status in (Status.COMPLETE, Status.SUPERSEDED):
+        # A redelivered or duplicated task: the figures are in (they would be
+        # the same), and a complete part must never look unfinished again.
+        return part
+    ReconciliationPart.objects.filter(pk=part.pk).exclude(
+        status=ReconciliationPart.Status.COMPLETE
+    ).update(status=ReconciliationPart.Status.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1)
+    clock = reconciliation_settings()
+    if part.kind == Kind.TABLE:
+        figures = _table_part(report, part.key, clock, progress)
+    elif part.kind == Kind.POOL:
+        figures = _pool_part(report, part.key, clock)
+    elif part.kind == Kind.PLAYERS:
+        players = selectors.players_sums(day_from=report.day_from, day_to=report.day_to, clock=clock)
+        figures = {"players": {player: sums.to_json() for player, sums in players.items()}}
+    else:
+        first, last = (int(n) for n in part.key.split("-"))
+        figures = chain_segment_verify(first=first, last=last)
+    ReconciliationPart.objects.filter(pk=part.pk).update(
+        figures=figures, status=ReconciliationPart.Status.COMPLETE, finished_at=timezone.now()
+    )
+    part.refresh_from_db()
+    return part
+
+
+def _table_part(report, code: str, clock: ReconciliationSettings, progress: Progress | None) -> dict:
+    table = Table.objects.get(code=code)
+    span = {"table_id": table.pk, "day_from": report.day_from, "day_to": report.day_to}
+    cells = selectors.table_cells(**span, clock=clock)
+    checked = reverify(
+        selectors.stored_rounds(**span),
+        table_rules=cached(lambda pk: TableConfigVersion.objects.get(pk=pk).rules()),
+        pool_rules=cached(lambda pk: PoolVersion.objects.select_related("pool").get(pk=pk).rules()),
+        table_code=code,
+        progress=(lambda n: progress(f"{code}: {n} rounds judged again")) if progress else None,
+    )
+    return {
+        "table": code,
+        "cells": [
+            {"dealer": dealer, "shift": shift, "sums": sums.to_json()}
+            for (dealer, shift), sums in sorted(cells.items())
+        ],
+        "reverification": checked.to_json(),
+    }
+
+
+def _pool_part(report, code: str, clock: ReconciliationSettings) -> dict:
+    start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
+    return selectors.pool_ledger_figures(
+        pool=Pool.objects.get(code=code), day_from=report.day_from, day_to=report.day_to,
+        start=start, end=end,
+    )
+
+
+# ---- finishing a report ---------------------------------------------------------------------
+
+
+def report_finish(*, report_id: int) -> ReconciliationReport:
+    """Merge the parts and make the report current, superseding older versions of the range."""
+    with transaction.atomic():
+        report = ReconciliationReport.objects.get(pk=report_id)
+        # Every report of the range, locked in one order: two finishing runs take turns.
+        reports = list(
+            ReconciliationReport.objects.select_for_update()
+            .filter(day_from=report.day_from, day_to=report.day_to).order_by("pk")
+        )
+        report = next(r for r in reports if r.pk == report_id)
+        if report.status != Status.RUNNING:
+            return report
+        states = list(report.parts.values_list("kind", "key", "status"))
+        missing = [f"{kind} {key}" for kind, key, status in states if status != ReconciliationPart.Status.COMPLETE]
+        if missing:
+            raise ReportNotReady(f"{report} is missing {', '.join(missing)}")
+        figures = report_merge(report=report)
+        clock = reconciliation_settings()
+        _, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
+        last = selectors.audit_last_before(end=end)
+        figures["chain"] |= {"day_last_seq": last["seq"], "day_last_hash": last["hash"]}
+
+        newer = [r for r in reports if r.version > report.version and r.status == Status.COMPLETE]
+        for older in reports:
+            if older.version < report.version and older.status in (Status.COMPLETE, Status.RUNNING) and not newer:
+                older.status = Status.SUPERSEDED
+                older.save(update_fields=["status"])
+        report.status = Status.SUPERSEDED if newer else Status.COMPLETE
+        report.figures = figures
+        report.inputs = report.inputs | {
+            "config_versions": figures["config_versions"], "pool_versions": figures["pool_versions"],
+        }
+        report.finished_at = timezone.now()
+        report.rounds = figures["casino"]["rounds"]
+        report.flags = len(figures["flags"])
+        report.drift = figures["reverification"]["drift"]
+        report.chain_ok = figures["chain"]["ok"]
+        report.chain_last_hash = figures["chain"]["last_hash"]
+        report.day_last_hash = figures["chain"]["day_last_hash"]
+        report.save(update_fields=[
+            "status", "figures", "inputs", "finished_at", "rounds", "flags", "drift", "chain_ok",
+            "chain_last_hash", "day_last_hash",
+        ])
+        audit_record(
+            actor=SYSTEM, action="reconciliation.completed", obj=report,
+            after={"status": report.status, "version": report.version, "rounds": report.rounds,
+                   "flags": report.flags, "drift": report.drift, "chain_ok": report.chain_ok,
+                   "alerts": figures["alerts"]},
+        )
+    for alert in figures["alerts"]:
+        logger.error("%s: %s", report, alert)
+    return report
+
+
+def report_fail(*, report_id: int, error: str) -> None:
+    """Mark a running report failed (a part gave up); a rerun resumes it."""
+    updated = ReconciliationReport.objects.filter(pk=report_id, status=Status.RUNNING).update(
+        status=Status.FAILED, error=error[:4000], finished_at=timezone.now()
+    )
+    if updated:
+        logger.error("reconciliation report %s failed: %s", report_id, error)
+
+
+def report_merge(*, report: ReconciliationReport) -> dict:
+    """The report's figures from its parts: sums added up, then ratios, bands and flags.
+
+    Parts are read one at a time, so memory holds the casino's dealers,
+    shifts and players, never every table's rows at once.
+    """
+    tables: dict[str, Sums] = {}
+    dealers: dict[str, Sums] = {}
+    shifts: dict[str, Sums] = {}
+    players: dict[str, Sums] = {}
+    dealer_tables: dict[str, set] = {}
+    reverified, drift, examples = 0, 0, []
+    config_versions: set[int] = set()
+    pool_versions: set[int] = set()
+    pools, segments = {}, []
+    parts = report.parts.order_by("kind", "key").values_list("kind", "key", "figures")
+    for kind, key, figures in parts.iterator(chunk_size=10):
+        figures = figures or {}
+        if kind == Kind.TABLE:
+            table_sums = tables[key] = Sums()
+            for cell in figures["cells"]:
+                sums = Sums.from_json(cell["sums"])
+                table_sums.add(sums)
+                dealers.setdefault(cell["dealer"], Sums()).add(sums)
+                shifts.setdefault(cell["shift"], Sums()).add(sums)
+                dealer_tables.setdefault(cell["dealer"], set()).add(key)
+            reverified += figures["reverification"]["rounds"]
+            config_versions.update(figures["reverification"]["config_versions"])
+            pool_versions.update(figures["reverification"]["pool_versions"])
+            drift += figures["reverification"]["drift"]
+            examples += figures["reverification"]["examples"][: EXAMPLES_KEPT - len(examples)]
+        elif kind == Kind.PLAYERS:
+            players = {p: Sums.from_json(data) for p, data in figures["players"].items()}
+        elif kind == Kind.POOL:
+            pools[key] = figures
+        else:
+            segments.append(figures)
+    casino = total(tables.values())
+
+    derived_tables = {code: derive(s) for code, s in sorted(tables.items())}
+    derived_dealers = {d: derive(s) | {"tables": sorted(dealer_tables[d])} for d, s in sorted(dealers.items())}
+    derived_shifts = {name: derive(s) for name, s in sorted(shifts.items())}
+    derived_players = {p: derive(s) for p, s in sorted(players.items())}
+    flags = (
+        flags_of("table", derived_tables) + flags_of("dealer", derived_dealers)
+        + flags_of("shift", derived_shifts) + flags_of("player", derived_players)
+    )
+    figures = {
+        "day_from": str(report.day_from), "day_to": str(report.day_to),
+        "parameters": report.inputs.get("clock", {}),
+        "engine_version": report.engine_version,
+        "casino": derive(casino),
+        "tables": derived_tables,
+        "dealers": derived_dealers,
+        "shifts": derived_shifts,
+        "players": derived_players,
+        "flags": flags,
+        "pools": pools,
+        "reverification": {"rounds": reverified, "drift": drift, "examples": examples},
+        "chain": chain_merge(segments),
+        "config_versions": sorted(config_versions),
+        "pool_versions": sorted(pool_versions),
+    }
+    figures["alerts"] = _alerts(figures)
+    return figures
+
+
+def _alerts(figures: dict) -> list[str]:
+    """What must not wait for somebody to open the report."""
+    alerts = []
+    drift = figures["reverification"]["drift"]
+    if drift:
+        alerts.append(
+            f"DRIFT: today's engine ({figures['engine_version']}) judges {drift} stored round(s) "
+            "differently: the engine or a configuration changed what a stored round means"
+        )
+    if figures["chain"] and not figures["chain"].get("ok"):
+        alerts.append(f"audit chain broken at event {figures['chain'].get('break_seq')}: {figures['chain'].get('problem')}")
+    for code, pool in figures["pools"].items():
+        if not pool.get("balanced", True):
+            alerts.append(f"pool {code} does not balance: opening {pool['opening']} + in {pool['in']} "
+                          f"- out {pool['out']} != closing {pool['closing']} {pool['ledger_breaks'][:3]}")
+        if pool.get("pool_row_agrees") is False:
+            alerts.append(f"pool {code}: the pool's meter differs from its ledger")
+    worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
+    if worst:
+        alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "
+                      + ", ".join(f"{f['scope']} {f['key']} {f['bet']}" for f in worst[:10]))
+    return alerts
+
+
+# ---- running a report in this process -----------------------------------------------------
+
+
+def report_run(
+    *, day_from: date, day_to: date | None = None, requested_by: str = "",
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ReconciliationReport:
+    """Open (or resume) the range's report and compute every part here, in order."""
+    report = report_start(day_from=day_from, day_to=day_to, requested_by=requested_by)
+    todo = report_parts_to_compute(report=report)
+    done_before = report.parts.count() - len(todo)
+    total_parts = done_before + len(todo)
+    try:
+        for i, part_id in enumerate(todo, start=1):
+            part = report_part_compute(
+                part_id=part_id,
+                progress=(lambda text: progress(done_before + i - 1, total_parts, text)) if progress else None,
+            )
+            if progress:
+                label = f"audit chain {part.key}" if part.kind == Kind.CHAIN else f"{part.kind} {part.key}"
+                progress(done_before + i, total_parts, label)
+    except Exception as error:
+        report_fail(report_id=report.pk, error=f"{type(error).__name__}: {error}")
+        raise
+    return report_finish(report_id=report.pk)
+
+
+def day_to_reconcile(*, now: datetime | None = None) -> date:
+    """The gaming day that ended last: the nightly job's day."""
+    clock = reconciliation_settings()
+    today = gaming_day_of(now or timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
+    return today - timedelta(days=1)
+

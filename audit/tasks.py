@@ -1,0 +1,64 @@
+"""Celery tasks of the audit app. Each only calls a service; the work is in the services.
+
+The nightly job opens (or resumes) the day's report and fans out one task per
+part as a chord; the chord's body merges the parts. Every task acknowledges
+its message only after it ran (``acks_late``) and gives the message back when
+its worker dies (``reject_on_worker_lost``), so a killed worker's part runs
+again; parts are idempotent, so running one twice is harmless. Transient
+database errors are retried with exponential backoff.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from celery import chord, group, shared_task
+from django.db import InterfaceError, OperationalError
+
+from audit.reconciliation import services
+
+RELIABLE = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+    "max_retries": 6,
+}
+
+
+@shared_task(name="audit.reconcile_day", **RELIABLE)
+def reconcile_day(day: str | None = None, day_to: str | None = None, requested_by: str = "beat") -> int:
+    """Reconcile ``day`` (ISO date; default: the gaming day that ended last), or a range."""
+    day_from = date.fromisoformat(day) if day else services.day_to_reconcile()
+    report = services.report_start(
+        day_from=day_from, day_to=date.fromisoformat(day_to) if day_to else None,
+        requested_by=requested_by,
+    )
+    parts = services.report_parts_to_compute(report=report)
+    finish = reconcile_finish.si(report.pk).on_error(reconcile_failed.s(report_id=report.pk))
+    if parts:
+        chord(group(reconcile_part.si(part_id) for part_id in parts))(finish)
+    else:
+        finish.apply_async()
+    return report.pk
+
+
+@shared_task(name="audit.reconcile_part", **RELIABLE)
+def reconcile_part(part_id: int) -> int:
+    return services.report_part_compute(part_id=part_id).pk
+
+
+@shared_task(
+    name="audit.reconcile_finish",
+    **RELIABLE | {"autoretry_for": (OperationalError, InterfaceError, services.ReportNotReady)},
+)
+def reconcile_finish(report_id: int) -> str:
+    return services.report_finish(report_id=report_id).status
+
+
+@shared_task(name="audit.reconcile_failed")
+def reconcile_failed(request, exc, traceback, report_id: int) -> None:
+    """The chord's error callback: a part gave up after its retries."""
+    services.report_fail(report_id=report_id, error=f"{type(exc).__name__}: {exc}")
