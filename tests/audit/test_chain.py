@@ -124,3 +124,23 @@ def test_every_stored_round_is_in_the_chain(table_client):
     assert AuditEvent.objects.count() == before + 3
     assert [e.actor_id for e in stored] == ["S01"] * 3
     assert audit_chain_verify().ok
+
+
+def test_events_written_during_a_walk_do_not_look_like_a_break(monkeypatch):
+    """A round stored while the chain is walked must not make the chain look cut short."""
+    _write(3)
+    import audit.selectors
+
+    real_filter = audit.selectors.ChainHead.objects.filter
+    arrived = []
+
+    def write_then_read_head(*args, **kwargs):
+        if not arrived:  # another request commits an event as the walk reaches the head
+            arrived.append(True)
+            monkeypatch.setattr(audit.selectors.ChainHead.objects, "filter", real_filter)
+            _write(1)
+        return real_filter(*args, **kwargs)
+
+    monkeypatch.setattr(audit.selectors.ChainHead.objects, "filter", write_then_read_head)
+    result = audit_chain_verify()
+    assert result.ok, result.problem
