@@ -1,0 +1,116 @@
+"""Reconciliation reports through the API: a list, the whole report as JSON, and CSV.
+
+The CSV has one row per scope (casino, table, dealer, shift, player), key and
+bet: what auditors load into a spreadsheet next to the casino's own books.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import django_filters
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.pagination import CursorPagination
+
+from audit.models import ReconciliationReport
+from casino.permissions import IsStaffReader
+from rounds.authentication import TableKeyAuthentication
+from rounds.engine.rules import BETS
+
+AUTHENTICATION = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+SCOPES = ("tables", "dealers", "shifts", "players")
+CSV_COLUMNS = [
+    "scope", "key", "bet", "rounds", "hands", "handle", "win", "hold",
+    "expected", "low_95", "high_95", "low_997", "high_997", "z", "outside",
+]
+
+
+class ReportSummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ReconciliationReport
+        fields = [
+            "id", "day_from", "day_to", "version", "status", "engine_version", "created_at",
+            "finished_at", "rounds", "flags", "drift", "chain_ok", "chain_last_hash", "day_last_hash",
+        ]
+
+
+class ReportSerializer(ReportSummarySerializer):
+    class Meta(ReportSummarySerializer.Meta):
+        fields = [*ReportSummarySerializer.Meta.fields, "inputs", "figures", "error"]
+
+
+class ReportFilter(django_filters.FilterSet):
+    day = django_filters.DateFilter(field_name="day_from")
+    day_after = django_filters.DateFilter(field_name="day_from", lookup_expr="gte")
+    day_before = django_filters.DateFilter(field_name="day_from", lookup_expr="lte")
+    status = django_filters.ChoiceFilter(choices=ReconciliationReport.Status.choices)
+
+    class Meta:
+        model = ReconciliationReport
+        fields = ["day", "status"]
+
+
+class NewestFirst(CursorPagination):
+    ordering = ("-created_at", "-id")
+
+
+class ReportListView(generics.ListAPIView):
+    authentication_classes = AUTHENTICATION
+    permission_classes = [IsStaffReader]
+    serializer_class = ReportSummarySerializer
+    filterset_class = ReportFilter
+    pagination_class = NewestFirst
+    queryset = ReconciliationReport.objects.all()
+
+
+class ReportDetailView(generics.RetrieveAPIView):
+    authentication_classes = AUTHENTICATION
+    permission_classes = [IsStaffReader]
+    serializer_class = ReportSerializer
+    queryset = ReconciliationReport.objects.all()
+
+
+class ReportCsvView(generics.RetrieveAPIView):
+    authentication_classes = AUTHENTICATION
+    permission_classes = [IsStaffReader]
+    queryset = ReconciliationReport.objects.all()
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR}, summary="A report as CSV")
+    def get(self, request, *args, **kwargs):
+        report = self.get_object()
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(CSV_COLUMNS)
+        writer.writerows(report_rows(report.figures or {}))
+        response = HttpResponse(out.getvalue(), content_type="text/csv")
+        response["Content-Disposition"] = (
+            f'attachment; filename="reconciliation-{report.day_from}-{report.day_to}-v{report.version}.csv"'
+        )
+        return response
+
+
+def report_rows(figures: dict):
+    """One row per scope, key and bet; the bands sit on the trips, base-game and total rows."""
+    scopes = [("casino", {"all": figures.get("casino", {})})]
+    scopes += [(scope[:-1], figures.get(scope, {})) for scope in SCOPES]
+    for scope, cells in scopes:
+        for key, cell in sorted(cells.items()):
+            bands = cell.get("bands", {})
+            rows = [(bet, cell.get("handle", {}).get(bet), cell.get("win", {}).get(bet),
+                     cell.get("hold", {}).get(bet), bands.get("trips") if bet == "trips" else None)
+                    for bet in BETS]
+            base = bands.get("base") or {}
+            rows.append(("base_game", None, base.get("actual"), None, base or None))
+            rows.append(("total", cell.get("handle_total"), cell.get("win_total"),
+                         cell.get("hold", {}).get("total"), bands.get("total")))
+            for bet, handle, win, hold, band in rows:
+                band = band or {}
+                yield [
+                    scope, key, bet, cell.get("rounds"), cell.get("hands"), handle, win, hold,
+                    *(band.get(name) for name in ("expected", "low_95", "high_95", "low_997", "high_997", "z", "outside")),
+                ]

@@ -1,0 +1,49 @@
+"""Reports through the API: list, JSON and CSV, for casino staff only."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date
+
+import pytest
+
+from audit.reconciliation.services import report_run
+from tests import examples
+
+pytestmark = pytest.mark.django_db
+DAY = date(2026, 11, 28)
+
+
+@pytest.fixture
+def report(table_client):
+    client = table_client("S01", "se-50kr")
+    for example in examples.load("se-50kr.jsonl")[:10]:
+        client.post("/api/v1/rounds/", example["record"], format="json")
+    return report_run(day_from=DAY)
+
+
+def test_the_report_as_json_and_in_the_list(report, auditor_client):
+    listed = auditor_client.get("/api/v1/reports/", {"day": DAY.isoformat(), "status": "complete"})
+    assert listed.status_code == 200
+    assert [r["id"] for r in listed.json()["results"]] == [report.pk]
+    detail = auditor_client.get(f"/api/v1/reports/{report.pk}/").json()
+    assert detail["figures"]["tables"]["S01"]["rounds"] == 10
+    assert detail["chain_ok"] is True and len(detail["day_last_hash"]) == 64
+
+
+def test_the_report_as_csv_matches_its_figures(report, auditor_client):
+    response = auditor_client.get(f"/api/v1/reports/{report.pk}.csv")
+    assert response.status_code == 200 and response["Content-Type"] == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    s01 = {row["bet"]: row for row in rows if (row["scope"], row["key"]) == ("table", "S01")}
+    table = report.figures["tables"]["S01"]
+    assert s01["ante"]["win"] == table["win"]["ante"]
+    assert s01["total"]["handle"] == table["handle_total"]
+    assert s01["trips"]["expected"] == table["bands"]["trips"]["expected"]
+    assert {row["scope"] for row in rows} >= {"casino", "table", "dealer", "shift"}
+
+
+def test_tables_cannot_read_reports(report, table_client):
+    assert table_client("S01", "se-50kr").get("/api/v1/reports/").status_code == 403
+    assert table_client("S01", "se-50kr").get(f"/api/v1/reports/{report.pk}.csv").status_code == 403
