@@ -216,6 +216,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two models have a "status": name their choice sets after what they describe.
+    "ENUM_NAME_OVERRIDES": {
+        "RoundStatusEnum": "rounds.models.Round.Status",
+        "ReportStatusEnum": "audit.models.ReconciliationReport.Status",
+    },
 }
 
 # Celery: without a broker every task runs inline, in the caller's process.
