@@ -2,7 +2,8 @@
 
 ``{"code": "...", "message": "...", "errors": {field: [messages]}, "request_id": "..."}``
 
-Expected failures keep their 4xx; a database that cannot serve right now is a
+Expected failures keep their 4xx (Django's own 404 and 403, and a body past
+the size limit, 413, included); a database that cannot serve right now is a
 503 the client may retry; anything else stays a 500 and is logged with its
 stack trace, never shown to the client.
 """
@@ -11,9 +12,19 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
+from django.http import Http404
 from rest_framework import status
-from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    ValidationError,
+)
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -44,6 +55,22 @@ def api_exception_handler(exc, context):
         response["Retry-After"] = "1"
         return response
 
+    if isinstance(exc, RequestDataTooBig):
+        # Django would answer its bare HTML 400; the round intake's 413 is the one shape.
+        message = f"The body is larger than the {settings.DATA_UPLOAD_MAX_MEMORY_SIZE}-byte limit."
+        return Response(
+            error_body("body_too_large", message, request, {"body": [message]}),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+
+    # DRF turns Django's own 404 and 403 (get_object_or_404, a missing object)
+    # into its exceptions inside its handler only; turn them here so that they
+    # get the error shape too, not {"detail": ...}.
+    if isinstance(exc, Http404):
+        exc = NotFound(*exc.args[:1])
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = PermissionDenied(*exc.args[:1])
+
     response = exception_handler(exc, context)
     if response is None:
         return None
@@ -53,6 +80,9 @@ def api_exception_handler(exc, context):
         response.data = error_body(
             "invalid", "The request has invalid fields; see errors.", request, response.data
         )
+    elif isinstance(exc, ParseError):
+        # A body that is not JSON at all: named as the body's fault, as the round intake does.
+        response.data = error_body("parse_error", str(exc.detail), request, {"body": [str(exc.detail)]})
     elif isinstance(exc, APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else "error"
@@ -80,3 +110,15 @@ def _log_refusal(request, exc) -> None:
         )
     except Exception:  # the refusal stands even if its trace cannot be written
         logger.exception("could not audit a refused request")
+
+
+def page_not_found(request, exception=None):
+    """A path no route matches: the API's error shape under /api/, Django's page elsewhere."""
+    from django.http import JsonResponse
+    from django.views.defaults import page_not_found as html_page_not_found
+
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            error_body("not_found", f"No endpoint at {request.path}.", request), status=404
+        )
+    return html_page_not_found(request, exception)

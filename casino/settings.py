@@ -12,6 +12,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -70,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The Content-Security-Policy header (SECURE_CSP, below) and each request's nonce.
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into a refusal page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -108,6 +111,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -132,6 +136,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "8")),
         }
+# Storing a round commits without waiting for the disk, so the pool's and the
+# audit chain's row locks go free at once, then waits for the disk before it
+# answers: as durable as a synchronous commit, and the locks are no longer held
+# through an fsync (docs/SCALING.md has the numbers). Off: plain synchronous commits.
+INGEST_ASYNC_COMMIT = env_bool("INGEST_ASYNC_COMMIT", True)
+# The statements every round runs are prepared once per database connection
+# (casino/sql.py): planning them is most of what they cost PostgreSQL. Turn
+# off behind a pooler that does not keep a session per connection (PgBouncer
+# in transaction mode).
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+# Rounds posted to one web worker at the same moment share a transaction
+# (rounds.services.ingest._Combiner), so the pool's and the audit chain's locks
+# are taken once for several tables instead of once each.
+INGEST_COMBINE = env_bool("INGEST_COMBINE", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -244,6 +262,29 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
 
+# Content Security Policy, in every environment, so that a page that needs more
+# than this is found before production. Scripts come from this server only, or
+# carry the request's nonce (the API docs' start-up script does:
+# casino/templates/drf_spectacular/swagger_ui.html). Inline styles are allowed,
+# as the admin's round cards use one and a style runs no code. Nothing may
+# frame a page, load a plugin or post a form elsewhere.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
@@ -252,6 +293,4 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    X_FRAME_OPTIONS = "DENY"
     CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")

@@ -39,6 +39,7 @@ __all__ = [
     "ReadingError",
     "meter_adjust",
     "meter_record_round_events",
+    "meter_round_event_rows",
     "meter_transfer_overflow",
     "pool_create",
     "pool_lock",
@@ -225,6 +226,20 @@ def _version_snapshot(version: PoolVersion) -> dict:
 
 def meter_record_round_events(*, pool: Pool, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
     """Store a round's meter events and move the locked ``pool`` to where they end."""
+    rows = meter_round_event_rows(pool=pool, events=events, round=round)
+    if rows:
+        MeterEvent.objects.bulk_create(rows)
+        pool.save(update_fields=["meter", "overflow", "reserve", "last_event_seq", "updated_at"])
+    return rows
+
+
+def meter_round_event_rows(*, pool: Pool, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
+    """A round's meter events as ledger rows, the locked ``pool`` moved to where they end.
+
+    Nothing is written: the caller stores the rows and the pool in the same
+    transaction (``rounds.services.ingest`` sends them with the round's other
+    writes in one round trip).
+    """
     rows = []
     for event in events:
         seq = pool.last_event_seq + 1
@@ -242,9 +257,6 @@ def meter_record_round_events(*, pool: Pool, events: Iterable[EngineEvent], roun
             raise MeterError(f"event {event.kind} does not add up on pool {pool.code}")
         pool.meter, pool.overflow, pool.reserve = event.meter, event.overflow, event.reserve
         pool.last_event_seq = seq
-    if rows:
-        MeterEvent.objects.bulk_create(rows)
-        pool.save(update_fields=["meter", "overflow", "reserve", "last_event_seq", "updated_at"])
     return rows
 
 

@@ -1,5 +1,6 @@
 import django_filters
 
+from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 from progressive.models import MeterEvent, MeterReading, Pool, PoolVersion
 
 
@@ -14,7 +15,7 @@ class PoolFilter(django_filters.FilterSet):
 
 class PoolVersionFilter(django_filters.FilterSet):
     pool = django_filters.CharFilter(field_name="pool__code")
-    in_force_at = django_filters.IsoDateTimeFilter(
+    in_force_at = UtcIsoDateTimeFilter(
         field_name="effective_from", lookup_expr="lte", label="Versions already in force at"
     )
 
@@ -30,8 +31,8 @@ class MeterEventFilter(django_filters.FilterSet):
     round_id = django_filters.CharFilter(field_name="round__round_id", label="Round id the table sent")
     table = django_filters.CharFilter(field_name="round__table__code")
     seat = django_filters.NumberFilter()
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    created_after = UtcIsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = UtcIsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
     seq_from = django_filters.NumberFilter(field_name="seq", lookup_expr="gte")
     seq_to = django_filters.NumberFilter(field_name="seq", lookup_expr="lte")
 
@@ -43,9 +44,9 @@ class MeterEventFilter(django_filters.FilterSet):
 class MeterReadingFilter(django_filters.FilterSet):
     pool = django_filters.CharFilter(field_name="pool__code")
     table = django_filters.CharFilter(field_name="table__code")
-    flagged = django_filters.BooleanFilter()
-    reported_after = django_filters.IsoDateTimeFilter(field_name="reported_at", lookup_expr="gte")
-    reported_before = django_filters.IsoDateTimeFilter(field_name="reported_at", lookup_expr="lt")
+    flagged = StrictBooleanFilter()
+    reported_after = UtcIsoDateTimeFilter(field_name="reported_at", lookup_expr="gte")
+    reported_before = UtcIsoDateTimeFilter(field_name="reported_at", lookup_expr="lt")
 
     class Meta:
         model = MeterReading

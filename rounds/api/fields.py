@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -17,6 +17,8 @@ from rounds.engine.cards import CardError, card_text, parse_card
 _UNSIGNED = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,2})?$")
 _SIGNED = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,2})?$")
 CENT = Decimal("0.01")
+MAX_UTC_OFFSET = timedelta(hours=14)
+FIRST_YEAR, LAST_YEAR = 2000, 2099
 
 
 def money_text(amount: Decimal) -> str:
@@ -102,9 +104,13 @@ class OffsetDateTimeField(serializers.Field):
             raise serializers.ValidationError(f"{data!r} is not an ISO 8601 date and time.") from None
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise serializers.ValidationError("The time needs its UTC offset, e.g. +01:00.")
-        # Years 1 and 9999 overflow once moved to UTC or to the gaming day's zone.
-        if not 2 <= moment.year <= 9998:
-            raise serializers.ValidationError(f"{data!r} is outside the years 2 to 9998.")
+        # Real clocks are within ±14:00 of UTC (PostgreSQL refuses beyond ±15:59), and
+        # a casino's rounds fall in this century: anything else is a broken clock, and
+        # a year before time zones existed would come back in local mean time.
+        if abs(moment.utcoffset()) > MAX_UTC_OFFSET:
+            raise serializers.ValidationError("The UTC offset must be within ±14:00.")
+        if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+            raise serializers.ValidationError(f"{data!r} is outside the years {FIRST_YEAR} to {LAST_YEAR}.")
         return moment.isoformat()
 
     def to_representation(self, value) -> str:

@@ -1,5 +1,6 @@
 import django_filters
 
+from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 from rounds.engine.findings import ALL_CODES
 from rounds.models import Finding, Round
 
@@ -14,8 +15,8 @@ class RoundFilter(django_filters.FilterSet):
         field_name="findings__code", choices=[(c, c) for c in ALL_CODES], distinct=True,
         label="Finding code",
     )
-    dealt_after = django_filters.IsoDateTimeFilter(field_name="dealt_at", lookup_expr="gte")
-    dealt_before = django_filters.IsoDateTimeFilter(field_name="dealt_at", lookup_expr="lt")
+    dealt_after = UtcIsoDateTimeFilter(field_name="dealt_at", lookup_expr="gte")
+    dealt_before = UtcIsoDateTimeFilter(field_name="dealt_at", lookup_expr="lt")
     gaming_day = django_filters.DateFilter()
 
     class Meta:
@@ -28,9 +29,9 @@ class FindingFilter(django_filters.FilterSet):
     dealer = django_filters.CharFilter(field_name="round__dealer")
     code = django_filters.ChoiceFilter(choices=[(c, c) for c in ALL_CODES])
     state = django_filters.ChoiceFilter(choices=Finding.State.choices)
-    informational = django_filters.BooleanFilter()
-    dealt_after = django_filters.IsoDateTimeFilter(field_name="round__dealt_at", lookup_expr="gte")
-    dealt_before = django_filters.IsoDateTimeFilter(field_name="round__dealt_at", lookup_expr="lt")
+    informational = StrictBooleanFilter()
+    dealt_after = UtcIsoDateTimeFilter(field_name="round__dealt_at", lookup_expr="gte")
+    dealt_before = UtcIsoDateTimeFilter(field_name="round__dealt_at", lookup_expr="lt")
 
     class Meta:
         model = Finding

@@ -2,23 +2,27 @@
 
 Shared by the single-round and the batch endpoints so that both keep every
 body, refuse the same things the same way, and store only through
-``ingest_round``.
+``ingest_round`` / ``ingest_rounds``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 
 from casino.errors import error_body
 from rounds.models import Submission, Table
 from rounds.selectors import round_detail
-from rounds.services import ingest_round, submission_refuse
+from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
 
-from .serializers import RoundRecordSerializer, RoundSerializer
+from .serializers import RoundRecordSerializer, RoundSerializer, record_fast
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,32 +78,118 @@ def parse_json(body: bytes):
 
 
 def receive_round(*, table: Table, payload, body: bytes, request, request_id: str) -> Answer:
-    serializer = RoundRecordSerializer(data=payload)
-    claimed_round = payload.get("round") if isinstance(payload, dict) else None
-    claimed_round = storable(claimed_round) if isinstance(claimed_round, str) else ""
-    if not serializer.is_valid():
-        errors = storable(serializer.errors)
-        submission_refuse(
-            table=table, body=body, outcome=Submission.Outcome.REJECTED, http_status=400,
-            errors=errors, round_id=claimed_round, request_id=request_id,
-        )
-        return Answer(400, error_body("invalid", "The body is not a valid round record; see errors.",
-                                      request, errors))
-    record = serializer.validated_data
+    record, refusal = _check(table, payload, body, request, request_id)
+    if refusal is not None:
+        return refusal
+    result = ingest_round(table=table, record=record, body=body, request_id=request_id)
+    return answer_of(result, request)
+
+
+# Rounds stored per transaction in a batch (measured: docs/SCALING.md).
+CHUNK = 100
+
+
+def receive_batch(*, table: Table, items: list, request, request_id: str) -> list[Answer]:
+    """Each record of a batch checked, stored and answered on its own, in order.
+
+    Runs of well-formed records are stored ``CHUNK`` at a time, each run in
+    one transaction (``ingest_rounds``): a catch-up upload costs a few round
+    trips per hundred rounds, and never holds the pool's lock long enough to
+    keep the live tables waiting. Every body is kept in the order it came. If
+    a run fails as a whole, its records are stored again one at a time, so
+    that a bad one sinks alone.
+    """
+    answers: list[Answer | None] = [None] * len(items)
+    run: list[tuple[int, Received]] = []
+
+    def store_run() -> None:
+        try:
+            results = ingest_rounds(table=table, received=[r for _, r in run], request_id=request_id)
+        except OperationalError:
+            raise  # the database cannot serve: the whole request is a 503 to retry
+        except Exception:
+            logger.exception("a batch run of table %s failed; storing its records one by one", table.code)
+            results = [_one_alone(table, received, request, request_id) for _, received in run]
+        for (number, _), result in zip(run, results):
+            answers[number] = result if isinstance(result, Answer) else answer_of(result, request)
+        run.clear()
+
+    for number, item in enumerate(items):
+        body = item_body(item)
+        record, refusal = _check(table, item, body, request, request_id, before_refusal=store_run if run else None)
+        if refusal is not None:
+            answers[number] = refusal
+            continue
+        run.append((number, Received(record, body)))
+        if len(run) == CHUNK:
+            store_run()
+    if run:
+        store_run()
+    return answers
+
+
+def item_body(item) -> bytes:
+    """What is kept as the body of one record of a batch: the record as JSON."""
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _one_alone(table: Table, received: Received, request, request_id: str):
+    try:
+        return ingest_round(table=table, record=received.record, body=received.body, request_id=request_id)
+    except OperationalError:
+        raise
+    except Exception:
+        logger.exception("round %s of table %s could not be stored", received.record["round"], table.code)
+        return Answer(500, error_body(
+            "server_error",
+            "This round could not be stored; the error was logged. The other rounds were not affected.",
+            request,
+        ))
+
+
+def _check(table: Table, payload, body: bytes, request, request_id: str,
+           before_refusal=None) -> tuple[dict | None, Answer | None]:
+    """The canonical record, or the refusal (kept with its body) of a body that is not one.
+
+    ``before_refusal`` runs before a refusal is kept: a batch stores the
+    records before this one first, so the bodies are kept in the order sent.
+    """
+    record = record_fast(payload)
+    if record is None:
+        serializer = RoundRecordSerializer(data=payload)
+        if not serializer.is_valid():
+            if before_refusal is not None:
+                before_refusal()
+            claimed_round = payload.get("round") if isinstance(payload, dict) else None
+            claimed_round = storable(claimed_round) if isinstance(claimed_round, str) else ""
+            errors = storable(serializer.errors)
+            submission_refuse(
+                table=table, body=body, outcome=Submission.Outcome.REJECTED, http_status=400,
+                errors=errors, round_id=claimed_round, request_id=request_id,
+            )
+            return None, Answer(400, error_body(
+                "invalid", "The body is not a valid round record; see errors.", request, errors))
+        record = serializer.validated_data
     if record["table"] != table.code:
+        if before_refusal is not None:
+            before_refusal()
         errors = {"table": [f"This key belongs to table {table.code}, not {record['table']}."]}
         submission_refuse(
             table=table, body=body, outcome=Submission.Outcome.FORBIDDEN, http_status=403,
             errors=errors, round_id=record["round"], request_id=request_id,
         )
-        return Answer(403, error_body("permission_denied", errors["table"][0], request, errors))
+        return None, Answer(403, error_body("permission_denied", errors["table"][0], request, errors))
+    return record, None
 
-    result = ingest_round(table=table, record=record, body=body, request_id=request_id)
-    stored = RoundSerializer(round_detail(round_pk=result.round.pk)).data
+
+def answer_of(result, request) -> Answer:
+    """The answer to one stored record: the round as it was just written, or as stored."""
+    round_ = result.round if result.snapshot else round_detail(round_pk=result.round.pk)
+    stored = RoundSerializer(round_).data
     if result.outcome == Submission.Outcome.CONFLICT:
         body_ = error_body(
             "conflicting_resubmission",
-            f"Round {record['round']} was already stored with a different body; "
+            f"Round {result.round.round_id} was already stored with a different body; "
             "this one was kept and refused, and the stored round is flagged.",
             request,
         )

@@ -7,9 +7,12 @@ the game is the engine's, reached through ``rounds.services.ingest_round``.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from rounds.engine.cards import CardError, card_text, parse_card
 from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES
 from rounds.models import Finding, Round
@@ -81,6 +84,134 @@ class RoundRecordSerializer(serializers.Serializer):
         if errors:
             raise serializers.ValidationError(errors)
         return canonical_record(attrs)
+
+
+# ---- the same record, without DRF's machinery, when it is plainly well-formed ----
+
+
+class _NotPlain(Exception):
+    """Not plainly well-formed: the serializer judges it (and words any error)."""
+
+
+_AMOUNT = AmountField()
+_PAID_AMOUNT = AmountField(signed=True)
+_DEALT_AT = OffsetDateTimeField()
+
+
+def record_fast(payload) -> dict | None:
+    """``RoundRecordSerializer``'s canonical record of ``payload``, or None to ask it instead.
+
+    Tables send the same well-formed shape all evening, and DRF's field
+    machinery costs more than judging the round. This accepts only input that
+    is plainly valid (exact JSON types, ASCII text without surrounding blanks)
+    and returns exactly what the serializer would (tests/api/test_record_fast.py
+    holds it to that); anything else, valid or not, returns None and goes
+    through the serializer, which is the one that words every error.
+    """
+    try:
+        return _record_fast(payload)
+    except _NotPlain:
+        return None
+
+
+def _record_fast(payload) -> dict:
+    if type(payload) is not dict:
+        raise _NotPlain
+    seats = payload.get("seats")
+    if type(seats) is not list or not 1 <= len(seats) <= 7:
+        raise _NotPlain
+    void = _flag(payload, "void")
+    record = {
+        "table": _text(payload.get("table"), 32),
+        "round": _text(payload.get("round"), 64),
+        "dealt_at": _dealt_at(payload.get("dealt_at")),
+        "dealer": _text(payload.get("dealer"), 64, optional=True),
+        "void": void,
+        "board": _cards(payload.get("board"), 5, optional=void),
+        "dealer_cards": _cards(payload.get("dealer_cards"), 2, optional=void),
+        "seats": [_seat(seat, void) for seat in seats],
+    }
+    numbers = [seat["seat"] for seat in record["seats"]]
+    if len(set(numbers)) != len(numbers):
+        raise _NotPlain
+    return record
+
+
+def _seat(seat, void: bool) -> dict:
+    if type(seat) is not dict:
+        raise _NotPlain
+    number = seat.get("seat")
+    decision = seat.get("decision")
+    if type(number) is not int or not 1 <= number <= 7:
+        raise _NotPlain
+    if type(decision) is not str or decision not in DECISION_MULTIPLES:
+        raise _NotPlain
+    return {
+        "seat": number,
+        "player": _text(seat.get("player"), 64, optional=True),
+        "hole": _cards(seat.get("hole"), 2, optional=void),
+        "ante": _amount(seat.get("ante")),
+        "blind": _amount(seat.get("blind")),
+        "trips": _amount(seat["trips"]) if "trips" in seat else "0.00",
+        "progressive": _amount(seat["progressive"]) if "progressive" in seat else "0.00",
+        "progressive_lit": _flag(seat, "progressive_lit"),
+        "decision": decision,
+        "play": _amount(seat.get("play")),
+        "paid": _paid(seat.get("paid")),
+    }
+
+
+def _text(value, max_length: int, *, optional: bool = False) -> str | None:
+    if optional and (value is None or value == ""):
+        return None
+    if (
+        type(value) is not str or not value or len(value) > max_length or not value.isascii()
+        or value != value.strip() or "\x00" in value
+    ):
+        raise _NotPlain
+    return value
+
+
+def _flag(data: dict, name: str) -> bool:
+    value = data.get(name, False)
+    if value is not True and value is not False:
+        raise _NotPlain
+    return value
+
+
+def _amount(value, field: AmountField = _AMOUNT) -> str:
+    if type(value) not in (str, int):
+        raise _NotPlain
+    try:
+        return field.to_internal_value(value)
+    except serializers.ValidationError:
+        raise _NotPlain from None
+
+
+def _paid(value) -> dict | None:
+    if value is None:
+        return None
+    if type(value) is not dict or not set(value) <= set(BETS):
+        raise _NotPlain
+    return {bet: _amount(value[bet], _PAID_AMOUNT) if bet in value else "0.00" for bet in BETS}
+
+
+def _cards(value, count: int, *, optional: bool) -> list[str] | None:
+    if value is None and optional:
+        return None
+    if type(value) is not list or len(value) != count or any(type(card) is not str for card in value):
+        raise _NotPlain
+    try:
+        return [card_text(parse_card(card)) for card in value]
+    except CardError:
+        raise _NotPlain from None
+
+
+def _dealt_at(value) -> str:
+    try:
+        return _DEALT_AT.to_internal_value(value)
+    except serializers.ValidationError:
+        raise _NotPlain from None
 
 
 def canonical_record(attrs: dict) -> dict:
@@ -197,6 +328,30 @@ class RoundSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
     received_at = serializers.DateTimeField()
 
+    def to_representation(self, round_) -> dict:
+        # Built by hand: this runs for every round posted and every round
+        # listed. The fields above document the very same shape (the schema
+        # is made from them), and tests/api/test_record_fast.py holds the two to it.
+        return {
+            "id": round_.pk,
+            "table": round_.table.code,
+            "round": round_.round_id,
+            "dealt_at": _MOMENT.to_representation(round_.dealt_at),
+            "gaming_day": _DAY.to_representation(round_.gaming_day),
+            "dealer": round_.dealer or None,
+            "void": bool(round_.void),
+            "status": round_.status,
+            "board": split_cards(round_.board),
+            "dealer_cards": split_cards(round_.dealer_cards),
+            "dealer_hand": round_.dealer_hand or None,
+            "dealer_qualifies": round_.dealer_qualifies,
+            "config": self.get_config(round_),
+            "seats": self.get_seats(round_),
+            "progressive": self.get_progressive(round_),
+            "findings": [_finding_data(f) for f in round_.findings.all()],
+            "received_at": _MOMENT.to_representation(round_.received_at),
+        }
+
     def get_dealer(self, round_) -> str | None:
         return round_.dealer or None
 
@@ -259,6 +414,25 @@ class RoundSerializer(serializers.Serializer):
                 for e in round_.meter_events.all()
             ],
         }
+
+
+_MOMENT = serializers.DateTimeField()
+_DAY = serializers.DateField()
+
+
+def _finding_data(finding) -> dict:
+    """``FindingSerializer``'s representation of ``finding``, by hand."""
+    return {
+        "id": finding.pk,
+        "code": finding.code,
+        "seat": finding.seat,
+        "bet": finding.bet or None,
+        "expected": None if finding.expected is None else money_text(Decimal(finding.expected)),
+        "claimed": None if finding.claimed is None else money_text(Decimal(finding.claimed)),
+        "detail": str(finding.detail),
+        "informational": bool(finding.informational),
+        "state": finding.state,
+    }
 
 
 def split_cards(text: str) -> list[str] | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
@@ -22,6 +20,7 @@ from .intake import (
     UnreadableBody,
     parse_json,
     read_body,
+    receive_batch,
     receive_round,
     refuse_too_large,
     refuse_unreadable,
@@ -141,18 +140,10 @@ class RoundBatchView(APIView):
                 request=request, request_id=request_id,
             )
             return Response(answer.body, status=answer.status)
-        results = []
-        for item in items:
-            item_body = _item_body(item)
-            answer = receive_round(
-                table=table, payload=item, body=item_body, request=request, request_id=request_id
-            )
-            results.append({"status": answer.status, "body": answer.body})
-        return Response({"results": results}, status=200)
-
-
-def _item_body(item) -> bytes:
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()
+        answers = receive_batch(table=table, items=items, request=request, request_id=request_id)
+        return Response(
+            {"results": [{"status": a.status, "body": a.body} for a in answers]}, status=200
+        )
 
 
 # Staff read with a session or a password; a table's key is recognised only to

@@ -1,34 +1,96 @@
-"""Storing what tables send. ``ingest_round`` is the only way a round is stored."""
+"""Storing what tables send. ``ingest_round`` (one) and ``ingest_rounds`` (a batch) store every round.
+
+A new round travels in a fixed number of round trips to the database, however
+many seats, findings and meter events it has; a batch of them in the same
+number (on PostgreSQL):
+
+1. the look: which round ids are stored already, the table configuration's
+   versions, and primary keys for the new rounds;
+2. the pools' row locks (in primary key order) and their versions;
+3. the engine's verdicts, in memory, the pools' meters moved in memory;
+4. the rounds, seats, findings, meter events, pools and kept bodies, sent as
+   one string of statements;
+5. the audit chain: its head locked, then the events and the new head;
+6. the commit, which does not wait for the disk, so the pool and chain locks
+   are free for the next table at once; then, before answering, a wait until
+   the disk holds this commit (``_durable``). A round is never answered
+   before it is durable, exactly as with a synchronous commit.
+
+Everything that does not need a lock (shape, hashes, the look) happens before
+the first lock is taken; the pool's lock comes before the audit head's.
+
+Single posts that reach one web worker at the same moment are stored together
+by that worker's round writer (``_Combiner``), so that under load one pass of
+the locks and one wait for the disk serve several tables. docs/SCALING.md has
+the measurements behind each of these choices.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import logging
+import os
+import queue
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, connection, transaction
+from django.utils import timezone
 
-from audit.services import Actor, audit_record
+from audit.services import Actor, AuditEntry, audit_head_lock_statement, audit_record, audit_record_many
+from casino import sql
 from casino.gaming_day import gaming_day_of
-from progressive.services import meter_record_round_events, pool_lock, pool_meters
+from progressive.models import MeterEvent, Pool, PoolVersion
+from progressive.services import meter_round_event_rows, pool_meters
 from rounds.engine import category_name, judge_round
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS
+from rounds.engine.rules import BETS, PoolRules, TableRules
+from rounds.models import Finding, Round, Seat, Submission, Table, TableConfigVersion
+from rounds.selectors import round_detail
 
-from rounds.models import Finding, Round, Seat, Submission, Table
-from rounds.selectors import config_version_in_force, pool_version_in_force
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class IngestResult:
     round: Round
     outcome: str  # a Submission.Outcome: accepted, replayed or conflict
+    # ``round`` as this record left it, seats, findings and meter events
+    # included, so its answer needs no read and later records of a batch
+    # (a conflicting resubmission flags the round) do not change it.
+    snapshot: bool = False
 
     @property
     def http_status(self) -> int:
         return {"accepted": 201, "replayed": 200, "conflict": 409}[self.outcome]
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """One record of a table, shape-checked and canonical, and the body it came in."""
+
+    record: dict
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A received record with who sent it: several tables' records can share a transaction."""
+
+    table: Table
+    record: dict
+    body: bytes
+    request_id: str
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return self.table.pk, self.record["round"]
 
 
 def record_hash(record: dict) -> str:
@@ -44,45 +106,308 @@ def ingest_round(*, table: Table, record: dict, body: bytes, request_id: str = "
     same record returns the stored round; a different record under the same
     round id is refused and marks the stored round.
     """
-    digest = record_hash(record)
+    entry = _Entry(table, record, body, request_id)
+    if _COMBINER.serves(connection):
+        return _COMBINER.ingest(entry)
+    return _ingest_entries([entry])[0]
+
+
+def ingest_rounds(*, table: Table, received: Sequence[Received], request_id: str = "") -> list[IngestResult]:
+    """``ingest_round`` for each record, in order, in one transaction; one result each.
+
+    The new rounds are written together; a record whose round id is stored
+    already (or came earlier in the same batch) is answered as a resubmission
+    where it stands: every body is kept, and every answer given, exactly as if
+    the records had come one by one.
+    """
+    return _ingest_entries([_Entry(table, r.record, r.body, request_id) for r in received])
+
+
+def _ingest_entries(entries: Sequence[_Entry], *, durable: bool = True) -> list[IngestResult]:
+    """``entries`` stored in one transaction; with ``durable``, not before the disk holds them."""
+    if not entries:
+        return []
     for attempt in range(2):
         try:
             with transaction.atomic():
-                return _ingest(table, record, digest, body, request_id)
+                return _ingest(entries, durable)
         except IntegrityError:
-            # Another request stored this round id between our look and our
-            # insert; the second pass finds it and answers as a resubmission.
+            # Another request stored one of these round ids between our look
+            # and our insert; the second pass finds it and answers it as a
+            # resubmission.
             if attempt:
                 raise
     raise AssertionError("unreachable")
 
 
-def _ingest(table: Table, record: dict, digest: str, body: bytes, request_id: str) -> IngestResult:
-    existing = (
-        Round.objects.select_for_update().filter(table=table, round_id=record["round"]).first()
-    )
-    if existing is not None:
-        return _resubmission(table, existing, digest, body, request_id)
+# ---- the versions: immutable, so each is read once per process --------------------------
 
-    dealt_at = datetime.fromisoformat(record["dealt_at"])
-    version = config_version_in_force(config=table.config, at=dealt_at)
-    pool = pool_version = meters = None
-    if version.pool_id:
-        pool = pool_lock(pool_id=version.pool_id)
-        pool_version = pool_version_in_force(pool=pool, at=dealt_at)
-        meters = pool_meters(pool)
-    verdict = judge_round(
-        round_from_wire(record),
-        version.rules(),
-        pool_version.rules() if pool_version else None,
-        meters,
-    )
 
-    round_ = Round.objects.create(
-        table=table,
+_CONFIG_VERSIONS: dict[int, tuple[TableConfigVersion, TableRules]] = {}
+_POOL_VERSIONS: dict[int, tuple[PoolVersion, PoolRules]] = {}
+
+
+def _config_version(pk: int) -> tuple[TableConfigVersion, TableRules]:
+    known = _CONFIG_VERSIONS.get(pk)
+    if known is None:
+        version = TableConfigVersion.objects.select_related("config").get(pk=pk)
+        known = _CONFIG_VERSIONS[pk] = (version, version.rules())
+    return known
+
+
+def _pool_version(pk: int) -> tuple[PoolVersion, PoolRules]:
+    known = _POOL_VERSIONS.get(pk)
+    if known is None:
+        version = PoolVersion.objects.select_related("pool").get(pk=pk)
+        known = _POOL_VERSIONS[pk] = (version, version.rules())
+    return known
+
+
+def _in_force(versions: list[tuple[int, datetime, int]], at: datetime) -> int:
+    """The pk of the version in force at ``at`` (the earliest, before any): as
+    ``rounds.selectors.config_version_in_force`` answers, from (pk, effective_from, version)."""
+    started = [v for v in versions if v[1] <= at]
+    if started:
+        return max(started, key=lambda v: (v[1], v[2]))[0]
+    return min(versions, key=lambda v: (v[1], v[2]))[0]
+
+
+# ---- one transaction ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _New:
+    """A round about to be stored, and everything written with it."""
+
+    at: int  # its place among the received records
+    entry: _Entry
+    digest: str
+    dealt_at: datetime
+    round: Round | None = None
+    seats: list[Seat] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    events: list[MeterEvent] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+
+
+def _ingest(entries: Sequence[_Entry], durable: bool) -> list[IngestResult]:
+    results: list[IngestResult | None] = [None] * len(entries)
+    digests = [record_hash(e.record) for e in entries]
+    stored, version_rows, free_pks = _look(entries, durable)
+
+    # In order: a run of new rounds is written together; a record whose id is
+    # stored already (or came earlier in this call) is a resubmission, answered
+    # where it stands, so every kept body and answer is as if sent one by one.
+    run: list[_New] = []
+    for number, entry in enumerate(entries):
+        if entry.key not in stored:
+            stored[entry.key] = None  # a later record with this id is a resubmission of this one
+            run.append(_New(number, entry, digests[number], datetime.fromisoformat(entry.record["dealt_at"])))
+            continue
+        _store_run(run, version_rows, free_pks, results)
+        round_ = Round.objects.select_for_update().get(table=entry.table, round_id=entry.record["round"])
+        result = _resubmission(entry.table, round_, digests[number], entry.body, entry.request_id)
+        results[number] = IngestResult(round_detail(round_pk=round_.pk), result.outcome, snapshot=True)
+    _store_run(run, version_rows, free_pks, results)
+    return results
+
+
+def _store_run(run: list[_New], version_rows, free_pks, results: list) -> None:
+    if run:
+        _store(run, version_rows, free_pks)
+        for item in run:
+            results[item.at] = IngestResult(item.round, Submission.Outcome.ACCEPTED, snapshot=True)
+        run.clear()
+
+
+def _look(entries: Sequence[_Entry], durable: bool) -> tuple[dict, dict, object]:
+    """In one round trip: which round ids are stored, the configurations' versions, keys for new rounds."""
+    keys = list(dict.fromkeys(e.key for e in entries))
+    configs = list(dict.fromkeys(e.table.config_id for e in entries))
+    versions: dict[int, list] = {}
+    if connection.vendor != "postgresql":
+        stored = {}
+        for table in {e.table.pk: e.table for e in entries}.values():
+            ids = [round_id for table_pk, round_id in keys if table_pk == table.pk]
+            rows = Round.objects.filter(table=table, round_id__in=ids).values_list("round_id", "pk")
+            stored.update({(table.pk, round_id): pk for round_id, pk in rows})
+        rows = TableConfigVersion.objects.filter(config_id__in=configs).values_list(
+            "config_id", "pk", "effective_from", "version")
+        for config_id, *rest in rows:
+            versions.setdefault(config_id, []).append(tuple(rest))
+        return stored, versions, None
+    statements = []
+    if settings.INGEST_ASYNC_COMMIT:
+        statements.append(sql.raw("SET LOCAL synchronous_commit TO OFF"))
+        if durable:
+            transaction.on_commit(_durable)
+    statements += [
+        sql.raw(_SQL["stored"], [[k[0] for k in keys], [k[1] for k in keys]], returns_rows=True, prepare=True),
+        sql.raw(_SQL["versions"], [configs], returns_rows=True, prepare=True),
+        sql.raw(_SQL["keys"], [len(keys)], returns_rows=True, prepare=True),
+    ]
+    *_, stored_rows, version_list, key_rows = sql.run(statements)
+    for config_id, *rest in version_list:
+        versions.setdefault(config_id, []).append(tuple(rest))
+    stored = {(table_pk, round_id): pk for table_pk, round_id, pk in stored_rows}
+    return stored, versions, iter([pk for (pk,) in key_rows])
+
+
+def _pools_lock(pool_ids: set[int]) -> tuple[dict[int, Pool], dict[int, list]]:
+    """The pools, row-locked in primary key order (two writers never deadlock), and
+    their versions as they stand once the locks are ours."""
+    ordered = sorted(pool_ids)
+    if connection.vendor == "postgresql":
+        locked, version_list = sql.run([
+            sql.raw(_SQL["pools"], [ordered], returns_rows=True, prepare=True),
+            sql.raw(_SQL["pool_versions"], [ordered], returns_rows=True, prepare=True),
+        ])
+    else:
+        locked = Pool.objects.select_for_update().filter(pk__in=ordered).order_by("pk").values_list(
+            *(f.attname for f in Pool._meta.concrete_fields))
+        version_list = PoolVersion.objects.filter(pool_id__in=ordered).values_list(
+            "pool_id", "pk", "effective_from", "version")
+    names = [f.attname for f in Pool._meta.concrete_fields]
+    pools = {}
+    for row in locked:
+        pool = Pool.from_db(connection.alias, names, row)
+        pools[pool.pk] = pool
+    versions: dict[int, list] = {}
+    for pool_id, *rest in version_list:
+        versions.setdefault(pool_id, []).append(tuple(rest))
+    return pools, versions
+
+
+def _column(model, name: str) -> str:
+    return f'"{model._meta.get_field(name).column}"'
+
+
+def _table(model) -> str:
+    return f'"{model._meta.db_table}"'
+
+
+# The reads of every round, written once: Django would compile them again for each.
+_SQL = {
+    "stored": f"SELECT r.{_column(Round, 'table')}, r.{_column(Round, 'round_id')}, r.{_column(Round, 'id')} "
+              f"FROM {_table(Round)} r JOIN unnest(%s::bigint[], %s::text[]) AS sent(table_id, round_id) "
+              f"ON r.{_column(Round, 'table')} = sent.table_id AND r.{_column(Round, 'round_id')} = sent.round_id",
+    "versions": f"SELECT {_column(TableConfigVersion, 'config')}, {_column(TableConfigVersion, 'id')}, "
+                f"{_column(TableConfigVersion, 'effective_from')}, {_column(TableConfigVersion, 'version')} "
+                f"FROM {_table(TableConfigVersion)} WHERE {_column(TableConfigVersion, 'config')} = ANY(%s)",
+    "durable": "SELECT pg_logical_emit_message(true, 'table-audit', 'durable')",
+    "keys": f"SELECT nextval(pg_get_serial_sequence('{Round._meta.db_table}', 'id')) "
+            "FROM generate_series(1, %s)",
+    "pools": f"SELECT {', '.join(_column(Pool, f.name) for f in Pool._meta.concrete_fields)} "
+             f"FROM {_table(Pool)} WHERE {_column(Pool, 'id')} = ANY(%s) "
+             f"ORDER BY {_column(Pool, 'id')} FOR UPDATE",
+    "pool_move": f"UPDATE {_table(Pool)} SET {_column(Pool, 'meter')} = %s, {_column(Pool, 'overflow')} = %s, "
+                 f"{_column(Pool, 'reserve')} = %s, {_column(Pool, 'last_event_seq')} = %s, "
+                 f"{_column(Pool, 'updated_at')} = %s WHERE {_column(Pool, 'id')} = %s",
+    "pool_versions": f"SELECT {_column(PoolVersion, 'pool')}, {_column(PoolVersion, 'id')}, "
+                     f"{_column(PoolVersion, 'effective_from')}, {_column(PoolVersion, 'version')} "
+                     f"FROM {_table(PoolVersion)} WHERE {_column(PoolVersion, 'pool')} = ANY(%s)",
+}
+
+
+def _store(new: list[_New], version_rows: dict, free_pks) -> None:
+    versions = {}
+    pool_ids = set()
+    for item in new:
+        pk = _in_force(version_rows[item.entry.table.config_id], item.dealt_at)
+        version, _ = _config_version(pk)
+        versions[item.at] = version
+        if version.pool_id:
+            pool_ids.add(version.pool_id)
+    pools, pool_version_rows = _pools_lock(pool_ids) if pool_ids else ({}, {})
+    seq_at_lock = {pk: pool.last_event_seq for pk, pool in pools.items()}
+
+    # Judge in order: each round of a pool starts from the meter the last one left.
+    for item in new:
+        version = versions[item.at]
+        pool = pools.get(version.pool_id) if version.pool_id else None
+        pool_version = pool_rules = meters = None
+        if pool is not None:
+            pool_version, pool_rules = _pool_version(_in_force(pool_version_rows[pool.pk], item.dealt_at))
+            meters = pool_meters(pool)
+        verdict = judge_round(round_from_wire(item.entry.record), _config_version(version.pk)[1], pool_rules, meters)
+        item.round = _round_row(item, verdict, version, pool_version, meters,
+                                next(free_pks) if free_pks is not None else None)
+        item.codes = sorted({f.code for f in verdict.findings})
+        item.findings = [
+            Finding(round=item.round, code=f.code, informational=f.informational, seat=f.seat,
+                    bet=f.bet or "", expected=f.expected, claimed=f.claimed, detail=f.detail)
+            for f in verdict.findings
+        ]
+        item.seats = _seat_rows(item.round, item.entry.record, verdict)
+        if pool is not None and verdict.events:
+            item.events = meter_round_event_rows(pool=pool, events=verdict.events, round=item.round)
+
+    rounds = [item.round for item in new]
+    if free_pks is None:
+        # No sequence to draw keys from (SQLite): the rounds first, for their keys.
+        Round.objects.bulk_create(rounds)
+        statements = []
+        for item in new:
+            for row in (*item.seats, *item.findings, *item.events):
+                row.round = item.round
+    else:
+        statements = sql.insert(Round, rounds)
+    submissions = [
+        _submission(item.entry.table, item.entry.body, item.entry.record["round"],
+                    Submission.Outcome.ACCEPTED, 201, item.entry.request_id, item.round)
+        for item in new
+    ]
+    now = timezone.now()
+    findings = [f for item in new for f in item.findings]
+    finding_inserts = sql.insert(Finding, findings, returning="id")
+    statements += [
+        *sql.insert(Seat, [s for item in new for s in item.seats]),
+        *finding_inserts,
+        *sql.insert(MeterEvent, [e for item in new for e in item.events]),
+        *(_pool_move(pool, now) for pool in pools.values() if pool.last_event_seq != seq_at_lock[pool.pk]),
+        *sql.insert(Submission, submissions),
+        # Last, after the pools': the chain's head, whose lock every writer queues for.
+        audit_head_lock_statement(),
+    ]
+    results = sql.run(statements)
+    first = statements.index(finding_inserts[0]) if finding_inserts else 0
+    # Keys come back in insertion order, as bulk_create relies on.
+    finding_pks = sorted(row[0] for rows in results[first : first + len(finding_inserts)] for row in rows)
+    for finding, pk in zip(findings, finding_pks):
+        finding.pk = pk
+    for row in (*rounds, *findings, *submissions):
+        row._state.adding, row._state.db = False, connection.alias
+
+    audit_record_many(head=results[-1][0] if results[-1] else None, entries=[
+        AuditEntry(
+            actor=Actor.of_table(item.entry.table), action="round.stored", obj=item.round,
+            after={"status": item.round.status, "record_hash": item.digest, "findings": item.codes},
+            request_id=item.entry.request_id,
+        )
+        for item in new
+    ])
+    for item in new:
+        _remember(item.round, "seats", sorted(item.seats, key=lambda s: s.seat))
+        _remember(item.round, "findings", item.findings)
+        _remember(item.round, "meter_events", item.events)
+
+
+def _pool_move(pool: Pool, now: datetime) -> sql.Statement:
+    if connection.vendor != "postgresql":
+        return sql.update(Pool.objects.filter(pk=pool.pk), meter=pool.meter, overflow=pool.overflow,
+                          reserve=pool.reserve, last_event_seq=pool.last_event_seq, updated_at=now)
+    return sql.raw(_SQL["pool_move"], [pool.meter, pool.overflow, pool.reserve, pool.last_event_seq,
+                                       now, pool.pk], prepare=True)
+
+
+def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | None) -> Round:
+    record = item.entry.record
+    return Round(
+        pk=pk,
+        table=item.entry.table,
         round_id=record["round"],
-        dealt_at=dealt_at,
-        gaming_day=gaming_day_of(dealt_at),
+        dealt_at=item.dealt_at,
+        gaming_day=gaming_day_of(item.dealt_at),
         dealer=record.get("dealer") or "",
         void=record["void"],
         board="".join(record.get("board") or ()),
@@ -95,26 +420,8 @@ def _ingest(table: Table, record: dict, digest: str, body: bytes, request_id: st
         meter_before=meters.meter if meters else None,
         meter_after=verdict.meters_after.meter if verdict.meters_after else None,
         record=record,
-        record_hash=digest,
+        record_hash=item.digest,
     )
-    Seat.objects.bulk_create(_seat_rows(round_, record, verdict))
-    Finding.objects.bulk_create(
-        Finding(
-            round=round_, code=f.code, informational=f.informational, seat=f.seat,
-            bet=f.bet or "", expected=f.expected, claimed=f.claimed, detail=f.detail,
-        )
-        for f in verdict.findings
-    )
-    if pool is not None and verdict.events:
-        meter_record_round_events(pool=pool, events=verdict.events, round=round_)
-    _keep_body(table, body, record["round"], Submission.Outcome.ACCEPTED, 201, request_id, round_)
-    audit_record(
-        actor=Actor.of_table(table), action="round.stored", obj=round_,
-        after={"status": round_.status, "record_hash": digest,
-               "findings": sorted({f.code for f in verdict.findings})},
-        request_id=request_id,
-    )
-    return IngestResult(round_, Submission.Outcome.ACCEPTED)
 
 
 def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
@@ -128,8 +435,9 @@ def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
             seat=wire["seat"],
             player=wire.get("player") or "",
             hole="".join(wire.get("hole") or ()),
-            ante=wire["ante"], blind=wire["blind"], trips=wire["trips"], play=wire["play"],
-            progressive=wire["progressive"], progressive_lit=wire["progressive_lit"],
+            ante=Decimal(wire["ante"]), blind=Decimal(wire["blind"]), trips=Decimal(wire["trips"]),
+            play=Decimal(wire["play"]), progressive=Decimal(wire["progressive"]),
+            progressive_lit=wire["progressive_lit"],
             decision=wire["decision"],
             hand=category_name(judged.hand) if judged.hand is not None else "",
             paid_reported=paid is not None,
@@ -137,9 +445,36 @@ def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
         for bet in BETS:
             setattr(row, f"settled_{bet}", judged.settled[bet])
             if paid is not None:
-                setattr(row, f"paid_{bet}", paid.get(bet, "0"))
+                setattr(row, f"paid_{bet}", Decimal(paid.get(bet, "0")))
         rows.append(row)
     return rows
+
+
+def _remember(round_: Round, name: str, rows: list) -> None:
+    """Hand the rows just written to the answer as if prefetched (``selectors.round_list``).
+
+    Django's related manager answers ``round_.seats.all()`` with whatever its
+    prefetch cache holds; a list here serves the answer's serializer, which
+    only iterates it, without the cost of building a queryset around it.
+    """
+    if not hasattr(round_, "_prefetched_objects_cache"):
+        round_._prefetched_objects_cache = {}
+    round_._prefetched_objects_cache[name] = list(rows)
+
+
+def _durable() -> None:
+    """Wait until the disk holds everything committed so far, this transaction included.
+
+    The transaction committed without waiting for its WAL to be flushed, so
+    its row locks went free at once. A transactional logical message commits
+    with ``synchronous_commit`` on: PostgreSQL flushes the WAL up to it, and
+    so past our commit, which is earlier in the same log. Concurrent waiters
+    share one flush.
+    """
+    sql.run([sql.raw(_SQL["durable"], returns_rows=True, prepare=True)])
+
+
+# ---- resubmissions and refusals -------------------------------------------------------------
 
 
 def _resubmission(table, existing: Round, digest: str, body: bytes, request_id: str) -> IngestResult:
@@ -163,12 +498,18 @@ def _resubmission(table, existing: Round, digest: str, body: bytes, request_id: 
     return IngestResult(existing, Submission.Outcome.CONFLICT)
 
 
-def _keep_body(table, body, round_id, outcome, status, request_id, round_=None, errors=None) -> Submission:
-    return Submission.objects.create(
+def _submission(table, body, round_id, outcome, status, request_id, round_=None, errors=None) -> Submission:
+    return Submission(
         table=table, body=bytes(body), body_sha256=hashlib.sha256(body).hexdigest(),
         claimed_round=(round_id or "")[:64], outcome=outcome, http_status=status,
         request_id=request_id, errors=errors, round=round_,
     )
+
+
+def _keep_body(table, body, round_id, outcome, status, request_id, round_=None, errors=None) -> Submission:
+    submission = _submission(table, body, round_id, outcome, status, request_id, round_, errors)
+    submission.save(force_insert=True)
+    return submission
 
 
 def submission_refuse(
@@ -183,3 +524,178 @@ def submission_refuse(
             after={"http_status": http_status, "round": round_id}, request_id=request_id,
         )
     return submission
+
+
+# ---- single posts that arrive together share one transaction -----------------------------------
+
+
+@dataclass(slots=True)
+class _Waiter:
+    entry: _Entry
+    done: threading.Event = field(default_factory=threading.Event)
+    result: IngestResult | None = None
+    error: BaseException | None = None
+
+
+class _Combiner:
+    """A writer thread per process: single posts that arrive while it writes go together.
+
+    Every new round holds the pool's lock, then the audit chain's, for a few
+    round trips; tables that post at the same moment queue for them one by
+    one. Instead, a web worker's request threads hand their records to the
+    process's writer, which stores whatever is waiting in one transaction
+    (``_ingest_entries``: each record still answered on its own and exactly as
+    if alone). If the shared transaction fails, each record is stored again
+    alone, so a bad one fails alone.
+
+    The writer does not wait for the disk: it hands each committed group to a
+    second thread, which waits until the disk holds everything committed so
+    far (one wait covers every group committed meanwhile) and only then
+    wakes the group's requests. Idle, a record waits for nothing; under load
+    one pass of the locks and one disk flush serve several tables.
+    """
+
+    MOST = 32  # records one transaction takes at most
+    PATIENCE = 55.0  # seconds a request waits for its answer (gunicorn's timeout is 60)
+
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._pid: int | None = None
+        self._waiting: queue.SimpleQueue | None = None
+        self._flushing: queue.SimpleQueue | None = None
+        self._threads: list[threading.Thread] = []
+        self.largest = 0  # the most records one transaction has carried (for tests and benchmarks)
+
+    @staticmethod
+    def serves(connection) -> bool:
+        # Inside a caller's transaction (a test, a script writing several things
+        # atomically) the round must be written in it, on the caller's connection.
+        return (
+            settings.INGEST_COMBINE and connection.vendor == "postgresql"
+            and not connection.in_atomic_block
+        )
+
+    def ingest(self, entry: _Entry) -> IngestResult:
+        waiter = _Waiter(entry)
+        self._queues()[0].put(waiter)
+        if not waiter.done.wait(self.PATIENCE):
+            raise OperationalError("the round writer did not answer in time; the round may be stored")
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result
+
+    def stop(self) -> None:
+        """End this process's writer and flusher, their connections closed (a test's end;
+        a worker's exit). The next post starts them again."""
+        with self._guard:
+            if self._pid == os.getpid():
+                self._waiting.put(_STOP)
+                self._flushing.put(_STOP)
+                for thread in self._threads:
+                    thread.join(10)
+            self._pid = None
+
+    def _queues(self) -> tuple[queue.SimpleQueue, queue.SimpleQueue]:
+        with self._guard:
+            if self._pid != os.getpid() or not all(t.is_alive() for t in self._threads):
+                # First use in this process (a forked web worker starts its own
+                # threads), or a thread died: records already waiting time out.
+                if self._pid == os.getpid():
+                    logger.error("the round writer or flusher died; starting them again")
+                self._pid = os.getpid()
+                self._waiting, self._flushing = queue.SimpleQueue(), queue.SimpleQueue()
+                self._threads = [
+                    threading.Thread(target=target, args=(work,), name=name, daemon=True)
+                    for name, target, work in (("round-writer", self._write, self._waiting),
+                                               ("round-flusher", self._flush, self._flushing))
+                ]
+                for thread in self._threads:
+                    thread.start()
+            return self._waiting, self._flushing
+
+    def _write(self, waiting: queue.SimpleQueue) -> None:
+        while True:
+            group = _drain(waiting, self.MOST)
+            if group[-1] is _STOP:
+                group.pop()
+                if not group:
+                    connection.close()
+                    return
+                waiting.put(_STOP)  # after this last group
+            self.largest = max(self.largest, len(group))
+            durable = not settings.INGEST_ASYNC_COMMIT  # a synchronous commit waited already
+            try:
+                _connection_check()
+                for waiter, result in zip(group, _ingest_entries([w.entry for w in group], durable=durable)):
+                    waiter.result = result
+            except BaseException:
+                durable = True
+                for waiter in group:
+                    try:
+                        waiter.result = _ingest_entries([waiter.entry])[0]
+                    except BaseException as error:
+                        waiter.error = error
+            if durable:
+                _wake(group)
+            else:
+                self._flushing.put(group)
+            _connection_rest(waiting)
+
+    @staticmethod
+    def _flush(flushing: queue.SimpleQueue) -> None:
+        while True:
+            groups = _drain(flushing, 1000)
+            stopping = groups[-1] is _STOP
+            if stopping:
+                groups.pop()
+            waiters = [w for group in groups for w in group]
+            try:
+                _connection_check()
+                _durable()
+            except BaseException as error:
+                for waiter in waiters:
+                    waiter.result, waiter.error = None, error
+            _wake(waiters)
+            if stopping:
+                connection.close()
+                return
+            _connection_rest(flushing)
+
+
+_STOP = object()
+
+
+def _connection_check() -> None:
+    """A connection of the writer or the flusher that has failed is replaced."""
+    if connection.errors_occurred:
+        connection.close()
+
+
+def _connection_rest(work: queue.SimpleQueue) -> None:
+    """With nothing waiting, the connection is kept or closed as a request's would be
+    (``CONN_MAX_AGE``; with ``DB_POOL`` it goes back to the pool)."""
+    if work.empty():
+        try:
+            connection.close_if_unusable_or_obsolete()
+        except Exception:  # the thread must live on: the next group opens a new connection
+            logger.exception("closing the round writer's connection failed")
+            connection.connection = None
+
+
+def _drain(work: queue.SimpleQueue, most: int) -> list:
+    """The next item (waiting for it), and whatever else is waiting, up to ``most``."""
+    taken = [work.get()]
+    while len(taken) < most:
+        try:
+            taken.append(work.get_nowait())
+        except queue.Empty:
+            break
+    return taken
+
+
+def _wake(waiters) -> None:
+    for waiter in waiters:
+        waiter.done.set()
+
+
+_COMBINER = _Combiner()

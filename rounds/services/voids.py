@@ -8,7 +8,7 @@ from django.utils import timezone
 from audit.services import Actor, audit_record
 from casino.models import ZERO
 from casino.validation import FieldErrors
-from progressive.reversal import meter_reverse_round
+from progressive.reversal import ReversalError, meter_reverse_round
 from progressive.services import pool_lock
 from rounds.engine.rules import BETS
 from rounds.models import Round, Seat
@@ -33,7 +33,10 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
         # Pool before audit head, the lock order every writer keeps.
         if round_.pool_version_id is not None:
             pool = pool_lock(pool_id=round_.pool_version.pool_id)
-            reversed_events = meter_reverse_round(pool=pool, round=round_, actor=actor, reason=reason)
+            try:
+                reversed_events = meter_reverse_round(pool=pool, round=round_, actor=actor, reason=reason)
+            except ReversalError as exc:
+                raise VoidError(str(exc), field="round") from None
             round_.meter_after = pool.meter if reversed_events else round_.meter_after
         seats = list(Seat.objects.filter(round=round_).order_by("seat"))
         before = {

@@ -1,0 +1,32 @@
+"""People of the casino in a role, as the API sees them."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from audit.services import SYSTEM
+from casino.roles import roles_sync
+from casino.services import user_roles_set
+
+PASSWORD = "a-long-test-password"
+
+
+def person(role: str | None, username: str | None = None):
+    """A user holding ``role`` (None: no role at all), its groups synced from casino/roles.py.
+
+    A transactional test elsewhere may have flushed the groups the migration
+    made; syncing puts them back as ``migrate`` would.
+    """
+    roles_sync()
+    user = get_user_model().objects.create_user(username or f"{role or 'nobody'}-user", password=PASSWORD)
+    user_roles_set(user=user, roles=[role] if role else [], actor=SYSTEM)
+    return user
+
+
+def person_client(role: str | None, username: str | None = None) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(person(role, username))
+    # The test client re-raises a view's exception; show the 500 a client would get instead.
+    client.raise_request_exception = False
+    return client
