@@ -283,6 +283,12 @@ def meter_adjust(*, pool: Pool, delta: Decimal, actor: Actor, reason: str, reque
                 f"to {locked.meter + delta}; a meter never goes below zero.",
                 field="delta",
             )
+        if locked.meter + delta >= MONEY_LIMIT:
+            raise MeterError(
+                f"the adjustment would take the meter of {locked.code} to {locked.meter + delta}, "
+                f"beyond what a meter holds ({MONEY_LIMIT:,}).",
+                field="delta",
+            )
         before = {"meter": locked.meter}
         event = _write_single(locked, MeterEvent.Kind.ADJUSTMENT, abs(delta), delta, actor, reason)
         audit_record(

@@ -114,23 +114,12 @@ def test_every_time_the_api_answers_is_rfc_3339(table_client):
         assert RFC_3339.match(reading.json()["reported_at"]), reading.json()["reported_at"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "docs/openapi.yaml offers application/x-www-form-urlencoded and multipart/form-data for "
-    "POST /api/v1/rounds/ and /rounds/batch (DRF's default parsers), but the views read the "
-    "raw body as JSON only, so every such body is a 400. The views should declare "
-    "parser_classes = [JSONParser] (rounds/api/views.py)."
-))
 @pytest.mark.parametrize("label", ["POST /api/v1/rounds/", "POST /api/v1/rounds/batch"])
 def test_the_round_endpoints_document_only_the_json_they_read(label):
     content = OPERATIONS[label].definition.raw["requestBody"]["content"]
     assert set(content) == {"application/json"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "progressive/services.meter_adjust checks |delta| < 10^12 but not the meter it makes: "
-    "10,000.00 + 999,999,999,999.00 overflows the meter column (numeric(14, 2)) and the "
-    "DataError is a 500. The adjustment should be refused naming delta."
-))
 def test_an_adjustment_past_what_a_meter_can_hold_is_refused_not_a_500(person):
     meter = Pool.objects.get(code="us-progressive").meter
     response = person("supervisor").post(

@@ -59,13 +59,6 @@ def test_a_body_built_to_exhaust_the_round_intake_is_a_400_and_kept(table_client
     assert Submission.objects.filter(outcome="rejected").count() == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DRF's JSONParser catches ValueError only: a body nested past Python's recursion limit "
-    "raises RecursionError, a 500, on every DRF-parsed write (adjustments, overflow "
-    "transfers, findings transition, void, meter readings). The round intake catches it "
-    "(rounds/api/intake.parse_json); a project JSONParser in DEFAULT_PARSER_CLASSES "
-    "should too."
-))
 def test_a_deeply_nested_body_to_any_other_write_is_a_400(db):
     supervisor = person_client("supervisor")
     response = supervisor.generic(
