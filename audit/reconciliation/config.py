@@ -1,7 +1,6 @@
 """The numbers a reconciliation depends on, read from settings (environment) once per run.
 
-Each name is a Django setting when the settings module defines it, else an
-environment variable, else the default here:
+Each name is a Django setting (casino/settings.py reads it from the environment):
 
 - ``GAMING_DAY_TIME_ZONE``, ``GAMING_DAY_CUTOFF_HOUR``: the casino's day (casino.settings).
 - ``GAMING_DAY_SHIFTS``: shift starts, ``06:00,14:00,22:00`` or ``day=06:00,...``.
@@ -17,7 +16,6 @@ each configuration version's pay table (``audit.statistics``).
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -26,20 +24,6 @@ from pathlib import Path
 from django.conf import settings
 
 from audit.shifts import Shift, parse_shifts
-
-DEFAULTS = {
-    "GAMING_DAY_SHIFTS": "06:00,14:00,22:00",
-    "BASE_GAME_HOUSE_EDGE": "0.02185",
-    "BASE_GAME_SD": "4.94",
-}
-
-
-def _setting(name: str, default: object = None) -> object:
-    value = getattr(settings, name, None)
-    if value is None:
-        value = os.environ.get(name, DEFAULTS.get(name, default))
-    return value
-
 
 @dataclass(frozen=True, slots=True)
 class ReconciliationSettings:
@@ -60,15 +44,15 @@ class ReconciliationSettings:
 
 
 def reconciliation_settings() -> ReconciliationSettings:
-    shifts = _setting("GAMING_DAY_SHIFTS")
+    shifts = settings.GAMING_DAY_SHIFTS
     if isinstance(shifts, (list, tuple)):
         shifts = ",".join(shifts)
     return ReconciliationSettings(
-        time_zone=str(_setting("GAMING_DAY_TIME_ZONE", settings.TIME_ZONE)),
-        cutoff_hour=int(_setting("GAMING_DAY_CUTOFF_HOUR", 6)),
+        time_zone=str(settings.GAMING_DAY_TIME_ZONE),
+        cutoff_hour=int(settings.GAMING_DAY_CUTOFF_HOUR),
         shifts=parse_shifts(str(shifts)),
-        base_edge=Decimal(str(_setting("BASE_GAME_HOUSE_EDGE"))),
-        base_sd=Decimal(str(_setting("BASE_GAME_SD"))),
+        base_edge=Decimal(str(settings.BASE_GAME_HOUSE_EDGE)),
+        base_sd=Decimal(str(settings.BASE_GAME_SD)),
     )
 
 

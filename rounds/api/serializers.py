@@ -17,7 +17,7 @@ from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES
 from rounds.models import Finding, Round
 
-from .fields import AmountField, CardField, OffsetDateTimeField, cards_field, money_text
+from .fields import AmountField, OffsetDateTimeField, cards_field, money_text
 
 
 class PaidSerializer(serializers.Serializer):

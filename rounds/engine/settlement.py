@@ -61,7 +61,7 @@ def settle_game(record: RoundRecord, rules: TableRules) -> GameSettlement:
     return GameSettlement(dealer, qualifies, seats, found)
 
 
-def _seat_number(seat: SeatRecord) -> int:
+def seat_number(seat: SeatRecord) -> int:
     return seat.seat
 
 

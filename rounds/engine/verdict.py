@@ -10,7 +10,7 @@ from .findings import Finding
 from .progressive import MeterEvent, Meters, settle_progressive
 from .record import RoundRecord
 from .rules import BETS, PoolRules, TableRules
-from .settlement import ZERO, _seat_number, settle_game
+from .settlement import ZERO, seat_number, settle_game
 from .validation import duplicate_cards, rule_breaks
 
 VERIFIED = "verified"
@@ -57,7 +57,7 @@ def judge_round(
     found: list[Finding] = [*duplicates, *rule_breaks(record, rules), *game.findings]
     found.extend(progressive.findings)
     seats = []
-    for seat in sorted(record.seats, key=_seat_number):
+    for seat in sorted(record.seats, key=seat_number):
         game_seat = game.seats[seat.seat]
         settled = game_seat.results  # the game's own dict, completed with the side bet
         settled["progressive"] = progressive.results[seat.seat]

@@ -10,7 +10,6 @@ from django.db import transaction
 from audit.models import ReconciliationReport
 from audit.reconciliation.services import report_run
 from audit.statistics import trips_math
-from rounds.engine.rules import pay_table
 from rounds.models import TableConfigVersion
 
 from .days import BETS, DAY, NEXT_DAY, Group, post_day

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import logging
-from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
