@@ -137,8 +137,9 @@ ROUND_COLUMNS = [
     "dealer_cards", "status", "dealer_hand", "dealer_qualifies", "config_version_id",
     "pool_version_id", "meter_before", "meter_after", "record", "record_hash", "received_at",
 ]
+KEY_COLUMNS = ["id", "table_id", "round_id", "gaming_day"]
 SEAT_COLUMNS = [
-    "round_id", "seat", "player", "hole", "ante", "blind", "trips", "play", "progressive",
+    "round_id", "gaming_day", "seat", "player", "hole", "ante", "blind", "trips", "play", "progressive",
     "progressive_lit", "decision", "hand", "settled_ante", "settled_blind", "settled_play",
     "settled_trips", "settled_progressive", "paid_reported", "paid_ante", "paid_blind",
     "paid_play", "paid_trips", "paid_progressive",
@@ -206,12 +207,12 @@ def deal_job(job: Job) -> tuple[int, int, int]:
         seat_cols, seat_fill = copy_columns(conn, "rounds_seat", SEAT_COLUMNS)
         finding_cols, finding_fill = copy_columns(conn, "rounds_finding", FINDING_COLUMNS)
         event_cols, event_fill = copy_columns(conn, "progressive_meterevent", EVENT_COLUMNS)
-        buffers = {"round": [], "seat": [], "finding": [], "event": []}
+        buffers = {"key": [], "round": [], "seat": [], "finding": [], "event": []}
 
         def flush():
             with conn.transaction():
                 for name, table, cols in (
-                    ("round", "rounds_round", round_cols), ("seat", "rounds_seat", seat_cols),
+                    ("key", "rounds_roundkey", KEY_COLUMNS), ("round", "rounds_round", round_cols), ("seat", "rounds_seat", seat_cols),
                     ("finding", "rounds_finding", finding_cols),
                     ("event", "progressive_meterevent", event_cols),
                 ):
@@ -272,6 +273,7 @@ def deal_job(job: Job) -> tuple[int, int, int]:
             ).hexdigest()
             stored_at = dealt_at + timedelta(seconds=1)
 
+            buffers["key"].append([pk, table.pk, record["round"], DAY])
             buffers["round"].append([
                 pk, table.pk, record["round"], dealt_at, DAY, record["dealer"], void,
                 "".join(record["board"]), "".join(record["dealer_cards"]), verdict.status,
@@ -284,7 +286,7 @@ def deal_job(job: Job) -> tuple[int, int, int]:
             for wire in wire_seats:
                 judged = by_seat[wire["seat"]]
                 buffers["seat"].append([
-                    pk, wire["seat"], wire["player"] or "", "".join(wire["hole"]),
+                    pk, DAY, wire["seat"], wire["player"] or "", "".join(wire["hole"]),
                     wire["ante"], wire["blind"], wire["trips"], wire["play"], wire["progressive"],
                     wire["progressive_lit"], wire["decision"],
                     category_name(judged.hand) if judged.hand is not None else "",
@@ -382,6 +384,9 @@ def generate(url: str, rounds: int, tables: int, processes: int, workdir: Path) 
     from django.db import connections
 
     clock = reconciliation_settings()
+    from rounds.partitions import partitions_make
+
+    partitions_make([DAY])  # the rows go straight into the day's partition
     start, end = gaming_day_window(DAY, time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
     se = TableConfig.objects.get(name="se-50kr")
     us = TableConfig.objects.get(name="us-30k")

@@ -151,6 +151,10 @@ DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 # are taken once for several tables instead of once each.
 INGEST_COMBINE = env_bool("INGEST_COMBINE", True)
 
+# Rounds and seats are partitioned by gaming day on PostgreSQL (rounds.partitions):
+# a daily task keeps this many days' partitions made ahead of today's.
+ROUND_PARTITIONS_AHEAD_DAYS = int(os.environ.get("ROUND_PARTITIONS_AHEAD_DAYS", "14"))
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -112,7 +112,8 @@ class MeterEvent(ImmutableModel):
     overflow_after = money_field(default=ZERO)
     reserve_after = money_field(default=ZERO)
     round = models.ForeignKey(
-        "rounds.Round", null=True, blank=True, on_delete=models.PROTECT, related_name="meter_events"
+        "rounds.Round", null=True, blank=True, on_delete=models.PROTECT, related_name="meter_events",
+        db_constraint=False,  # on PostgreSQL it points at rounds.RoundKey: see there
     )
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     actor = models.ForeignKey(

@@ -124,6 +124,37 @@ class TableKey(models.Model):
         return f"{self.table.code} key {self.key_id}"
 
 
+class RoundKey(models.Model):
+    """A stored round's id and its table's round id: unique across every gaming day.
+
+    On PostgreSQL rounds and seats are partitioned by gaming day, and a
+    partitioned table can only enforce uniqueness within a day (a unique key
+    must include the partition column). This small table, one row per round
+    and not partitioned, keeps a table's round id unique for ever, and is
+    what findings, kept bodies and meter events refer to (``id`` is the
+    round's own id; ``gaming_day`` says which partition holds it).
+    """
+
+    id = models.BigIntegerField(primary_key=True)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    round_id = models.CharField(max_length=64)
+    gaming_day = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "round_id"], name="round_unique_per_table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}/{self.round_id}"
+
+
+# The rows that refer to a round name it by id; on PostgreSQL their foreign key
+# points at ``RoundKey`` (migration 0009), since a partitioned table offers no
+# key of the id alone. Seats, partitioned themselves, point at (id, gaming day).
+REFERS_TO_ROUND = {"on_delete": models.PROTECT, "db_constraint": False}
+
+
 class Round(models.Model):
     Status = models.TextChoices("Status", [(s.upper(), s) for s in STATUSES])
 
@@ -163,10 +194,9 @@ class Round(models.Model):
     class Meta:
         ordering = ["-dealt_at", "-id"]
         permissions = [("void_round", "Can void a stored round for a malfunction (with a reason)")]
-        constraints = [
-            models.UniqueConstraint(fields=["table", "round_id"], name="round_unique_per_table"),
-        ]
+        # (table, round id) is unique through RoundKey: see there why not here.
         indexes = [
+            models.Index(fields=["table", "round_id"]),
             models.Index(fields=["gaming_day", "table"]),
             models.Index(fields=["dealt_at"]),
             models.Index(fields=["status", "dealt_at"]),
@@ -180,7 +210,9 @@ class Round(models.Model):
 class Seat(models.Model):
     DECISIONS = [(d, d) for d in DECISION_MULTIPLES]
 
-    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="seats")
+    round = models.ForeignKey(Round, related_name="seats", **REFERS_TO_ROUND)
+    # The round's, so that seats are partitioned by gaming day as rounds are.
+    gaming_day = models.DateField()
     seat = models.PositiveSmallIntegerField()
     player = models.CharField(max_length=64, blank=True)
     hole = models.CharField(max_length=4, blank=True)
@@ -207,7 +239,9 @@ class Seat(models.Model):
     class Meta:
         ordering = ["round", "seat"]
         constraints = [
-            models.UniqueConstraint(fields=["round", "seat"], name="seat_unique_per_round"),
+            # The gaming day adds nothing to the round's id but must be in every
+            # unique key of a table partitioned by it.
+            models.UniqueConstraint(fields=["round", "gaming_day", "seat"], name="seat_unique_per_round"),
             models.CheckConstraint(condition=Q(seat__gte=1, seat__lte=7), name="seat_number_1_to_7"),
         ]
         indexes = [models.Index(fields=["player"])]
@@ -231,7 +265,7 @@ class Finding(models.Model):
         RESOLVED = "resolved"
         DISMISSED = "dismissed"
 
-    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="findings")
+    round = models.ForeignKey(Round, related_name="findings", **REFERS_TO_ROUND)
     code = models.CharField(max_length=40, choices=[(c, c) for c in ALL_CODES])
     informational = models.BooleanField(default=False)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -280,9 +314,7 @@ class Submission(ImmutableModel):
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
     http_status = models.PositiveSmallIntegerField()
     errors = models.JSONField(null=True, blank=True)
-    round = models.ForeignKey(
-        Round, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions"
-    )
+    round = models.ForeignKey(Round, null=True, blank=True, related_name="submissions", **REFERS_TO_ROUND)
 
     class Meta:
         ordering = ["-received_at", "-id"]

@@ -5,7 +5,9 @@ many seats, findings and meter events it has; a batch of them in the same
 number (on PostgreSQL):
 
 1. the look: which round ids are stored already, the table configuration's
-   versions, and primary keys for the new rounds;
+   versions, primary keys for the new rounds, and whether their gaming days
+   have partitions (``rounds.partitions``: a month without one gets it first,
+   outside the transaction);
 2. the pools' row locks (in primary key order) and their versions;
 3. the engine's verdicts, in memory, the pools' meters moved in memory;
 4. the rounds, seats, findings, meter events, pools and kept bodies, sent as
@@ -51,7 +53,8 @@ from rounds.engine import category_name, judge_round
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
-from rounds.models import Finding, Round, Seat, Submission, Table, TableConfigVersion
+from rounds import partitions
+from rounds.models import Finding, Round, RoundKey, Seat, Submission, Table, TableConfigVersion
 from rounds.selectors import round_detail
 
 logger = logging.getLogger(__name__)
@@ -127,17 +130,32 @@ def _ingest_entries(entries: Sequence[_Entry], *, durable: bool = True) -> list[
     """``entries`` stored in one transaction; with ``durable``, not before the disk holds them."""
     if not entries:
         return []
-    for attempt in range(2):
+    # Inside a caller's transaction a missing partition is made in it; ours is
+    # made first, in a transaction of its own, so that no round's transaction
+    # ever holds the lock that making a partition takes on all of rounds.
+    inline = connection.in_atomic_block
+    collided = False
+    days_check = True
+    while True:
         try:
             with transaction.atomic():
-                return _ingest(entries, durable)
+                return _ingest(entries, durable, days_check=days_check, inline=inline)
+        except _DaysWithoutPartition as missing:
+            partitions.partitions_make(missing.days)
+            days_check = False  # made, or refused: either way the rows may go in now
         except IntegrityError:
             # Another request stored one of these round ids between our look
             # and our insert; the second pass finds it and answers it as a
             # resubmission.
-            if attempt:
+            if collided:
                 raise
-    raise AssertionError("unreachable")
+            collided = True
+
+
+class _DaysWithoutPartition(Exception):
+    def __init__(self, days: list):
+        super().__init__(days)
+        self.days = days
 
 
 # ---- the versions: immutable, so each is read once per process --------------------------
@@ -190,10 +208,14 @@ class _New:
     codes: list[str] = field(default_factory=list)
 
 
-def _ingest(entries: Sequence[_Entry], durable: bool) -> list[IngestResult]:
+def _ingest(entries: Sequence[_Entry], durable: bool, *, days_check: bool, inline: bool) -> list[IngestResult]:
     results: list[IngestResult | None] = [None] * len(entries)
     digests = [record_hash(e.record) for e in entries]
-    stored, version_rows, free_pks = _look(entries, durable)
+    stored, version_rows, free_pks, days_missing = _look(entries, durable, days_check)
+    if days_missing:
+        if not inline:
+            raise _DaysWithoutPartition(days_missing)
+        partitions.partitions_make(days_missing)
 
     # In order: a run of new rounds is written together; a record whose id is
     # stored already (or came earlier in this call) is a resubmission, answered
@@ -205,7 +227,9 @@ def _ingest(entries: Sequence[_Entry], durable: bool) -> list[IngestResult]:
             run.append(_New(number, entry, digests[number], datetime.fromisoformat(entry.record["dealt_at"])))
             continue
         _store_run(run, version_rows, free_pks, results)
-        round_ = Round.objects.select_for_update().get(table=entry.table, round_id=entry.record["round"])
+        # Through its key: the key names the one partition that holds the round.
+        key = RoundKey.objects.get(table=entry.table, round_id=entry.record["round"])
+        round_ = Round.objects.select_for_update().get(pk=key.pk, gaming_day=key.gaming_day)
         result = _resubmission(entry.table, round_, digests[number], entry.body, entry.request_id)
         results[number] = IngestResult(round_detail(round_pk=round_.pk), result.outcome, snapshot=True)
     _store_run(run, version_rows, free_pks, results)
@@ -220,8 +244,9 @@ def _store_run(run: list[_New], version_rows, free_pks, results: list) -> None:
         run.clear()
 
 
-def _look(entries: Sequence[_Entry], durable: bool) -> tuple[dict, dict, object]:
-    """In one round trip: which round ids are stored, the configurations' versions, keys for new rounds."""
+def _look(entries: Sequence[_Entry], durable: bool, days_check: bool) -> tuple[dict, dict, object, list]:
+    """In one round trip: which round ids are stored, the configurations' versions, keys for new
+    rounds, and the rounds' gaming days whose month has no partition yet."""
     keys = list(dict.fromkeys(e.key for e in entries))
     configs = list(dict.fromkeys(e.table.config_id for e in entries))
     versions: dict[int, list] = {}
@@ -229,13 +254,13 @@ def _look(entries: Sequence[_Entry], durable: bool) -> tuple[dict, dict, object]
         stored = {}
         for table in {e.table.pk: e.table for e in entries}.values():
             ids = [round_id for table_pk, round_id in keys if table_pk == table.pk]
-            rows = Round.objects.filter(table=table, round_id__in=ids).values_list("round_id", "pk")
+            rows = RoundKey.objects.filter(table=table, round_id__in=ids).values_list("round_id", "pk")
             stored.update({(table.pk, round_id): pk for round_id, pk in rows})
         rows = TableConfigVersion.objects.filter(config_id__in=configs).values_list(
             "config_id", "pk", "effective_from", "version")
         for config_id, *rest in rows:
             versions.setdefault(config_id, []).append(tuple(rest))
-        return stored, versions, None
+        return stored, versions, None, []
     statements = []
     if settings.INGEST_ASYNC_COMMIT:
         statements.append(sql.raw("SET LOCAL synchronous_commit TO OFF"))
@@ -246,11 +271,19 @@ def _look(entries: Sequence[_Entry], durable: bool) -> tuple[dict, dict, object]
         sql.raw(_SQL["versions"], [configs], returns_rows=True, prepare=True),
         sql.raw(_SQL["keys"], [len(keys)], returns_rows=True, prepare=True),
     ]
-    *_, stored_rows, version_list, key_rows = sql.run(statements)
+    if days_check:
+        days = list({gaming_day_of(datetime.fromisoformat(e.record["dealt_at"])) for e in entries})
+        statements.append(sql.raw(partitions.MISSING_SQL, [days], returns_rows=True, prepare=True))
+    answers = sql.run(statements)
+    if days_check:
+        *_, stored_rows, version_list, key_rows, days_missing = answers
+    else:
+        *_, stored_rows, version_list, key_rows = answers
+        days_missing = []
     for config_id, *rest in version_list:
         versions.setdefault(config_id, []).append(tuple(rest))
     stored = {(table_pk, round_id): pk for table_pk, round_id, pk in stored_rows}
-    return stored, versions, iter([pk for (pk,) in key_rows])
+    return stored, versions, iter([pk for (pk,) in key_rows]), [day for (day,) in days_missing]
 
 
 def _pools_lock(pool_ids: set[int]) -> tuple[dict[int, Pool], dict[int, list]]:
@@ -288,9 +321,9 @@ def _table(model) -> str:
 
 # The reads of every round, written once: Django would compile them again for each.
 _SQL = {
-    "stored": f"SELECT r.{_column(Round, 'table')}, r.{_column(Round, 'round_id')}, r.{_column(Round, 'id')} "
-              f"FROM {_table(Round)} r JOIN unnest(%s::bigint[], %s::text[]) AS sent(table_id, round_id) "
-              f"ON r.{_column(Round, 'table')} = sent.table_id AND r.{_column(Round, 'round_id')} = sent.round_id",
+    "stored": f"SELECT k.{_column(RoundKey, 'table')}, k.{_column(RoundKey, 'round_id')}, k.{_column(RoundKey, 'id')} "
+              f"FROM {_table(RoundKey)} k JOIN unnest(%s::bigint[], %s::text[]) AS sent(table_id, round_id) "
+              f"ON k.{_column(RoundKey, 'table')} = sent.table_id AND k.{_column(RoundKey, 'round_id')} = sent.round_id",
     "versions": f"SELECT {_column(TableConfigVersion, 'config')}, {_column(TableConfigVersion, 'id')}, "
                 f"{_column(TableConfigVersion, 'effective_from')}, {_column(TableConfigVersion, 'version')} "
                 f"FROM {_table(TableConfigVersion)} WHERE {_column(TableConfigVersion, 'config')} = ANY(%s)",
@@ -346,12 +379,13 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
     if free_pks is None:
         # No sequence to draw keys from (SQLite): the rounds first, for their keys.
         Round.objects.bulk_create(rounds)
-        statements = []
+        statements = sql.insert(RoundKey, [_key_row(r) for r in rounds])
         for item in new:
             for row in (*item.seats, *item.findings, *item.events):
                 row.round = item.round
     else:
-        statements = sql.insert(Round, rounds)
+        # The key first: its unique index is where two tables' racing inserts of one round id meet.
+        statements = [*sql.insert(RoundKey, [_key_row(r) for r in rounds]), *sql.insert(Round, rounds)]
     submissions = [
         _submission(item.entry.table, item.entry.body, item.entry.record["round"],
                     Submission.Outcome.ACCEPTED, 201, item.entry.request_id, item.round)
@@ -424,6 +458,11 @@ def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | Non
     )
 
 
+def _key_row(round_: Round) -> RoundKey:
+    return RoundKey(id=round_.pk, table_id=round_.table_id, round_id=round_.round_id,
+                    gaming_day=round_.gaming_day)
+
+
 def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
     by_number = {s.seat: s for s in verdict.seats}
     rows = []
@@ -432,6 +471,7 @@ def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
         paid = wire.get("paid")
         row = Seat(
             round=round_,
+            gaming_day=round_.gaming_day,
             seat=wire["seat"],
             player=wire.get("player") or "",
             hole="".join(wire.get("hole") or ()),
@@ -490,7 +530,8 @@ def _resubmission(table, existing: Round, digest: str, body: bytes, request_id: 
     )
     if existing.status != Round.Status.FLAGGED:
         existing.status = Round.Status.FLAGGED
-        existing.save(update_fields=["status"])
+        # With its gaming day, the update looks in one partition only.
+        Round.objects.filter(pk=existing.pk, gaming_day=existing.gaming_day).update(status=existing.status)
     audit_record(
         actor=Actor.of_table(table), action="round.conflict_refused", obj=existing,
         after={"submission": submission.pk}, request_id=request_id,
