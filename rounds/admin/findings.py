@@ -1,0 +1,134 @@
+"""The findings queue: filters by state, code, table, dealer, age and amount; moves with a note."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib import admin, messages
+from django.db.models import F
+from django.db.models.functions import Abs
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from audit.admin import (
+    ReadOnlyAdmin,
+    admin_change_link,
+)
+from casino.middleware import request_id_of
+from rounds.models import (
+    Finding,
+)
+from rounds.services import (
+    FindingTransitionError,
+    finding_transition,
+)
+
+
+class FindingAgeFilter(admin.SimpleListFilter):
+    title = "age"
+    parameter_name = "age"
+    AGES = {"1d": 1, "7d": 7, "30d": 30}
+
+    def lookups(self, request, model_admin):
+        return [(key, f"older than {days} day{'s' if days > 1 else ''}") for key, days in self.AGES.items()]
+
+    def queryset(self, request, queryset):
+        days = self.AGES.get(self.value() or "")
+        if days is None:
+            return queryset
+        return queryset.filter(created_at__lt=timezone.now() - timezone.timedelta(days=days))
+
+
+class FindingAmountFilter(admin.SimpleListFilter):
+    """How much money the finding is about: |expected − claimed|."""
+
+    title = "amount at stake"
+    parameter_name = "stake"
+    STAKES = {"100": Decimal(100), "1000": Decimal(1000), "10000": Decimal(10000)}
+
+    def lookups(self, request, model_admin):
+        return [(key, f"{key} or more") for key in self.STAKES]
+
+    def queryset(self, request, queryset):
+        floor = self.STAKES.get(self.value() or "")
+        if floor is None:
+            return queryset
+        stake = Abs(F("expected") - F("claimed"))
+        return queryset.annotate(stake=stake).filter(stake__gte=floor)
+
+
+@admin.register(Finding)
+class FindingAdmin(ReadOnlyAdmin):
+    """The auditors' queue: findings of every round, worked through by state."""
+
+    list_display = (
+        "created_at", "code", "state", "round_link", "table", "dealer",
+        "seat", "bet", "expected", "claimed", "state_changed_by_name",
+    )
+    list_display_links = ("created_at",)
+    list_select_related = ("round__table",)
+    list_filter = (
+        "state", "code", "informational", FindingAgeFilter, FindingAmountFilter,
+        ("round__table", admin.RelatedFieldListFilter), "round__dealer",
+    )
+    search_fields = ("=round__round_id", "=round__dealer", "detail")
+    search_help_text = "Exactly a round id or dealer id, or words of the detail."
+    date_hierarchy = "created_at"
+    fields = (
+        "round_link", "code", "informational", "seat", "bet", "expected", "claimed",
+        "detail", "state", "state_changed_at", "state_changed_by_name", "state_note", "created_at",
+    )
+    # Working a finding is the one thing this admin changes, and only through the service.
+    actions = ["acknowledge", "resolve", "dismiss", "reopen"]
+
+    def has_work_finding_permission(self, request) -> bool:
+        return request.user.has_perm("rounds.work_finding")
+
+    def _move(self, request, queryset, to_state: str):
+        note = request.POST.get("note", "")
+        if to_state != Finding.State.ACKNOWLEDGED and "apply" not in request.POST:
+            return TemplateResponse(request, "admin/rounds/finding/note.html", {
+                **self.admin_site.each_context(request),
+                "title": f"{to_state.capitalize()} {queryset.count()} finding(s)",
+                "findings": queryset, "action": request.POST.get("action"), "to_state": to_state,
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            })
+        try:
+            moved = finding_transition(
+                finding_ids=list(queryset.values_list("pk", flat=True)), to_state=to_state,
+                user=request.user, note=note, request_id=request_id_of(request),
+            )
+        except FindingTransitionError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return None
+        self.message_user(request, f"{len(moved)} finding(s) {to_state}.", messages.SUCCESS)
+        return None
+
+    @admin.action(description="Acknowledge selected findings", permissions=["work_finding"])
+    def acknowledge(self, request, queryset):
+        return self._move(request, queryset, Finding.State.ACKNOWLEDGED)
+
+    @admin.action(description="Resolve selected findings (with a note)", permissions=["work_finding"])
+    def resolve(self, request, queryset):
+        return self._move(request, queryset, Finding.State.RESOLVED)
+
+    @admin.action(description="Dismiss selected findings (with a note)", permissions=["work_finding"])
+    def dismiss(self, request, queryset):
+        return self._move(request, queryset, Finding.State.DISMISSED)
+
+    @admin.action(description="Reopen selected findings (with a note)", permissions=["work_finding"])
+    def reopen(self, request, queryset):
+        return self._move(request, queryset, Finding.State.OPEN)
+
+    @admin.display(description="round", ordering="round__dealt_at")
+    def round_link(self, finding: Finding):
+        return admin_change_link(str(finding.round), "rounds.round", finding.round_id)
+
+    @admin.display(description="table", ordering="round__table__code")
+    def table(self, finding: Finding) -> str:
+        return finding.round.table.code
+
+    @admin.display(description="dealer", ordering="round__dealer")
+    def dealer(self, finding: Finding) -> str:
+        return finding.round.dealer

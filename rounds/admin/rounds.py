@@ -1,0 +1,231 @@
+"""Rounds and the bodies tables sent: read-only evidence, with the round drawn as it was dealt."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from audit.admin import (
+    ReadOnlyAdmin,
+    admin_change_link,
+    json_block,
+    text_block,
+)
+from rounds.admin.display import round_sheet, status_badge
+from rounds.engine.findings import ALL_CODES
+from rounds.models import (
+    Finding,
+    Round,
+    Seat,
+    Submission,
+    TableConfigVersion,
+)
+from rounds.selectors import round_detail
+
+# A rejected body can be a whole batch; the page shows this much, the download all of it.
+BODY_SHOWN_CHARS = 200_000
+
+
+class FindingCodeFilter(admin.SimpleListFilter):
+    title = "finding"
+    parameter_name = "finding"
+
+    def lookups(self, request, model_admin):
+        return [(code, code) for code in ALL_CODES]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            # EXISTS rather than a join: one row per round, and its findings count stays true.
+            found = Finding.objects.filter(round=OuterRef("pk"), code=self.value())
+            return queryset.filter(Exists(found))
+        return queryset
+
+
+class ConfigVersionFilter(admin.RelatedFieldListFilter):
+    def field_choices(self, field, request, model_admin):
+        versions = TableConfigVersion.objects.select_related("config").order_by(
+            "config__name", "version"
+        )
+        return [(v.pk, str(v)) for v in versions]
+
+
+def count_of_findings() -> Coalesce:
+    counted = (
+        Finding.objects.filter(round=OuterRef("pk"))
+        .order_by()
+        .values("round")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+@admin.register(Round)
+class RoundAdmin(ReadOnlyAdmin):
+    list_display = (
+        "status_shown", "table", "round_id", "dealt", "gaming_day",
+        "dealer", "dealer_hand", "finding_count",
+    )
+    list_display_links = ("round_id",)
+    list_select_related = ("table",)
+    list_filter = (
+        "status",
+        "table",
+        "gaming_day",
+        "void",
+        FindingCodeFilter,
+        ("config_version", ConfigVersionFilter),
+    )
+    search_fields = ("round_id", "table__code", "dealer", "seats__player")
+    search_help_text = "Round id (its start), or exactly a table code, dealer id or player id."
+    date_hierarchy = "dealt_at"
+    change_form_template = "admin/rounds/round/change_form.html"
+    # The template lays the round out itself; these only keep the admin's form machinery fed.
+    fields = ("table", "round_id", "dealt_at", "gaming_day", "dealer", "status")
+
+    def get_queryset(self, request):
+        # The stored record is kilobytes a row; only the page of one round shows it.
+        rounds = super().get_queryset(request).defer("record")
+        return rounds.annotate(finding_total=count_of_findings())
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        # Ids match exactly, so the player and dealer indexes serve; players through EXISTS,
+        # so a round with two matching seats is listed once, without DISTINCT.
+        players = Seat.objects.filter(round=OuterRef("pk"), player=term)
+        matches = (
+            Q(round_id__startswith=term)
+            | Q(table__code=term)
+            | Q(dealer=term)
+            | Exists(players)
+        )
+        return queryset.filter(matches), False
+
+    @admin.display(description="status", ordering="status")
+    def status_shown(self, round_: Round) -> SafeString:
+        return status_badge(round_.status)
+
+    @admin.display(description="dealt at", ordering="dealt_at")
+    def dealt(self, round_: Round) -> str:
+        return timezone.localtime(round_.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
+
+    @admin.display(description="findings", ordering="finding_total")
+    def finding_count(self, round_: Round) -> int:
+        return round_.finding_total
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None:
+            context["sheet"] = round_sheet(round_detail(round_pk=obj.pk))
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+
+# ---- submissions: every body a table sent ----------------------------------
+
+
+class _NotFaithful(ValueError):
+    """Indenting would not show what was sent: a duplicate key, or a number it would rewrite."""
+
+
+def _exact_float(literal: str) -> float:
+    value = float(literal)
+    if repr(value) != literal:
+        raise _NotFaithful(literal)
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _NotFaithful("duplicate key")
+    return obj
+
+
+def body_text(body: bytes) -> str:
+    """The body as an auditor reads it: indented if JSON that indents faithfully, else as sent."""
+    text = body.decode("utf-8", errors="replace")
+    try:
+        parsed = json.loads(text, parse_float=_exact_float, object_pairs_hook=_unique_keys)
+        pretty = json.dumps(parsed, indent=2, ensure_ascii=False)
+        pretty.encode("utf-8")  # a lone surrogate escape (\ud800) cannot be shown decoded
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return text
+    return pretty
+
+
+@admin.register(Submission)
+class SubmissionAdmin(ReadOnlyAdmin):
+    list_display = (
+        "received_at", "table", "claimed_round", "outcome", "http_status",
+        "round_link", "request_id",
+    )
+    list_display_links = ("received_at",)
+    list_select_related = ("table", "round")
+    list_filter = ("outcome", "table", "http_status")
+    search_fields = ("=claimed_round", "=request_id", "=body_sha256")
+    search_help_text = "Exactly a round id, request id or body SHA-256."
+    date_hierarchy = "received_at"
+    fieldsets = (
+        (None, {"fields": ("table", "received_at", "request_id", "claimed_round", "round_link")}),
+        ("Answer", {"fields": ("outcome", "http_status", "errors_json")}),
+        ("Body", {"fields": ("body_size", "body_sha256", "body_download", "body_shown")}),
+    )
+
+    def get_queryset(self, request):
+        # Bodies can be megabytes: the list never needs them, the page loads its one.
+        return super().get_queryset(request).defer("body")
+
+    def get_urls(self):
+        body = path(
+            "<path:object_id>/body/",
+            self.admin_site.admin_view(self.body_view),
+            name="rounds_submission_body",
+        )
+        return [body, *super().get_urls()]
+
+    def body_view(self, request, object_id):
+        """The body byte for byte, as a download: the page only shows it decoded."""
+        submission = get_object_or_404(Submission, pk=object_id)
+        if not self.has_view_permission(request, submission):
+            raise PermissionDenied
+        response = HttpResponse(bytes(submission.body), content_type="application/octet-stream")
+        response["Content-Disposition"] = f'attachment; filename="submission-{submission.pk}.body"'
+        return response
+
+    @admin.display(description="round", ordering="round__round_id")
+    def round_link(self, submission: Submission):
+        if submission.round_id is None:
+            return "-"
+        return admin_change_link(submission.round.round_id, "rounds.round", submission.round_id)
+
+    @admin.display(description="errors")
+    def errors_json(self, submission: Submission) -> SafeString | str:
+        return json_block(submission.errors)
+
+    @admin.display(description="size")
+    def body_size(self, submission: Submission) -> str:
+        return f"{len(submission.body)} bytes"
+
+    @admin.display(description="raw body")
+    def body_download(self, submission: Submission) -> SafeString:
+        url = reverse("admin:rounds_submission_body", args=[submission.pk])
+        return format_html('<a href="{}">download exactly as received</a>', url)
+
+    @admin.display(description="body")
+    def body_shown(self, submission: Submission) -> SafeString:
+        text = body_text(bytes(submission.body))
+        if len(text) > BODY_SHOWN_CHARS:
+            more = len(text) - BODY_SHOWN_CHARS
+            text = f"{text[:BODY_SHOWN_CHARS]}\n… ({more} more characters: download the raw body)"
+        return text_block(text)

@@ -1,0 +1,178 @@
+"""Tables, their keys and their configurations; a new configuration version is made by a service."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from audit.admin import (
+    ReadOnlyAdmin,
+    ReadOnlyStackedInline,
+    ReadOnlyTabularInline,
+    json_block,
+)
+from audit.services import Actor
+from casino.middleware import request_id_of
+from rounds.admin.display import changelist_url
+from rounds.forms import ConfigVersionForm
+from rounds.models import (
+    Round,
+    Submission,
+    Table,
+    TableConfig,
+    TableConfigVersion,
+    TableKey,
+)
+from rounds.services import (
+    ConfigError,
+    config_version_create,
+)
+
+
+def key_state(key: TableKey) -> str:
+    if key.expires_at is None:
+        return "active"
+    return "expiring" if key.expires_at > timezone.now() else "expired"
+
+
+# A key is shown by its id only: the hash never leaves the database.
+KEY_FIELDS = ("key_id", "state", "created_at", "expires_at", "last_used_at")
+
+
+class TableKeyInline(ReadOnlyTabularInline):
+    model = TableKey
+    fields = KEY_FIELDS
+    readonly_fields = KEY_FIELDS
+
+    @admin.display(description="state")
+    def state(self, key: TableKey) -> str:
+        return key_state(key)
+
+
+@admin.register(Table)
+class TableAdmin(ReadOnlyAdmin):
+    list_display = ("code", "name", "config", "active", "created_at", "rounds_link")
+    list_select_related = ("config",)
+    list_filter = ("active", "config")
+    search_fields = ("code", "name")
+    fields = ("code", "name", "config", "active", "created_at", "rounds_link", "submissions_link")
+    inlines = (TableKeyInline,)
+
+    @admin.display(description="rounds")
+    def rounds_link(self, table: Table) -> SafeString:
+        url = changelist_url(Round, table__id__exact=table.pk)
+        return format_html('<a href="{}">rounds</a>', url)
+
+    @admin.display(description="submissions")
+    def submissions_link(self, table: Table) -> SafeString:
+        url = changelist_url(Submission, table__id__exact=table.pk)
+        return format_html('<a href="{}">submissions</a>', url)
+
+
+@admin.register(TableKey)
+class TableKeyAdmin(ReadOnlyAdmin):
+    list_display = ("key_id", "table", "state", "created_at", "expires_at", "last_used_at")
+    list_select_related = ("table",)
+    list_filter = ("table",)
+    search_fields = ("=key_id", "=table__code")
+    fields = ("table", *KEY_FIELDS)
+
+    @admin.display(description="state")
+    def state(self, key: TableKey) -> str:
+        return key_state(key)
+
+
+VERSION_FIELDS = (
+    "version", "effective_from", "currency", "minor_unit", "unit",
+    "ante_min", "ante_max", "trips_min", "trips_max", "blind_pays_shown", "trips_pays_shown",
+    "aggregate_limit", "dealer_qualifier", "one_hand_per_player", "pool",
+    "note", "created_at", "created_by",
+)
+
+
+class TableConfigVersionInline(ReadOnlyStackedInline):
+    model = TableConfigVersion
+    fields = VERSION_FIELDS
+    readonly_fields = VERSION_FIELDS
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("pool", "created_by")
+
+    @admin.display(description="blind pays")
+    def blind_pays_shown(self, version: TableConfigVersion) -> SafeString | str:
+        return json_block(version.blind_pays)
+
+    @admin.display(description="trips pays")
+    def trips_pays_shown(self, version: TableConfigVersion) -> SafeString | str:
+        return json_block(version.trips_pays)
+
+
+@admin.register(TableConfig)
+class TableConfigAdmin(ReadOnlyAdmin):
+    list_display = ("name", "description", "version_count", "table_count", "created_at")
+    search_fields = ("name",)
+    fields = ("name", "description", "created_at")
+    inlines = (TableConfigVersionInline,)
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                version_count=Count("versions", distinct=True),
+                table_count=Count("tables", distinct=True),
+            )
+        )
+
+    @admin.display(description="versions", ordering="version_count")
+    def version_count(self, config: TableConfig) -> int:
+        return config.version_count
+
+    @admin.display(description="tables", ordering="table_count")
+    def table_count(self, config: TableConfig) -> int:
+        return config.table_count
+
+    def get_urls(self):
+        new_version = self.admin_site.admin_view(self.new_version_view)
+        return [
+            path("<path:object_id>/new-version/", new_version, name="rounds_tableconfig_new_version"),
+            *super().get_urls(),
+        ]
+
+    def new_version_view(self, request, object_id):
+        """A supervisor's change of the rules: saved as the next version through the service."""
+        if not request.user.has_perm("rounds.add_tableconfigversion"):
+            raise PermissionDenied
+        config = get_object_or_404(TableConfig, pk=object_id)
+        latest = config.versions.order_by("-version").first()
+        form = ConfigVersionForm(request.POST or None, initial=ConfigVersionForm.initial_from(latest))
+        if request.method == "POST" and form.is_valid():
+            data = dict(form.cleaned_data)
+            try:
+                version = config_version_create(
+                    config=config, actor=Actor.of_user(request.user),
+                    request_id=request_id_of(request), **data,
+                )
+            except ConfigError as exc:
+                for field, texts in exc.errors.items():
+                    for text in texts:
+                        form.add_error(field if field in form.fields else None, text)
+            else:
+                self.message_user(request, f"{config.name} version {version.version} saved.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:rounds_tableconfig_change", args=[config.pk]))
+        return TemplateResponse(request, "admin/rounds/tableconfig/new_version.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "config": config,
+            "latest": latest, "form": form, "title": f"New version of {config.name}",
+        })
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        context["can_add_version"] = request.user.has_perm("rounds.add_tableconfigversion")
+        return super().render_change_form(request, context, add, change, form_url, obj)
