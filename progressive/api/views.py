@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -162,53 +162,53 @@ class MeterReadingListCreateView(generics.ListAPIView):
         return Response(MeterReadingSerializer(reading).data, status=status.HTTP_201_CREATED)
 
 
-class MeterAdjustmentView(APIView):
+class _MeterMoveView(APIView):
+    """A person's move of a pool's money, with its reason: one event in the pool's ledger."""
+
+    authentication_classes = EVERYONE
+    permission_classes = [CanAdjustMeter]
+    incoming_class: type
+
+    def move(self, *, pool: Pool, data: dict, actor: Actor, request_id: str):
+        raise NotImplementedError
+
+    def post(self, request, code: str):
+        pool = get_object_or_404(Pool, code=code)
+        incoming = self.incoming_class(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        try:
+            event = self.move(pool=pool, data=incoming.validated_data, actor=Actor.of_user(request.user),
+                              request_id=request_id_of(request))
+        except ProgressiveError as exc:
+            raise _refused(exc) from None
+        return Response(MeterEventSerializer(event).data, status=status.HTTP_201_CREATED)
+
+
+def _move_schema(incoming, summary: str):
+    return extend_schema_view(post=extend_schema(
+        request=incoming,
+        responses={201: MeterEventSerializer, 400: ERROR, 401: ERROR, 403: ERROR, 404: ERROR},
+        summary=summary,
+    ))
+
+
+@_move_schema(MeterAdjustmentInSerializer, "Adjust a meter")
+class MeterAdjustmentView(_MeterMoveView):
     """A supervisor's or auditor's adjustment of a meter, with its reason."""
 
-    authentication_classes = EVERYONE
-    permission_classes = [CanAdjustMeter]
+    incoming_class = MeterAdjustmentInSerializer
 
-    @extend_schema(
-        request=MeterAdjustmentInSerializer,
-        responses={201: MeterEventSerializer, 400: ERROR, 401: ERROR, 403: ERROR, 404: ERROR},
-        summary="Adjust a meter",
-    )
-    def post(self, request, code: str):
-        pool = get_object_or_404(Pool, code=code)
-        incoming = MeterAdjustmentInSerializer(data=request.data)
-        incoming.is_valid(raise_exception=True)
-        try:
-            event = meter_adjust(
-                pool=pool, delta=incoming.validated_data["delta"],
-                reason=incoming.validated_data["reason"], actor=Actor.of_user(request.user),
-                request_id=request_id_of(request),
-            )
-        except ProgressiveError as exc:
-            raise _refused(exc) from None
-        return Response(MeterEventSerializer(event).data, status=status.HTTP_201_CREATED)
+    def move(self, *, pool, data, actor, request_id):
+        return meter_adjust(pool=pool, delta=data["delta"], reason=data["reason"], actor=actor,
+                            request_id=request_id)
 
 
-class OverflowTransferView(APIView):
+@_move_schema(OverflowTransferInSerializer, "Transfer overflow into the meter")
+class OverflowTransferView(_MeterMoveView):
     """Move overflow back into the meter, as far as the ceiling allows, with a reason."""
 
-    authentication_classes = EVERYONE
-    permission_classes = [CanAdjustMeter]
+    incoming_class = OverflowTransferInSerializer
 
-    @extend_schema(
-        request=OverflowTransferInSerializer,
-        responses={201: MeterEventSerializer, 400: ERROR, 401: ERROR, 403: ERROR, 404: ERROR},
-        summary="Transfer overflow into the meter",
-    )
-    def post(self, request, code: str):
-        pool = get_object_or_404(Pool, code=code)
-        incoming = OverflowTransferInSerializer(data=request.data)
-        incoming.is_valid(raise_exception=True)
-        try:
-            event = meter_transfer_overflow(
-                pool=pool, amount=incoming.validated_data.get("amount"),
-                reason=incoming.validated_data["reason"], actor=Actor.of_user(request.user),
-                request_id=request_id_of(request),
-            )
-        except ProgressiveError as exc:
-            raise _refused(exc) from None
-        return Response(MeterEventSerializer(event).data, status=status.HTTP_201_CREATED)
+    def move(self, *, pool, data, actor, request_id):
+        return meter_transfer_overflow(pool=pool, amount=data.get("amount"), reason=data["reason"],
+                                       actor=actor, request_id=request_id)
