@@ -1,4 +1,4 @@
-"""The yardstick: a plain, correct settlement of RULES.md with treys judging the hands.
+"""The yardstick: a plain, correct settlement of RULES.md with a public evaluator judging the hands.
 
 This is what a careful engineer writes in an afternoon with a public evaluator:
 read the round, rank every hand with ``treys``, pay Ante, Blind, Play and Trips
@@ -6,16 +6,26 @@ by the tables, apply the aggregate limit, then run the Progressive. It shares
 no code with ``rounds.engine`` (only the wire format and RULES.md), so the
 benchmark can also use it to check the engine, round by round.
 
-treys ranks a hand 1 (royal flush) to 7462 (seven-high); lower is better.
+The same settlement runs with ``phevaluator`` or ``eval7`` ranking the hands
+instead (``RANKERS``), so the benchmark can show what each evaluator makes of
+a whole round. treys and phevaluator rank a hand 1 (royal flush) to 7462
+(seven-high); eval7 scores it higher-is-better, so its score is negated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 from itertools import combinations
 
+import phevaluator
 from treys import Card, Evaluator
+
+try:  # eval7 has no wheel for some Pythons; the benchmark then leaves it out
+    import eval7
+except ImportError:  # pragma: no cover
+    eval7 = None
 
 # RULES.md categories, low to high.
 CATEGORIES = (
@@ -100,7 +110,7 @@ TABLES = {
 @dataclass(frozen=True)
 class Seat:
     seat: int
-    hole: list[int]  # treys card ints
+    hole: list  # the ranker's cards
     ante: Decimal
     blind: Decimal
     trips: Decimal
@@ -112,8 +122,8 @@ class Seat:
 
 @dataclass(frozen=True)
 class Round:
-    board: list[int]
-    dealer_cards: list[int]
+    board: list
+    dealer_cards: list
     seats: list[Seat]
 
 
@@ -126,15 +136,69 @@ class Settlement:
     meter: Decimal | None = None  # the pool's meter after the round
 
 
-def round_from_wire(data: dict) -> Round:
-    """A dealt (not void) round as a table posts it."""
+def category(rank: int) -> str:
+    if rank == _ROYAL_FLUSH_RANK:
+        return "royal_flush"
+    return _TREYS_CLASS_NAMES[_evaluator.class_to_string(_evaluator.get_rank_class(rank))]
+
+
+# Cactus Kev's ranks, which phevaluator shares with treys: the worst rank of each category.
+_CACTUS_KEV_FLOORS = (
+    (1, "royal_flush"), (10, "straight_flush"), (166, "four_of_a_kind"), (322, "full_house"),
+    (1599, "flush"), (1609, "straight"), (2467, "three_of_a_kind"), (3325, "two_pair"),
+    (6185, "pair"), (7462, "high_card"),
+)
+
+
+def _cactus_kev_category(rank: int) -> str:
+    for floor, name in _CACTUS_KEV_FLOORS:
+        if rank <= floor:
+            return name
+    raise ValueError(rank)
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A public evaluator as the settlement uses it."""
+
+    name: str
+    card: Callable[[str], object]  # "Ah" -> the library's card
+    rank: Callable[[list, list], int]  # (cards, more cards), 5 to 7 in all -> lower is better
+    category: Callable[[int], str]  # a rank -> its RULES.md category
+
+
+TREYS = Ranker("treys", Card.new, _evaluator.evaluate, category)
+RANKERS = {"treys": TREYS}
+RANKERS["phevaluator"] = Ranker(
+    "phevaluator", lambda text: phevaluator.Card(text).id_,
+    lambda cards, more: phevaluator.evaluate_cards(*cards, *more), _cactus_kev_category,
+)
+if eval7 is not None:
+    _EVAL7_NAMES = {
+        "High Card": "high_card", "Pair": "pair", "Two Pair": "two_pair", "Trips": "three_of_a_kind",
+        "Straight": "straight", "Flush": "flush", "Full House": "full_house",
+        "Quads": "four_of_a_kind", "Straight Flush": "straight_flush",
+    }
+    _EVAL7_ROYAL = eval7.evaluate([eval7.Card(c) for c in ("Ah", "Kh", "Qh", "Jh", "Th")])
+
+    def _eval7_category(rank: int) -> str:
+        return "royal_flush" if -rank == _EVAL7_ROYAL else _EVAL7_NAMES[eval7.handtype(-rank)]
+
+    RANKERS["eval7"] = Ranker(
+        "eval7", eval7.Card, lambda cards, more: -eval7.evaluate(cards + more), _eval7_category,
+    )
+
+
+def round_from_wire(data: dict, ranker: Ranker = TREYS) -> Round:
+    """A dealt (not void) round as a table posts it, its cards the ranker's."""
+    card = ranker.card
     return Round(
-        board=[Card.new(c) for c in data["board"]],
-        dealer_cards=[Card.new(c) for c in data["dealer_cards"]],
+        board=[card(c) for c in data["board"]],
+        dealer_cards=[card(c) for c in data["dealer_cards"]],
         seats=[
             Seat(
                 seat=int(s["seat"]),
-                hole=[Card.new(c) for c in s["hole"]],
+                hole=[card(c) for c in s["hole"]],
                 ante=Decimal(str(s["ante"])),
                 blind=Decimal(str(s["blind"])),
                 trips=Decimal(str(s.get("trips", 0))),
@@ -148,12 +212,6 @@ def round_from_wire(data: dict) -> Round:
     )
 
 
-def category(rank: int) -> str:
-    if rank == _ROYAL_FLUSH_RANK:
-        return "royal_flush"
-    return _TREYS_CLASS_NAMES[_evaluator.class_to_string(_evaluator.get_rank_class(rank))]
-
-
 def at_least(name: str, floor: str) -> bool:
     return _RANK_OF_CATEGORY[name] >= _RANK_OF_CATEGORY[floor]
 
@@ -162,15 +220,17 @@ def round_down(amount: Decimal, minor_unit: Decimal) -> Decimal:
     return amount.quantize(minor_unit, rounding=ROUND_FLOOR)
 
 
-def settle(rnd: Round, table: Table, meter: Decimal | None = None) -> Settlement:
-    """Settle every seat of ``rnd``; ``meter`` is the pool's meter before the round."""
-    dealer_rank = _evaluator.evaluate(rnd.board, rnd.dealer_cards)
+def settle(rnd: Round, table: Table, meter: Decimal | None = None, ranker: Ranker = TREYS) -> Settlement:
+    """Settle every seat of ``rnd`` (read with the same ``ranker``); ``meter`` is the pool's
+    meter before the round."""
+    evaluate, category = ranker.rank, ranker.category
+    dealer_rank = evaluate(rnd.board, rnd.dealer_cards)
     dealer_category = category(dealer_rank)
     qualifies = at_least(dealer_category, "pair")
     out = Settlement(dealer_category, qualifies, {})
 
     for seat in sorted(rnd.seats, key=lambda s: -s.seat):
-        rank = _evaluator.evaluate(rnd.board, seat.hole)
+        rank = evaluate(rnd.board, seat.hole)
         name = category(rank)
         out.categories[seat.seat] = name
         if seat.decision == "fold":
@@ -192,7 +252,7 @@ def settle(rnd: Round, table: Table, meter: Decimal | None = None) -> Settlement
         out.results[seat.seat] = {"ante": ante, "blind": blind, "play": play, "trips": trips}
 
     _apply_aggregate_limit(out.results, table)
-    out.meter = _settle_progressive(rnd, table, meter, out.results)
+    out.meter = _settle_progressive(rnd, table, meter, out.results, ranker)
     return out
 
 
@@ -210,7 +270,7 @@ def _apply_aggregate_limit(results: dict[int, dict[str, Decimal]], table: Table)
 
 
 def _settle_progressive(
-    rnd: Round, table: Table, meter: Decimal | None, results: dict[int, dict[str, Decimal]]
+    rnd: Round, table: Table, meter: Decimal | None, results: dict[int, dict[str, Decimal]], ranker: Ranker,
 ) -> Decimal | None:
     for bets in results.values():
         bets["progressive"] = ZERO
@@ -222,7 +282,7 @@ def _settle_progressive(
         meter += round_down(pool.rate * seat.progressive, table.minor_unit)
         results[seat.seat]["progressive"] = -seat.progressive
     for seat in sorted(lit, key=lambda s: -s.seat):
-        line = _winning_line(pool, rnd.board, seat.hole)
+        line = _winning_line(pool, rnd.board, seat.hole, ranker)
         if line is None:
             continue
         if line.kind == "fixed":
@@ -236,23 +296,23 @@ def _settle_progressive(
     return meter
 
 
-def _winning_line(pool: Pool, board: list[int], hole: list[int]) -> PoolLine | None:
-    seven = category(_evaluator.evaluate(board, hole))
+def _winning_line(pool: Pool, board: list, hole: list, ranker: Ranker) -> PoolLine | None:
+    seven = ranker.category(ranker.rank(board, hole))
     for line in pool.lines:
         if line.qualifier == "board":
-            if at_least(category(_evaluator.evaluate(board, [])), line.category):
+            if at_least(ranker.category(ranker.rank(board, [])), line.category):
                 return line
         elif at_least(seven, line.category):
-            if line.qualifier == "any" or at_least(_best_with_hole(board, hole), line.category):
+            if line.qualifier == "any" or at_least(_best_with_hole(board, hole, ranker), line.category):
                 return line
     return None
 
 
-def _best_with_hole(board: list[int], hole: list[int]) -> str:
+def _best_with_hole(board: list, hole: list, ranker: Ranker) -> str:
     """The best category among five-card hands that use at least one hole card."""
     best = min(
-        _evaluator.evaluate(list(five), [])
+        ranker.rank(list(five), [])
         for five in combinations(hole + board, 5)
         if hole[0] in five or hole[1] in five
     )
-    return category(best)
+    return ranker.category(best)

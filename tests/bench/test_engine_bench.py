@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 
+from bench import treys_settlement
 from bench.dealing import VARIANTS, deal_hands, deal_rounds
 from bench.engine import Disagreement, check_agreement, check_evaluators
 from rounds.engine.evaluator import CATEGORY_INDEX
@@ -41,3 +42,24 @@ def test_the_agreement_check_catches_a_wrong_payout_report():
 
 def test_the_four_evaluators_agree_on_dealt_hands():
     check_evaluators(deal_hands(2_000, seed=11))
+
+
+@pytest.mark.parametrize("ranker", ["phevaluator", "eval7"])
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_the_plain_settlement_says_the_same_with_every_evaluator(variant, ranker):
+    """The yardstick with phevaluator or eval7 ranking the hands settles as it does with treys."""
+    other = treys_settlement.RANKERS[ranker]
+    table = treys_settlement.TABLES[variant.name]
+    meter = Decimal("10000.00") if table.pool else None
+    for wire in deal_rounds(variant, ROUNDS, seed=13):
+        if wire["void"]:
+            continue
+        expected = treys_settlement.settle(treys_settlement.round_from_wire(wire), table, meter)
+        got = treys_settlement.settle(treys_settlement.round_from_wire(wire, other), table, meter, other)
+        assert (got.dealer_category, got.categories, got.results, got.meter) == (
+            expected.dealer_category, expected.categories, expected.results, expected.meter)
+
+
+def test_phevaluators_categories_are_treys_for_every_rank():
+    phe = treys_settlement.RANKERS["phevaluator"]
+    assert all(phe.category(rank) == treys_settlement.category(rank) for rank in range(1, 7463))
