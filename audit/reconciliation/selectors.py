@@ -9,13 +9,15 @@ number of rounds.
 from __future__ import annotations
 
 import json
+import queue
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import (
     BooleanField, Case, CharField, Count, F, Max, Min, Q, QuerySet, Sum, Value, When,
 )
@@ -26,6 +28,7 @@ from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from progressive.models import MeterEvent, Pool
 from rounds.engine.findings import PAYOUT_MISMATCH
+from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 
 from .config import ReconciliationSettings, engine_version
@@ -33,6 +36,7 @@ from .figures import BETS, Sums, Theory
 
 ZERO = Decimal(0)
 STREAM_CHUNK = 2000
+FETCH_AHEAD = 500  # rows a fetch while re-verifying: the first wait of a table is short
 NO_DEALER = "(none)"
 # A round is void when the table reported it void, or when a supervisor voided
 # it after the fact (its status says so; its record still shows what was dealt).
@@ -234,7 +238,7 @@ def players_sums(*, day_from: date, day_to: date, clock: ReconciliationSettings)
 # ---- rounds streamed for re-verification -----------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one is built per stored round (see rounds.engine.record.SeatRecord)
 class StoredRound:
     pk: int
     round_id: str
@@ -267,9 +271,10 @@ def stored_rounds(*, table_id: int, day_from: date, day_to: date) -> Iterator[St
     """A table's rounds of the range with their stored verdicts, streamed in pk order.
 
     On PostgreSQL one query brings each round with its seats, finding codes
-    and meter events as arrays, through a server-side cursor; elsewhere four
-    ordered ORM streams are merged by round pk. Either way memory holds one
-    chunk of rounds, however many there are.
+    and meter events, through a server-side cursor in a transaction of its
+    own (a savepoint in the caller's), which a thread reads a chunk ahead of
+    the caller; elsewhere four ordered ORM streams are merged by round pk.
+    Either way memory holds a few chunks of rounds, however many there are.
     """
     if connection.vendor == "postgresql":
         return _stored_rounds_postgresql(table_id=table_id, day_from=day_from, day_to=day_to)
@@ -279,33 +284,100 @@ def stored_rounds(*, table_id: int, day_from: date, day_to: date) -> Iterator[St
 def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) -> Iterator[StoredRound]:
     settled = ", ".join(f"s.settled_{bet}" for bet in BETS)
     voided = "r.voided_at IS NOT NULL" if VOIDED_LATER else "false"
+    # The table's round ids are sorted first, by ``id + 0``: a cursor is
+    # planned for its first rows, and walking the primary key in order would
+    # read every round of every table and day to find this table's. Each
+    # round is then read, with its seats, findings and meter events, only as
+    # the cursor is fetched, so the database works while the judging goes on;
+    # by (id, gaming day), so only the round's own partitions are looked in.
+    # Seats come as text, "seat,ante,blind,play,trips,progressive;…":
+    # splitting it and looking each amount up costs a third of decoding
+    # numeric arrays, and the same few settled amounts come back again and again.
     sql = f"""
         SELECT r.id, r.round_id, r.record::text, r.status, r.meter_before, r.meter_after,
                r.config_version_id, r.pool_version_id, {voided},
-               ARRAY(SELECT ARRAY[s.seat, {settled}] FROM {Seat._meta.db_table} s
-                     WHERE s.round_id = r.id ORDER BY s.seat),
+               (SELECT string_agg(concat_ws(',', s.seat, {settled}), ';' ORDER BY s.seat)
+                FROM {Seat._meta.db_table} s WHERE s.round_id = r.id AND s.gaming_day = r.gaming_day),
                ARRAY(SELECT f.code FROM {Finding._meta.db_table} f
                      WHERE f.round_id = r.id ORDER BY f.id),
                ARRAY(SELECT ARRAY[e.kind, e.seat::text, e.amount::text, e.meter_after::text,
                                   (e.overflow_after - e.overflow_delta)::text,
                                   (e.reserve_after - e.reserve_delta)::text]
                      FROM {MeterEvent._meta.db_table} e WHERE e.round_id = r.id ORDER BY e.seq)
-        FROM {Round._meta.db_table} r
-        WHERE r.table_id = %s AND r.gaming_day >= %s AND r.gaming_day <= %s
-        ORDER BY r.id
+        FROM (SELECT id + 0 AS pk, gaming_day FROM {Round._meta.db_table}
+              WHERE table_id = %s AND gaming_day >= %s AND gaming_day <= %s ORDER BY 1) mine
+        CROSS JOIN LATERAL (SELECT * FROM {Round._meta.db_table} r
+                            WHERE r.id = mine.pk AND r.gaming_day = mine.gaming_day) r
+        ORDER BY mine.pk
     """
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, [table_id, day_from, day_to])
-        while rows := cursor.fetchmany(STREAM_CHUNK):
-            for pk, round_id, record, status, before, after, version, pool_version, voided_, seats, codes, events in rows:
-                yield StoredRound(
-                    pk, round_id, json.loads(record), status, before, after, version, pool_version,
-                    voided_,
-                    [(int(row[0]), *row[1:]) for row in seats],
-                    list(codes),
-                    [(k, int(s) if s is not None else None, Decimal(a), Decimal(m), Decimal(o), Decimal(v))
-                     for k, s, a, m, o, v in events],
-                )
+    amounts = Amounts()
+    loads = json.loads
+    # In a transaction, so that the cursor is read as it is fetched (outside
+    # one it would be held: the whole result made before the first row).
+    with transaction.atomic():
+        with connection.cursor() as settings:
+            # Compiling the per-row expressions costs 20-40 ms a query, which a
+            # few thousand rows never win back.
+            settings.execute("SET LOCAL jit = off")
+        with connection.chunked_cursor() as cursor:
+            cursor.execute(sql, [table_id, day_from, day_to])
+            for rows in fetched_ahead(cursor, FETCH_AHEAD):
+                for pk, round_id, record, status, before, after, version, pool_version, voided_, seats, codes, events in rows:
+                    seat_rows = []
+                    if seats:
+                        for text in seats.split(";"):
+                            number, ante, blind, play, trips, progressive = text.split(",")
+                            seat_rows.append((int(number), amounts[ante], amounts[blind], amounts[play],
+                                              amounts[trips], amounts[progressive]))
+                    yield StoredRound(
+                        pk, round_id, loads(record), status, before, after, version, pool_version,
+                        voided_, seat_rows, codes,
+                        [(k, int(s) if s is not None else None, Decimal(a), Decimal(m), Decimal(o), Decimal(v))
+                         for k, s, a, m, o, v in events] if events else [],
+                    )
+
+
+def fetched_ahead(cursor, size: int) -> Iterator[list[tuple]]:
+    """``cursor``'s rows ``size`` at a time, the next chunk fetched while the caller works on this one.
+
+    A thread waits for the database (which works on another core meanwhile);
+    at most two chunks wait for the caller, so memory stays flat. The thread
+    is done with the cursor before this generator ends, however it ends.
+    """
+    chunks: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def fetch() -> None:
+        try:
+            # A small first chunk: the caller has nothing to do until it comes.
+            ask = min(size, 100)
+            while not stop.is_set():
+                rows = cursor.fetchmany(ask)
+                chunks.put(rows)
+                if not rows:
+                    return
+                ask = size
+        except BaseException as error:  # handed to the caller, raised there
+            chunks.put(error)
+
+    thread = threading.Thread(target=fetch, name="stored-rounds-fetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            rows = chunks.get()
+            if isinstance(rows, BaseException):
+                raise rows
+            if not rows:
+                return
+            yield rows
+    finally:
+        stop.set()
+        while thread.is_alive():  # make room for a chunk the thread may be putting
+            try:
+                chunks.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        thread.join()
 
 
 def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> Iterator[StoredRound]:

@@ -40,7 +40,14 @@ def parse_card(text: object) -> Card:
 
 
 def parse_cards(texts: Iterable[object]) -> tuple[Card, ...]:
-    return tuple(parse_card(t) for t in texts)
+    if type(texts) is not list and type(texts) is not tuple:
+        texts = list(texts)  # read twice below when a code is wrong
+    try:
+        # Every round parses eleven or more cards: one lookup each, and
+        # parse_card's type check and wording only for a code that is wrong.
+        return tuple([_BY_TEXT[t] for t in texts])
+    except (KeyError, TypeError):
+        return tuple(parse_card(t) for t in texts)
 
 
 def card_text(card: Card) -> str:

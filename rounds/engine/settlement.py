@@ -50,13 +50,12 @@ def settle_game(record: RoundRecord, rules: TableRules) -> GameSettlement:
     # RULES.md settles right to left; no game bet of one seat depends on
     # another's, so the order the table listed them gives the same results.
     for seat in record.seats:
-        if seat.hole is None:
-            seats[seat.seat] = SeatSettlement(seat.seat, None, dict.fromkeys(GAME_BETS, ZERO))
+        number, hole = seat.seat, seat.hole
+        if hole is None:
+            seats[number] = SeatSettlement(number, None, dict.fromkeys(GAME_BETS, ZERO))
             continue
-        hand = evaluate_on_board(board_key, board, seat.hole)
-        seats[seat.seat] = SeatSettlement(
-            seat.seat, hand, _settle_seat(seat, hand, dealer, qualifies, rules)
-        )
+        hand = evaluate_on_board(board_key, board, hole)
+        seats[number] = SeatSettlement(number, hand, _settle_seat(seat, hand, dealer, qualifies, rules))
     found = _apply_aggregate_limit(seats, rules)
     return GameSettlement(dealer, qualifies, seats, found)
 
@@ -100,9 +99,11 @@ def _apply_aggregate_limit(seats: dict[int, SeatSettlement], rules: TableRules) 
     limit = rules.aggregate_limit
     if limit is None:
         return []
-    total = sum(
-        (amount for s in seats.values() for amount in s.results.values() if amount > ZERO), ZERO
-    )
+    total = ZERO
+    for s in seats.values():
+        for amount in s.results.values():
+            if amount > ZERO:
+                total += amount
     if total <= limit:
         return []
     for s in seats.values():

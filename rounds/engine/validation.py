@@ -38,7 +38,8 @@ def rule_breaks(record: RoundRecord, rules: TableRules) -> list[Finding]:
     for seat in record.seats:
         if not _clean(seat, rules):
             found.extend(_seat_breaks(seat, rules))
-    found.extend(_players_on_several_seats(record, rules))
+    if rules.one_hand_per_player:
+        found.extend(_players_on_several_seats(record, rules))
     return found
 
 

@@ -27,7 +27,7 @@ class SeatVerdict:
     settled: dict[str, Decimal]  # every bet of BETS, player's view
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every round judged (see record.SeatRecord)
 class Verdict:
     status: str
     dealer_hand: int | None
@@ -54,26 +54,36 @@ def judge_round(
         hands={number: seat.hand for number, seat in game.seats.items()} if pool else None,
     )
 
-    found: list[Finding] = [*duplicates, *rule_breaks(record, rules), *game.findings]
-    found.extend(progressive.findings)
+    found: list[Finding] = duplicates + rule_breaks(record, rules)
+    if game.findings:
+        found += game.findings
+    if progressive.findings:
+        found += progressive.findings
+    game_seats, side_bets = game.seats, progressive.results
+    paid_checked = not duplicates
+    reported = False
     seats = []
     for seat in sorted(record.seats, key=seat_number):
-        game_seat = game.seats[seat.seat]
+        number = seat.seat
+        game_seat = game_seats[number]
         settled = game_seat.results  # the game's own dict, completed with the side bet
-        settled["progressive"] = progressive.results[seat.seat]
-        seats.append(SeatVerdict(seat.seat, game_seat.hand, settled))
-        # A dealer who paid every bet right sent exactly the settlement back.
-        if seat.paid is not None and not duplicates and seat.paid != settled:
-            found.extend(_payout_mismatches(seat.seat, settled, seat.paid))
+        settled["progressive"] = side_bets[number]
+        seats.append(SeatVerdict(number, game_seat.hand, settled))
+        paid = seat.paid
+        if paid is not None:
+            reported = True
+            # A dealer who paid every bet right sent exactly the settlement back.
+            if paid_checked and paid != settled:
+                found.extend(_payout_mismatches(number, settled, paid))
 
     return Verdict(
-        status=_status(record, found),
-        dealer_hand=game.dealer_hand,
-        dealer_qualifies=game.dealer_qualifies,
-        seats=tuple(seats),
-        findings=tuple(found),
-        events=tuple(progressive.events),
-        meters_after=progressive.meters,
+        _status(record, found, reported),
+        game.dealer_hand,
+        game.dealer_qualifies,
+        tuple(seats),
+        tuple(found),
+        tuple(progressive.events),
+        progressive.meters,
     )
 
 
@@ -93,11 +103,11 @@ def _payout_mismatches(
     return found
 
 
-def _status(record: RoundRecord, found: list[Finding]) -> str:
-    if any(not finding.informational for finding in found):
-        return FLAGGED
+def _status(record: RoundRecord, found: list[Finding], reported: bool) -> str:
+    """``reported``: at least one seat says what the dealer paid."""
+    for finding in found:
+        if not finding.informational:
+            return FLAGGED
     if record.void:
         return VOID
-    if all(seat.paid is None for seat in record.seats):
-        return SETTLED
-    return VERIFIED
+    return VERIFIED if reported else SETTLED
