@@ -74,10 +74,12 @@ def worker(task: str, url: str) -> dict:
     from django.db import connection
 
     from bench.reconcile import DAY
+    from rounds.engine.evaluator import fill_rank_table
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
+    fill_rank_table()  # as a Celery worker's parent does before forking (casino.celery)
     rss_at_start = scaffold.peak_rss_kib(os.getpid())
     began, cpu_began = time.perf_counter(), time.process_time()
     pg_began = scaffold.cpu_seconds([backend])

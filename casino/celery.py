@@ -14,6 +14,7 @@ deployments (and tests) that share a broker:
 import os
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
@@ -25,3 +26,12 @@ app.conf.broker_transport_options = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
 }
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _tables_before_forking(**kwargs) -> None:
+    """The hand evaluator's rank table, filled in the worker's parent before it forks its
+    pool, so that every child re-verifies at full speed from its first round."""
+    from rounds.engine.evaluator import fill_rank_table
+
+    fill_rank_table()

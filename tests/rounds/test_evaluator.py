@@ -423,3 +423,12 @@ def test_best_using_hole_is_the_best_hand_whenever_that_beats_the_board():
             evaluate_five(five) for five in combinations(board + hole, 5)
             if set(five) & set(hole)
         )
+
+
+def test_the_rank_table_filled_at_once_holds_every_hand_as_the_lazy_path_works_it_out():
+    from rounds.engine import evaluator
+
+    evaluator.fill_rank_table()
+    filled = {key: value for key, value in evaluator._BY_RANK_KEY.items() if value}
+    assert len(filled) == 6_175 + 49_205  # rank multisets of five and of seven cards
+    assert all(evaluator._value_from_rank_key(key) == value for key, value in filled.items())
