@@ -7,6 +7,10 @@ the environment without editing the file.
 
 import multiprocessing
 import os
+import select
+import sys
+
+from gunicorn.workers.gthread import ThreadWorker
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 
@@ -17,10 +21,58 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # more of a process's requests wait together, the fewer passes of the pool's
 # and the audit chain's locks they need. Measured with bench/http_ingest.py,
 # 16 tables on the 2-core reference machine (docs/SCALING.md): 2x8 stored 277
-# rounds/s, 3x8 271, 1x16 268, 4x4 255, 6x3 220.
+# rounds/s, 3x8 271, 1x16 268, 4x4 255, 6x3 220. Again with the worker below
+# and the lighter table post (2026-11-30, --quick, the machine quiet): 2x8
+# 285-371 rounds/s, 2x12 340, 3x8 301, 3x6 238; the same code on gthread as
+# shipped with a 5 ms switch interval: 232-264.
 workers = int(os.environ.get("WEB_CONCURRENCY", str(multiprocessing.cpu_count())))
-worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "8"))
+
+
+class LingeringThreadWorker(ThreadWorker):
+    """gunicorn's gthread worker, whose thread stays with a busy connection for a moment.
+
+    gthread hands a kept-alive connection back to its main loop after every
+    request, and the next request travels main loop -> thread pool -> main
+    loop again: several hand-offs of the interpreter's lock per request. While
+    16 tables posted at once, the main loop held the interpreter for a fifth
+    to a quarter of a worker's samples (py-spy --gil); with this, 2-5 %.
+    A table catching up sends its next round as soon as it has the answer, so
+    here the thread waits up to ``GUNICORN_LINGER_MS`` for it and serves it
+    itself, but only while no other connection is waiting for a thread, so
+    no table ever waits because another is being served. Idle connections go
+    back to the main loop exactly as in gthread.
+    """
+
+    LINGER = float(os.environ.get("GUNICORN_LINGER_MS", "5")) / 1000
+    MOST_IN_A_ROW = 100  # then back to the main loop anyway, as a matter of course
+
+    def handle(self, conn):
+        result = super().handle(conn)
+        served = 1
+        while (
+            result is True and self.alive and self.LINGER > 0 and served < self.MOST_IN_A_ROW
+            and self.tpool._work_queue.empty()
+        ):
+            buffered = conn.parser is not None and conn.parser.unreader.buf.getvalue()
+            if not buffered and not _readable(conn.sock, self.LINGER):
+                break
+            result = super().handle(conn)
+            served += 1
+        return result
+
+
+def _readable(sock, seconds: float) -> bool:
+    """Whether ``sock`` has something to read (or was closed) within ``seconds``."""
+    try:
+        poll = select.poll()
+        poll.register(sock, select.POLLIN)
+        return bool(poll.poll(seconds * 1000))
+    except (OSError, ValueError):
+        return False
+
+
+worker_class = LingeringThreadWorker if os.environ.get("GUNICORN_LINGER_MS", "5") != "0" else "gthread"
 
 # Tables keep their connection open between rounds; a round a minute per table
 # would otherwise pay a new TCP handshake each time behind a proxy that pools.
@@ -44,3 +96,15 @@ accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 
+
+# How long a thread may keep the interpreter before another that is ready to
+# run takes it (CPython's default: 5 ms). The round writer holds the pool's
+# and the audit chain's row locks while it stores a group, and after each of
+# its round trips to PostgreSQL it waits for the interpreter again, behind
+# request threads that are parsing and answering; every millisecond it waits
+# there is a millisecond every other table's round waits for the locks.
+SWITCH_INTERVAL = float(os.environ.get("GUNICORN_SWITCH_INTERVAL_MS", "1")) / 1000
+
+
+def post_fork(server, worker):
+    sys.setswitchinterval(SWITCH_INTERVAL)

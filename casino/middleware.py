@@ -1,10 +1,14 @@
-"""A request id on every request: taken from the proxy or made here, echoed back."""
+"""A request id on every request; a table's key kept off the admin; the people's middleware
+kept off a table's posts."""
 
 from __future__ import annotations
 
 import re
 import uuid
 
+from django.contrib.auth.middleware import AuthenticationMiddleware as _AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
@@ -29,14 +33,31 @@ def request_id_of(request) -> str:
     )
 
 
+# Where tables post rounds (rounds/api/urls.py under casino/urls.py's "api/v1/").
+TABLE_POSTS = frozenset({"/api/v1/rounds/", "/api/v1/rounds/batch"})
+
+
 class TableKeyOnAdminMiddleware:
-    """A table's key belongs to the table API; shown to the admin, it is refused and logged."""
+    """A table's key belongs to the table API; shown to the admin, it is refused and logged.
+
+    It also marks a table's post of rounds (``request.table_post``): a table
+    key's ``POST`` to ``TABLE_POSTS``, which only ``TableKeyAuthentication``
+    can authenticate. Such a request never uses a session, a Django user or
+    messages, so their middleware (``_people_only`` below) stands aside for it.
+    (Django's and django-axes' checks look for CSRF's and axes' middleware by
+    name, and both cost little here: they stay.)
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith("/admin/") and request.headers.get("Authorization", "").startswith("Bearer "):
+        if not request.META.get("HTTP_AUTHORIZATION", "").startswith("Bearer "):
+            return self.get_response(request)
+        if request.method == "POST" and request.path_info in TABLE_POSTS:
+            request.table_post = True
+            return self.get_response(request)
+        if request.path.startswith("/admin/"):
             from audit.services import Actor, audit_record
 
             audit_record(
@@ -47,3 +68,30 @@ class TableKeyOnAdminMiddleware:
             )
             return HttpResponseForbidden("Table keys are for the table API only.")
         return self.get_response(request)
+
+
+def _people_only(middleware: type) -> type:
+    """``middleware``, standing aside for a table's post of rounds (``request.table_post``).
+
+    A subclass, so that Django's checks still find the middleware the admin needs.
+    """
+
+    def __call__(self, request):
+        if getattr(request, "table_post", False):
+            return self.get_response(request)
+        return middleware.__call__(self, request)
+
+    body = {"__call__": __call__, "__module__": __name__, "__doc__": f"{middleware.__name__}, for people's requests."}
+    if hasattr(middleware, "process_view"):
+        def process_view(self, request, *args):
+            if getattr(request, "table_post", False):
+                return None
+            return middleware.process_view(self, request, *args)
+
+        body["process_view"] = process_view
+    return type(middleware.__name__, (middleware,), body)
+
+
+SessionMiddleware = _people_only(_SessionMiddleware)
+AuthenticationMiddleware = _people_only(_AuthenticationMiddleware)
+MessageMiddleware = _people_only(_MessageMiddleware)

@@ -64,12 +64,14 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "casino.middleware.RequestIdMiddleware",
+    # Marks a table's post of rounds, for which the people's middleware below
+    # (casino.middleware: Django's and django-axes' own, standing aside) does nothing.
     "casino.middleware.TableKeyOnAdminMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "casino.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "casino.middleware.AuthenticationMiddleware",
+    "casino.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The Content-Security-Policy header (SECURE_CSP, below) and each request's nonce.
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -97,6 +99,11 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+
+# A table key proven once is remembered by each web worker for this many
+# seconds (rounds.authentication._ProvenKeys): a key revoked or a table
+# deactivated stops working in every worker within this time. 0: never remembered.
+TABLE_KEY_CACHE_SECONDS = float(os.environ.get("TABLE_KEY_CACHE_SECONDS", "5"))
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"

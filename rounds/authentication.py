@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Q
+from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
@@ -54,22 +58,81 @@ class TableKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, key = header.partition(" ")
         if scheme != self.keyword:
             return None
-        parts = split_key(key.strip())
-        if parts is None or not _KEY_ID.fullmatch(parts[0]):
-            raise exceptions.AuthenticationFailed("Malformed table key.")
-        key_id, secret = parts
+        key = key.strip()
         now = timezone.now()
-        stored = key_in_force(key_id=key_id, now=now)
-        # Hash and compare even for an unknown id, so timing tells nothing.
-        expected = stored.key_hash if stored else "0" * 64
-        if not hmac.compare_digest(key_hash(secret), expected) or stored is None:
-            raise exceptions.AuthenticationFailed("Invalid table key.")
+        token = hashlib.sha256(key.encode()).digest()
+        stored = _PROVEN.get(token, now)
+        if stored is None:
+            parts = split_key(key)
+            if parts is None or not _KEY_ID.fullmatch(parts[0]):
+                raise exceptions.AuthenticationFailed("Malformed table key.")
+            key_id, secret = parts
+            stored = key_in_force(key_id=key_id, now=now)
+            # Hash and compare even for an unknown id, so timing tells nothing.
+            expected = stored.key_hash if stored else "0" * 64
+            if not hmac.compare_digest(key_hash(secret), expected) or stored is None:
+                raise exceptions.AuthenticationFailed("Invalid table key.")
+            _PROVEN.put(token, stored)
         if stored.last_used_at is None or now - stored.last_used_at > _TOUCH_EVERY:
             TableKey.objects.filter(pk=stored.pk).update(last_used_at=now)
+            stored.last_used_at = now
         return TablePrincipal(stored.table), stored
 
     def authenticate_header(self, request) -> str:
         return self.keyword
+
+
+class _ProvenKeys:
+    """Keys this process has proven lately, by a digest of the whole presented key.
+
+    A table posts every few seconds with the same key, and finding and proving
+    it (a query, the key, its table and configuration built as models) was the
+    largest cost of a post after the round itself. A key is remembered only
+    once it has been proven against its stored hash, and only for
+    ``TABLE_KEY_CACHE_SECONDS``: a key revoked, expired early or rotated
+    without grace in another process, or a table deactivated there, stops
+    working within that time. In this process every change to a key or a
+    table forgets them all at once (``_forget``), and a key's own expiry time
+    is checked on every use, so a key ends exactly when it is set to.
+    """
+
+    MOST = 10_000  # a bound on memory: a casino has a few hundred keys
+
+    def __init__(self):
+        self._known: dict[bytes, tuple[float, TableKey]] = {}
+
+    def get(self, token: bytes, now) -> TableKey | None:
+        known = self._known.get(token)
+        if known is None:
+            return None
+        until, stored = known
+        if time.monotonic() >= until or (stored.expires_at is not None and stored.expires_at <= now):
+            self._known.pop(token, None)
+            return None
+        return stored
+
+    def put(self, token: bytes, stored: TableKey) -> None:
+        seconds = settings.TABLE_KEY_CACHE_SECONDS
+        if seconds <= 0:
+            return
+        if len(self._known) >= self.MOST:
+            self._known = {}
+        self._known[token] = (time.monotonic() + seconds, stored)
+
+    def clear(self) -> None:
+        self._known = {}
+
+
+_PROVEN = _ProvenKeys()
+
+
+def _forget(sender, **kwargs) -> None:
+    _PROVEN.clear()
+
+
+for _model in (TableKey, Table, TableConfig):
+    post_save.connect(_forget, sender=_model, dispatch_uid=f"table-key-cache-{_model.__name__}")
+    post_delete.connect(_forget, sender=_model, dispatch_uid=f"table-key-cache-delete-{_model.__name__}")
 
 
 def key_in_force(*, key_id: str, now) -> TableKey | None:

@@ -20,7 +20,7 @@ from rounds.models import Submission, Table
 from rounds.selectors import round_detail
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
 
-from .serializers import RoundRecordSerializer, RoundSerializer, record_fast
+from .serializers import RoundRecordSerializer, record_fast, round_data
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +185,7 @@ def _check(table: Table, payload, body: bytes, request, request_id: str,
 def answer_of(result, request) -> Answer:
     """The answer to one stored record: the round as it was just written, or as stored."""
     round_ = result.round if result.snapshot else round_detail(round_pk=result.round.pk)
-    stored = RoundSerializer(round_).data
+    stored = round_data(round_)
     if result.outcome == Submission.Outcome.CONFLICT:
         body_ = error_body(
             "conflicting_resubmission",

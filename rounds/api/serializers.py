@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
@@ -179,13 +180,29 @@ def _flag(data: dict, name: str) -> bool:
     return value
 
 
+# Tables send the same few amounts and the same 52 cards all evening: each
+# text is checked once per process and its canonical form remembered
+# (only what passed; bounded, as a table could send any number of others).
+_KNOWN_AMOUNTS: dict[tuple, str] = {}
+_KNOWN_CARDS: dict[str, str] = {}
+_KNOWN_MOST = 4096
+
+
 def _amount(value, field: AmountField = _AMOUNT) -> str:
-    if type(value) not in (str, int):
+    kind = type(value)
+    if kind is not str and kind is not int:
         raise _NotPlain
+    known = _KNOWN_AMOUNTS.get((field.signed, kind, value))
+    if known is not None:
+        return known
     try:
-        return field.to_internal_value(value)
+        text = field.to_internal_value(value)
     except serializers.ValidationError:
         raise _NotPlain from None
+    if len(_KNOWN_AMOUNTS) >= _KNOWN_MOST:
+        _KNOWN_AMOUNTS.clear()
+    _KNOWN_AMOUNTS[(field.signed, kind, value)] = text
+    return text
 
 
 def _paid(value) -> dict | None:
@@ -201,10 +218,18 @@ def _cards(value, count: int, *, optional: bool) -> list[str] | None:
         return None
     if type(value) is not list or len(value) != count or any(type(card) is not str for card in value):
         raise _NotPlain
+    return [_KNOWN_CARDS.get(card) or _card(card) for card in value]
+
+
+def _card(card: str) -> str:
     try:
-        return [card_text(parse_card(card)) for card in value]
+        text = card_text(parse_card(card))
     except CardError:
         raise _NotPlain from None
+    if len(_KNOWN_CARDS) >= _KNOWN_MOST:
+        _KNOWN_CARDS.clear()
+    _KNOWN_CARDS[card] = text
+    return text
 
 
 def _dealt_at(value) -> str:
@@ -329,28 +354,11 @@ class RoundSerializer(serializers.Serializer):
     received_at = serializers.DateTimeField()
 
     def to_representation(self, round_) -> dict:
-        # Built by hand: this runs for every round posted and every round
-        # listed. The fields above document the very same shape (the schema
-        # is made from them), and tests/api/test_record_fast.py holds the two to it.
-        return {
-            "id": round_.pk,
-            "table": round_.table.code,
-            "round": round_.round_id,
-            "dealt_at": _MOMENT.to_representation(round_.dealt_at),
-            "gaming_day": _DAY.to_representation(round_.gaming_day),
-            "dealer": round_.dealer or None,
-            "void": bool(round_.void),
-            "status": round_.status,
-            "board": split_cards(round_.board),
-            "dealer_cards": split_cards(round_.dealer_cards),
-            "dealer_hand": round_.dealer_hand or None,
-            "dealer_qualifies": round_.dealer_qualifies,
-            "config": self.get_config(round_),
-            "seats": self.get_seats(round_),
-            "progressive": self.get_progressive(round_),
-            "findings": [_finding_data(f) for f in round_.findings.all()],
-            "received_at": _MOMENT.to_representation(round_.received_at),
-        }
+        # Built by hand (round_data): this runs for every round posted and
+        # every round listed. The fields above document the very same shape
+        # (the schema is made from them), and tests/api/test_record_fast.py
+        # holds the two to it.
+        return round_data(round_)
 
     def get_dealer(self, round_) -> str | None:
         return round_.dealer or None
@@ -371,53 +379,104 @@ class RoundSerializer(serializers.Serializer):
         )
     )
     def get_config(self, round_) -> dict:
-        version = round_.config_version
-        return {"name": version.config.name, "version": version.version}
-
-    @staticmethod
-    def _seat_data(seat) -> dict:
-        data = {
-            "seat": seat.seat,
-            "player": seat.player or None,
-            "hole": split_cards(seat.hole),
-            "hand": seat.hand or None,
-            "decision": seat.decision,
-            "progressive_lit": seat.progressive_lit,
-            "settled": {bet: money_text(v) for bet, v in seat.settled().items()},
-            "paid": None,
-        }
-        for bet in ("ante", "blind", "trips", "play", "progressive"):
-            data[bet] = money_text(getattr(seat, bet))
-        paid = seat.paid()
-        if paid is not None:
-            data["paid"] = {bet: money_text(v) for bet, v in paid.items()}
-        return data
+        return _config_data(round_)
 
     # Built by hand for speed; SeatSerializer documents the same shape.
     @extend_schema_field(SeatSerializer(many=True))
     def get_seats(self, round_) -> list[dict]:
-        return [self._seat_data(seat) for seat in round_.seats.all()]
+        return [_seat_data(seat) for seat in round_.seats.all()]
 
     @extend_schema_field(RoundProgressiveSerializer(allow_null=True))
     def get_progressive(self, round_) -> dict | None:
-        if round_.pool_version_id is None:
-            return None
-        return {
-            "pool": round_.pool_version.pool.code,
-            "meter_before": money_text(round_.meter_before),
-            "meter_after": money_text(round_.meter_after),
-            "events": [
-                {
-                    "seq": e.seq, "kind": e.kind, "seat": e.seat,
-                    "amount": money_text(e.amount), "meter": money_text(e.meter_after),
-                }
-                for e in round_.meter_events.all()
-            ],
-        }
+        return _progressive_data(round_)
 
 
 _MOMENT = serializers.DateTimeField()
 _DAY = serializers.DateField()
+
+
+def round_data(round_) -> dict:
+    """``RoundSerializer``'s representation of ``round_``, by hand: the answer to every post."""
+    zone = timezone.get_current_timezone()
+    return {
+        "id": round_.pk,
+        "table": round_.table.code,
+        "round": round_.round_id,
+        "dealt_at": _moment(round_.dealt_at, zone),
+        "gaming_day": _DAY.to_representation(round_.gaming_day),
+        "dealer": round_.dealer or None,
+        "void": bool(round_.void),
+        "status": round_.status,
+        "board": split_cards(round_.board),
+        "dealer_cards": split_cards(round_.dealer_cards),
+        "dealer_hand": round_.dealer_hand or None,
+        "dealer_qualifies": round_.dealer_qualifies,
+        "config": _config_data(round_),
+        "seats": [_seat_data(seat) for seat in _related(round_, "seats")],
+        "progressive": _progressive_data(round_),
+        "findings": [_finding_data(f) for f in _related(round_, "findings")],
+        "received_at": _moment(round_.received_at, zone),
+    }
+
+
+def _related(round_, name: str):
+    """``round_.<name>.all()``, straight from the rows prefetched or just written
+    (``selectors.round_list``, ``services.ingest._remember``) when it has them:
+    the related manager Django builds on each access costs more than the list."""
+    cache = getattr(round_, "_prefetched_objects_cache", None)
+    if cache is not None and name in cache:
+        return cache[name]
+    return getattr(round_, name).all()
+
+
+def _moment(value, zone) -> str | None:
+    """``DateTimeField``'s ISO 8601 text of ``value`` in ``zone`` (UTC as ``Z``), without
+    looking the current time zone up again for each field."""
+    if not value or value.tzinfo is None:
+        return _MOMENT.to_representation(value)
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _config_data(round_) -> dict:
+    version = round_.config_version
+    return {"name": version.config.name, "version": version.version}
+
+
+def _seat_data(seat) -> dict:
+    data = {
+        "seat": seat.seat,
+        "player": seat.player or None,
+        "hole": split_cards(seat.hole),
+        "hand": seat.hand or None,
+        "decision": seat.decision,
+        "progressive_lit": seat.progressive_lit,
+        "settled": {bet: money_text(v) for bet, v in seat.settled().items()},
+        "paid": None,
+    }
+    for bet in ("ante", "blind", "trips", "play", "progressive"):
+        data[bet] = money_text(getattr(seat, bet))
+    paid = seat.paid()
+    if paid is not None:
+        data["paid"] = {bet: money_text(v) for bet, v in paid.items()}
+    return data
+
+
+def _progressive_data(round_) -> dict | None:
+    if round_.pool_version_id is None:
+        return None
+    return {
+        "pool": round_.pool_version.pool.code,
+        "meter_before": money_text(round_.meter_before),
+        "meter_after": money_text(round_.meter_after),
+        "events": [
+            {
+                "seq": e.seq, "kind": e.kind, "seat": e.seat,
+                "amount": money_text(e.amount), "meter": money_text(e.meter_after),
+            }
+            for e in _related(round_, "meter_events")
+        ],
+    }
 
 
 def _finding_data(finding) -> dict:

@@ -90,6 +90,11 @@ class _Entry:
     record: dict
     body: bytes
     request_id: str
+    # Worked out beforehand by the request's own thread when a round writer
+    # will store it (``ingest_round``): the writer serves a whole process,
+    # one group at a time, so what it need not do itself it should not.
+    digest: str | None = None
+    wire: object = None  # the record read for the engine (``round_from_wire``)
 
     @property
     def key(self) -> tuple[int, str]:
@@ -109,10 +114,10 @@ def ingest_round(*, table: Table, record: dict, body: bytes, request_id: str = "
     same record returns the stored round; a different record under the same
     round id is refused and marks the stored round.
     """
-    entry = _Entry(table, record, body, request_id)
     if _COMBINER.serves(connection):
-        return _COMBINER.ingest(entry)
-    return _ingest_entries([entry])[0]
+        return _COMBINER.ingest(
+            _Entry(table, record, body, request_id, record_hash(record), round_from_wire(record)))
+    return _ingest_entries([_Entry(table, record, body, request_id)])[0]
 
 
 def ingest_rounds(*, table: Table, received: Sequence[Received], request_id: str = "") -> list[IngestResult]:
@@ -210,7 +215,7 @@ class _New:
 
 def _ingest(entries: Sequence[_Entry], durable: bool, *, days_check: bool, inline: bool) -> list[IngestResult]:
     results: list[IngestResult | None] = [None] * len(entries)
-    digests = [record_hash(e.record) for e in entries]
+    digests = [e.digest or record_hash(e.record) for e in entries]
     stored, version_rows, free_pks, days_missing = _look(entries, durable, days_check)
     if days_missing:
         if not inline:
@@ -351,20 +356,39 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
         versions[item.at] = version
         if version.pool_id:
             pool_ids.add(version.pool_id)
+
+    # What does not depend on the pool's meter is made before its lock is
+    # taken: every other table's round waits for that lock while this group
+    # holds it. Each round's key (drawn in order, as ever), its wire record
+    # read for the engine, and, where the keys are known already, the rows of
+    # its key and of its kept body.
+    pks = [next(free_pks) if free_pks is not None else None for _ in new]
+    wires = [item.entry.wire if item.entry.wire is not None else round_from_wire(item.entry.record)
+             for item in new]
+    early: list[sql.Statement] = []
+    submissions: list[Submission] = []
+    if free_pks is not None:
+        early = sql.insert(RoundKey, [
+            RoundKey(id=pk, table_id=item.entry.table.pk, round_id=item.entry.record["round"],
+                     gaming_day=gaming_day_of(item.dealt_at))
+            for pk, item in zip(pks, new)
+        ])
+        submissions = [_accepted(item, pk) for pk, item in zip(pks, new)]
+        submission_inserts = sql.insert(Submission, submissions)
+
     pools, pool_version_rows = _pools_lock(pool_ids) if pool_ids else ({}, {})
     seq_at_lock = {pk: pool.last_event_seq for pk, pool in pools.items()}
 
     # Judge in order: each round of a pool starts from the meter the last one left.
-    for item in new:
+    for item, pk, wire in zip(new, pks, wires):
         version = versions[item.at]
         pool = pools.get(version.pool_id) if version.pool_id else None
         pool_version = pool_rules = meters = None
         if pool is not None:
             pool_version, pool_rules = _pool_version(_in_force(pool_version_rows[pool.pk], item.dealt_at))
             meters = pool_meters(pool)
-        verdict = judge_round(round_from_wire(item.entry.record), _config_version(version.pk)[1], pool_rules, meters)
-        item.round = _round_row(item, verdict, version, pool_version, meters,
-                                next(free_pks) if free_pks is not None else None)
+        verdict = judge_round(wire, _config_version(version.pk)[1], pool_rules, meters)
+        item.round = _round_row(item, verdict, version, pool_version, meters, pk)
         item.codes = sorted({f.code for f in verdict.findings})
         item.findings = [
             Finding(round=item.round, code=f.code, informational=f.informational, seat=f.seat,
@@ -383,14 +407,11 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
         for item in new:
             for row in (*item.seats, *item.findings, *item.events):
                 row.round = item.round
+        submissions = [_accepted(item, item.round.pk) for item in new]
+        submission_inserts = sql.insert(Submission, submissions)
     else:
         # The key first: its unique index is where two tables' racing inserts of one round id meet.
-        statements = [*sql.insert(RoundKey, [_key_row(r) for r in rounds]), *sql.insert(Round, rounds)]
-    submissions = [
-        _submission(item.entry.table, item.entry.body, item.entry.record["round"],
-                    Submission.Outcome.ACCEPTED, 201, item.entry.request_id, item.round)
-        for item in new
-    ]
+        statements = [*early, *sql.insert(Round, rounds)]
     now = timezone.now()
     findings = [f for item in new for f in item.findings]
     finding_inserts = sql.insert(Finding, findings, returning="id")
@@ -399,7 +420,7 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
         *finding_inserts,
         *sql.insert(MeterEvent, [e for item in new for e in item.events]),
         *(_pool_move(pool, now) for pool in pools.values() if pool.last_event_seq != seq_at_lock[pool.pk]),
-        *sql.insert(Submission, submissions),
+        *submission_inserts,
         # Last, after the pools': the chain's head, whose lock every writer queues for.
         audit_head_lock_statement(),
     ]
@@ -537,6 +558,14 @@ def _resubmission(table, existing: Round, digest: str, body: bytes, request_id: 
         after={"submission": submission.pk}, request_id=request_id,
     )
     return IngestResult(existing, Submission.Outcome.CONFLICT)
+
+
+def _accepted(item: _New, round_pk: int) -> Submission:
+    """The kept body of a new round, by its round's key (the round is written with it)."""
+    submission = _submission(item.entry.table, item.entry.body, item.entry.record["round"],
+                             Submission.Outcome.ACCEPTED, 201, item.entry.request_id)
+    submission.round_id = round_pk
+    return submission
 
 
 def _submission(table, body, round_id, outcome, status, request_id, round_=None, errors=None) -> Submission:

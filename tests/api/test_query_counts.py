@@ -11,16 +11,18 @@ from .records import ROUNDS, us_record
 pytestmark = pytest.mark.django_db
 
 # Round trips to the database, counted on 2026-11-30 (savepoints included; the
-# test's savepoint stands where production has BEGIN and COMMIT): the key
-# lookup; the look (stored round ids, the configuration's versions, a key for
+# test's savepoint stands where production has BEGIN and COMMIT): the look (stored round ids, the configuration's versions, a key for
 # the new round, sent as one string); the pool's row lock with its versions;
 # the round, its seats, meter events, the pool's meter, the kept body and the
 # audit chain's head lock (one string); the audit event and the new head (one
 # statement). The answer is built from the rows just written, not read back.
 # Production adds the wait for the disk after COMMIT (rounds.services.ingest).
+# The table's key is looked up only when this process has not proven it in the
+# last TABLE_KEY_CACHE_SECONDS (rounds.authentication._ProvenKeys): one more.
 # It was 21 before rounds.services.ingest sent its writes together.
 # If this number moves, read the queries (pytest -vv prints them) first.
-POST_QUERIES = 7
+POST_QUERIES = 6
+KEY_LOOKUP = 1
 
 
 def test_posting_a_four_seat_round_with_progressive(table_client, django_assert_num_queries):
@@ -30,6 +32,14 @@ def test_posting_a_four_seat_round_with_progressive(table_client, django_assert_
         response = client.post(ROUNDS, us_record("U-1"), format="json")
     assert response.status_code == 201
     assert len(response.json()["progressive"]["events"]) == 4
+
+
+def test_without_the_key_cache_every_post_looks_the_key_up(table_client, settings, django_assert_num_queries):
+    settings.TABLE_KEY_CACHE_SECONDS = 0
+    client = table_client("U01", "us-30k")
+    assert client.post(ROUNDS, us_record("U-0"), format="json").status_code == 201
+    with django_assert_num_queries(POST_QUERIES + KEY_LOOKUP):
+        assert client.post(ROUNDS, us_record("U-1"), format="json").status_code == 201
 
 
 def test_the_post_costs_the_same_for_one_seat_and_seven(table_client):
