@@ -37,6 +37,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import JSONField, Model, QuerySet
 from django.db.models.sql import InsertQuery, UpdateQuery
 
+from casino.jsons import write_json
 
 # Rows of an INSERT as one JSON parameter on PostgreSQL; off, Django's compiler writes them.
 JSON_ROWS = True
@@ -116,7 +117,7 @@ def _insert_json(model, objs, with_pk: bool, returning: str | None) -> Statement
                 value = json.loads(json.dumps(value, cls=encoder))
             row[column] = value
         rows.append(row)
-    return Statement(sql, (json.dumps(rows, default=_json_default, separators=(",", ":")),),
+    return Statement(sql, (write_json(rows, default=_json_default),),
                      returns_rows=bool(returning), prepare=True)
 
 

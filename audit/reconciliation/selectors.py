@@ -8,7 +8,6 @@ number of rounds.
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
 from audit.models import AuditEvent, ReconciliationReport
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
+from casino.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts
@@ -311,7 +311,7 @@ def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) ->
         ORDER BY mine.pk
     """
     amounts = Amounts()
-    loads = json.loads
+    loads = read_json
     # In a transaction, so that the cursor is read as it is fetched (outside
     # one it would be held: the whole result made before the first row).
     with transaction.atomic():

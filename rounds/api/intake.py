@@ -16,6 +16,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 
 from casino.errors import error_body
+from casino.jsons import read_json
 from rounds.models import Submission, Table
 from rounds.selectors import round_detail
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
@@ -72,7 +73,7 @@ def _no_constants(name: str):
 def parse_json(body: bytes):
     """JSON as tables must send it: UTF-8, no NaN or Infinity, not absurdly deep."""
     try:
-        return json.loads(body, parse_constant=_no_constants)
+        return read_json(body, parse_constant=_no_constants)
     except (ValueError, RecursionError) as exc:
         raise UnreadableBody(f"The body is not valid JSON: {exc}") from None
 
