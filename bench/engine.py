@@ -225,6 +225,14 @@ def round_timings(variant: Variant, wires: list[dict], repeats: int) -> dict[str
                 work(record)
         return run
 
+    def plain_with(ranker: treys_settlement.Ranker) -> Callable[[], None]:
+        rounds = [treys_settlement.round_from_wire(w, ranker) for w in wires]
+
+        def run() -> None:
+            for rnd in rounds:
+                settle_plain(rnd, table, OPENING_METER, ranker)
+        return run
+
     runs = {
         "judge_round": judged,
         "treys": plain,
@@ -237,6 +245,9 @@ def round_timings(variant: Variant, wires: list[dict], repeats: int) -> dict[str
         "settle_game": part(lambda r: settle_game(r, rules)),
         "hand evaluation": part(_evaluate_hands),
         "settle_progressive": part(lambda r: settle_progressive(r, pool, meters)),
+        # The same plain settlement with the other public evaluators ranking the hands.
+        **{f"plain {name}": plain_with(ranker)
+           for name, ranker in treys_settlement.RANKERS.items() if name != "treys"},
     }
     return seconds_per_item(runs, len(records), repeats)
 
@@ -326,6 +337,11 @@ def print_round_report(t: dict[str, float]) -> None:
     _line("engine settlement only: settle_game + settle_progressive", 1 / t["settlement only"])
     _line("  ratio to the treys settlement (the same work)",
           t["treys"] / t["settlement only"], "x")
+    for name in ("phevaluator", "eval7"):
+        if f"plain {name}" in t:
+            _line(f"the same plain settlement, {name} ranking the hands", 1 / t[f"plain {name}"])
+            _line("  judge_round's ratio to it", t[f"plain {name}"] / t["judge_round"], "x")
+            _line("  engine settlement only, ratio to it", t[f"plain {name}"] / t["settlement only"], "x")
     _line("engine judge_round, parsing the wire dict too", 1 / t["judge_round from wire"])
     _line("treys settlement, parsing the wire dict too", 1 / t["treys from wire"])
     _line("  ratio", t["treys from wire"] / t["judge_round from wire"], "x")
