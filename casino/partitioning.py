@@ -23,7 +23,6 @@ Everything here is PostgreSQL only and takes a cursor; callers decide when.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable
 from datetime import date, timedelta
 
@@ -50,15 +49,19 @@ def partitions_create(cursor, tables: Iterable[str], day: date) -> bool:
 
     The tables of a month are made together (in the caller's transaction): a
     row of one always has its partition in the others. Makers in other
-    processes take turns rather than race on the catalog. Making a partition
-    locks the partitioned table, so writers wait for the moment it takes.
+    processes take turns on a lock of the first table, self-conflicting but
+    not in the way of its readers and writers; taking a lock on a table also
+    brings this session's view of the catalog up to date, so a partition the
+    maker before made is seen (an advisory lock would not: the session would
+    still see the name free, and its CREATE would fail). Making a partition
+    itself locks the partitioned table, so writers wait for the moment it takes.
     Raises ``psycopg.errors.CheckViolation`` (wrapped by the caller's driver
     layer) when the default partition holds rows of that month.
     """
     tables = list(tables)
     if all(_exists(cursor, partition_name(t, day)) for t in tables):
         return False
-    cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_lock_key(tables[0])])
+    cursor.execute(sql.SQL("LOCK TABLE {} IN SHARE UPDATE EXCLUSIVE MODE").format(sql.Identifier(tables[0])))
     made = False
     for table in tables:
         if not _exists(cursor, partition_name(table, day)):
@@ -174,6 +177,3 @@ def _exists(cursor, name: str) -> bool:
     cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
     return cursor.fetchone()[0]
 
-
-def _lock_key(table: str) -> int:
-    return zlib.crc32(f"partitions:{table}".encode())

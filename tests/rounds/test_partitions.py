@@ -236,3 +236,34 @@ def test_partition_by_month_keeps_rows_ids_checks_and_indexes():
         assert cursor.fetchone() == (0,)  # the caller points referrers at a key with the day
         with pytest.raises(IntegrityError), transaction.atomic():
             cursor.execute("INSERT INTO scratch_things (day, label) VALUES ('2020-03-03', '')")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tables_posting_rounds_of_a_month_without_a_partition_at_once_all_store_them(settings):
+    """Each post finds the month missing; the makers take turns, the month is made once."""
+    settings.INGEST_COMBINE = False
+    keys = [table_register(code=f"S0{n}", config_name="se-50kr", actor=SYSTEM).key for n in range(1, 5)]
+    start = threading.Barrier(len(keys), timeout=10)
+    answers = []
+
+    def post(number: int, key: str) -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+        try:
+            start.wait()
+            for n in range(3):
+                sent = record(f"R-{n}", table=f"S0{number}", dealt_at=f"2016-02-1{n}T22:00:00+01:00")
+                answers.append(client.post(ROUNDS, sent, format="json").status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post, args=(n, key)) for n, key in enumerate(keys, start=1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+
+    assert answers == [201] * 12
+    assert partition_of(Round, gaming_day__year=2016) == {"rounds_round_p201602"}
+    assert partition_of(Seat, gaming_day__year=2016) == {"rounds_seat_p201602"}
+    assert partitions.days_in_default() == []
