@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, ProgrammingError, connection, transaction
 from django.utils import timezone
 
 from casino import partitioning
@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 # Made together, a month at a time: a round's seats always have their partition.
 TABLES = (Round._meta.db_table, Seat._meta.db_table)
 COLUMN = "gaming_day"
+DUPLICATE_TABLE = "42P07"  # PostgreSQL's SQLSTATE for a table that exists already
 
 # The days among %s (a date[]) whose month has no partition of rounds yet: one statement of ingest's look.
 MISSING_SQL = (
@@ -65,6 +66,11 @@ def partitions_make(days: Iterable[date]) -> Made:
             with transaction.atomic(), connection.cursor() as cursor:
                 if partitioning.partitions_create(cursor, TABLES, month):
                     result.made.append(month)
+        except ProgrammingError as error:
+            if getattr(error.__cause__, "sqlstate", None) != DUPLICATE_TABLE:
+                raise
+            # Another process made it between our look and our CREATE (the
+            # table lock in partitions_create makes this all but impossible).
         except IntegrityError:
             # Only a check the default partition fails raises here: rows of
             # that month went there while no partition existed.

@@ -267,3 +267,14 @@ def test_tables_posting_rounds_of_a_month_without_a_partition_at_once_all_store_
     assert partition_of(Round, gaming_day__year=2016) == {"rounds_round_p201602"}
     assert partition_of(Seat, gaming_day__year=2016) == {"rounds_seat_p201602"}
     assert partitions.days_in_default() == []
+
+
+@pytest.mark.django_db
+def test_a_month_another_process_made_meanwhile_is_no_error(monkeypatch):
+    from casino import partitioning
+
+    partitions.partitions_make([date(2015, 9, 9)])
+    # As if this process had looked before the other one made it.
+    monkeypatch.setattr(partitioning, "_exists", lambda cursor, name: False)
+    made = partitions.partitions_make([date(2015, 9, 9)])
+    assert made.made == [] and made.refused == []
