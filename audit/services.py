@@ -19,6 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from casino import sql
+from casino.rows import new_row
 
 from .chain import event_hash
 from .models import AuditEvent, ChainHead
@@ -100,7 +101,7 @@ def audit_record_many(*, entries: Sequence[AuditEntry], head: tuple[int, str] | 
         for entry in entries:
             seq += 1
             fields = _fields(entry, seq, prev_hash)
-            event = AuditEvent(**fields, hash=event_hash(fields))
+            event = new_row(AuditEvent, **fields, hash=event_hash(fields))
             events.append(event)
             prev_hash = event.hash
         _append(events)

@@ -17,8 +17,9 @@ from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from casino.models import ZERO
-from rounds.engine.progressive import Meters
+from casino.rows import new_row
 from rounds.engine.progressive import MeterEvent as EngineEvent
+from rounds.engine.progressive import Meters
 
 from .configuration import (
     MONEY_LIMIT,
@@ -245,8 +246,8 @@ def meter_round_event_rows(*, pool: Pool, events: Iterable[EngineEvent], round) 
         seq = pool.last_event_seq + 1
         delta = _METER_SIGN[event.kind] * event.amount
         rows.append(
-            MeterEvent(
-                pool=pool, seq=seq, kind=event.kind, amount=event.amount, delta=delta,
+            new_row(
+                MeterEvent, pool=pool, seq=seq, kind=event.kind, amount=event.amount, delta=delta,
                 overflow_delta=event.overflow - pool.overflow,
                 reserve_delta=event.reserve - pool.reserve,
                 meter_after=event.meter, overflow_after=event.overflow,

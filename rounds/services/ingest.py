@@ -47,13 +47,14 @@ from django.utils import timezone
 from audit.services import Actor, AuditEntry, audit_head_lock_statement, audit_record, audit_record_many
 from casino import sql
 from casino.gaming_day import gaming_day_of
+from casino.rows import new_row
 from progressive.models import MeterEvent, Pool, PoolVersion
 from progressive.services import meter_round_event_rows, pool_meters
+from rounds import partitions
 from rounds.engine import category_name, judge_round
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
-from rounds import partitions
 from rounds.models import Finding, Round, RoundKey, Seat, Submission, Table, TableConfigVersion
 from rounds.selectors import round_detail
 
@@ -369,8 +370,8 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
     submissions: list[Submission] = []
     if free_pks is not None:
         early = sql.insert(RoundKey, [
-            RoundKey(id=pk, table_id=item.entry.table.pk, round_id=item.entry.record["round"],
-                     gaming_day=gaming_day_of(item.dealt_at))
+            new_row(RoundKey, id=pk, table_id=item.entry.table.pk, round_id=item.entry.record["round"],
+                    gaming_day=gaming_day_of(item.dealt_at))
             for pk, item in zip(pks, new)
         ])
         submissions = [_accepted(item, pk) for pk, item in zip(pks, new)]
@@ -391,7 +392,7 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
         item.round = _round_row(item, verdict, version, pool_version, meters, pk)
         item.codes = sorted({f.code for f in verdict.findings})
         item.findings = [
-            Finding(round=item.round, code=f.code, informational=f.informational, seat=f.seat,
+            new_row(Finding, round=item.round, code=f.code, informational=f.informational, seat=f.seat,
                     bet=f.bet or "", expected=f.expected, claimed=f.claimed, detail=f.detail)
             for f in verdict.findings
         ]
@@ -457,7 +458,8 @@ def _pool_move(pool: Pool, now: datetime) -> sql.Statement:
 
 def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | None) -> Round:
     record = item.entry.record
-    return Round(
+    return new_row(
+        Round,
         pk=pk,
         table=item.entry.table,
         round_id=record["round"],
@@ -480,8 +482,8 @@ def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | Non
 
 
 def _key_row(round_: Round) -> RoundKey:
-    return RoundKey(id=round_.pk, table_id=round_.table_id, round_id=round_.round_id,
-                    gaming_day=round_.gaming_day)
+    return new_row(RoundKey, id=round_.pk, table_id=round_.table_id, round_id=round_.round_id,
+                   gaming_day=round_.gaming_day)
 
 
 def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
@@ -490,7 +492,8 @@ def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
     for wire in record["seats"]:
         judged = by_number[wire["seat"]]
         paid = wire.get("paid")
-        row = Seat(
+        row = new_row(
+            Seat,
             round=round_,
             gaming_day=round_.gaming_day,
             seat=wire["seat"],
@@ -503,10 +506,11 @@ def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
             hand=category_name(judged.hand) if judged.hand is not None else "",
             paid_reported=paid is not None,
         )
+        columns = row.__dict__  # plain attributes: new_row set every one
         for bet in BETS:
-            setattr(row, f"settled_{bet}", judged.settled[bet])
+            columns[f"settled_{bet}"] = judged.settled[bet]
             if paid is not None:
-                setattr(row, f"paid_{bet}", Decimal(paid.get(bet, "0")))
+                columns[f"paid_{bet}"] = Decimal(paid.get(bet, "0"))
         rows.append(row)
     return rows
 
@@ -569,8 +573,8 @@ def _accepted(item: _New, round_pk: int) -> Submission:
 
 
 def _submission(table, body, round_id, outcome, status, request_id, round_=None, errors=None) -> Submission:
-    return Submission(
-        table=table, body=bytes(body), body_sha256=hashlib.sha256(body).hexdigest(),
+    return new_row(
+        Submission, table=table, body=bytes(body), body_sha256=hashlib.sha256(body).hexdigest(),
         claimed_round=(round_id or "")[:64], outcome=outcome, http_status=status,
         request_id=request_id, errors=errors, round=round_,
     )

@@ -1,0 +1,39 @@
+"""casino.rows.new_row builds the very instance Model.__init__ builds."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from casino.rows import new_row
+from progressive.models import MeterEvent
+from rounds.models import Finding, Round, Seat, Submission, Table
+
+
+def _columns(row) -> dict:
+    return {f.attname: getattr(row, f.attname) for f in type(row)._meta.concrete_fields}
+
+
+@pytest.mark.parametrize("model, values", [
+    (Seat, {"round": Round(pk=7, gaming_day=date(2026, 11, 30)), "gaming_day": date(2026, 11, 30), "seat": 3,
+            "ante": Decimal("100"), "hand": "pair", "paid_reported": True}),
+    (Finding, {"round": Round(pk=7), "code": "payout_mismatch", "seat": 2, "expected": Decimal("5")}),
+    (Submission, {"table": Table(pk=3, code="S01"), "body": b"{}", "outcome": "accepted", "http_status": 201,
+                  "round": None}),
+    (MeterEvent, {"pool_id": 1, "seq": 4, "kind": "contribution", "amount": Decimal("1.00"), "round_id": 9}),
+    (Round, {"pk": 11, "table": Table(pk=3, code="S01"), "round_id": "R-1", "status": "verified"}),
+])
+def test_a_new_row_is_what_the_model_would_build(model, values):
+    fast, slow = new_row(model, **values), model(**values)
+    assert _columns(fast) == _columns(slow)
+    assert fast._state.adding and fast._state.db is None
+    for name, value in values.items():
+        if isinstance(value, (Round, Table)):
+            assert getattr(fast, name) is value  # the related object is cached, not fetched
+
+
+def test_an_unknown_field_is_refused_as_the_model_would():
+    with pytest.raises(TypeError, match="colour"):
+        new_row(Seat, colour="red")
