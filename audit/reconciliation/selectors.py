@@ -123,6 +123,12 @@ def theory_of_version(*, version: TableConfigVersion, clock: ReconciliationSetti
     return Theory(base_edge=clock.base_edge, base_sd=clock.base_sd, trips_edge=math.edge, trips_sd=math.sd)
 
 
+def _seats_of_days(day_from: date, day_to: date) -> dict:
+    """The seats' own gaming day (always their round's): naming it lets PostgreSQL read only
+    those days' partitions of seats, where a filter on the round's day reads every one."""
+    return {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
+
+
 def _seat_sums_annotations() -> dict:
     live = Q(round__void=False) & ~Q(round__status=Round.Status.VOID)
     annotations = {
@@ -169,7 +175,7 @@ def table_cells(
         c.rounds += row["n"]
         c.void_rounds += row["void"]
 
-    seats = Seat.objects.filter(round__in=rounds)
+    seats = Seat.objects.filter(round__in=rounds, **_seats_of_days(day_from, day_to))
     theories: dict[int, Theory] = {}
     by_seat = (
         _with_shift(seats, dealt_at="round__dealt_at", clock=clock)
@@ -211,7 +217,9 @@ def players_sums(*, day_from: date, day_to: date, clock: ReconciliationSettings)
     the database adds up millions of seats faster than any merge of parts.
     """
     rows = (
-        Seat.objects.filter(round__gaming_day__gte=day_from, round__gaming_day__lte=day_to)
+        Seat.objects.filter(
+            round__gaming_day__gte=day_from, round__gaming_day__lte=day_to, **_seats_of_days(day_from, day_to)
+        )
         .exclude(player="")
         .values("player", "round__config_version_id")
         .annotate(**_seat_sums_annotations())
@@ -393,7 +401,8 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
         "id", "round_id", "record", "status", "meter_before", "meter_after",
         "config_version_id", "pool_version_id", "voided_later",
     ).iterator(chunk_size=STREAM_CHUNK)
-    seat_rows = Seat.objects.filter(**in_rounds).order_by("round_id", "seat").values_list(
+    seat_rows = Seat.objects.filter(**in_rounds, **_seats_of_days(day_from, day_to)).order_by(
+        "round_id", "seat").values_list(
         "round_id", "seat", *(f"settled_{bet}" for bet in BETS)
     ).iterator(chunk_size=STREAM_CHUNK * 4)
     code_rows = Finding.objects.filter(**in_rounds).order_by("round_id", "id").values_list(

@@ -278,3 +278,13 @@ def test_a_month_another_process_made_meanwhile_is_no_error(monkeypatch):
     monkeypatch.setattr(partitioning, "_exists", lambda cursor, name: False)
     made = partitions.partitions_make([date(2015, 9, 9)])
     assert made.made == [] and made.refused == []
+
+
+@pytest.mark.django_db
+def test_seats_named_by_their_own_gaming_day_read_one_partition_the_rounds_day_alone_does_not():
+    partitions.partitions_make([date(2019, 2, 13), date(2019, 3, 14), date(2019, 4, 15)])
+    day = date(2019, 3, 14)
+    by_round = Seat.objects.filter(round__gaming_day=day).explain()
+    by_own = Seat.objects.filter(round__gaming_day=day, gaming_day=day).explain()
+    assert "rounds_seat_p201902" in by_round  # every partition of seats is planned for
+    assert "rounds_seat_p201903" in by_own and "rounds_seat_p201902" not in by_own
