@@ -44,8 +44,10 @@ ROUND_COLUMNS = (
 def round_rows(period: Period) -> Iterator[list]:
     yield ROUND_COLUMNS
     seats = (
-        Seat.objects.filter(round__gaming_day__range=(period.first_day, period.last_day))
-        .order_by("round__gaming_day", "round_id", "seat")
+        # The seats' own gaming day too: on PostgreSQL only those days' partitions are read.
+        Seat.objects.filter(round__gaming_day__range=(period.first_day, period.last_day),
+                            gaming_day__range=(period.first_day, period.last_day))
+        .order_by("gaming_day", "round_id", "seat")
         .values_list(
             "round__table__code", "round__round_id", "round__dealt_at", "round__gaming_day",
             "round__dealer", "round__status", "round__void", "round__config_version__config__name",

@@ -38,7 +38,7 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
             except ReversalError as exc:
                 raise VoidError(str(exc), field="round") from None
             round_.meter_after = pool.meter if reversed_events else round_.meter_after
-        seats = list(Seat.objects.filter(round=round_).order_by("seat"))
+        seats = list(Seat.objects.filter(round=round_, gaming_day=round_.gaming_day).order_by("seat"))
         before = {
             "status": round_.status,
             "settled": {s.seat: {bet: str(v) for bet, v in s.settled().items()} for s in seats},
