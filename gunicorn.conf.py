@@ -42,6 +42,10 @@ class LingeringThreadWorker(ThreadWorker):
     itself, but only while no other connection is waiting for a thread, so
     no table ever waits because another is being served. Idle connections go
     back to the main loop exactly as in gthread.
+
+    It reads two of gthread's internals (the thread pool's queue and the
+    parser's buffer) as they are in the pinned gunicorn (requirements/prod.txt):
+    check them when upgrading. ``GUNICORN_LINGER_MS=0`` is plain gthread.
     """
 
     LINGER = float(os.environ.get("GUNICORN_LINGER_MS", "5")) / 1000

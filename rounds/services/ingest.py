@@ -37,7 +37,7 @@ import queue
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -207,6 +207,7 @@ class _New:
     entry: _Entry
     digest: str
     dealt_at: datetime
+    gaming_day: date
     round: Round | None = None
     seats: list[Seat] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -230,7 +231,8 @@ def _ingest(entries: Sequence[_Entry], durable: bool, *, days_check: bool, inlin
     for number, entry in enumerate(entries):
         if entry.key not in stored:
             stored[entry.key] = None  # a later record with this id is a resubmission of this one
-            run.append(_New(number, entry, digests[number], datetime.fromisoformat(entry.record["dealt_at"])))
+            dealt_at = datetime.fromisoformat(entry.record["dealt_at"])
+            run.append(_New(number, entry, digests[number], dealt_at, gaming_day_of(dealt_at)))
             continue
         _store_run(run, version_rows, free_pks, results)
         # Through its key: the key names the one partition that holds the round.
@@ -370,8 +372,7 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
     submissions: list[Submission] = []
     if free_pks is not None:
         early = sql.insert(RoundKey, [
-            new_row(RoundKey, id=pk, table_id=item.entry.table.pk, round_id=item.entry.record["round"],
-                    gaming_day=gaming_day_of(item.dealt_at))
+            _key_row(pk, item.entry.table.pk, item.entry.record["round"], item.gaming_day)
             for pk, item in zip(pks, new)
         ])
         submissions = [_accepted(item, pk) for pk, item in zip(pks, new)]
@@ -404,7 +405,8 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
     if free_pks is None:
         # No sequence to draw keys from (SQLite): the rounds first, for their keys.
         Round.objects.bulk_create(rounds)
-        statements = sql.insert(RoundKey, [_key_row(r) for r in rounds])
+        statements = sql.insert(RoundKey, [
+            _key_row(r.pk, r.table_id, r.round_id, r.gaming_day) for r in rounds])
         for item in new:
             for row in (*item.seats, *item.findings, *item.events):
                 row.round = item.round
@@ -464,7 +466,7 @@ def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | Non
         table=item.entry.table,
         round_id=record["round"],
         dealt_at=item.dealt_at,
-        gaming_day=gaming_day_of(item.dealt_at),
+        gaming_day=item.gaming_day,
         dealer=record.get("dealer") or "",
         void=record["void"],
         board="".join(record.get("board") or ()),
@@ -481,9 +483,8 @@ def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | Non
     )
 
 
-def _key_row(round_: Round) -> RoundKey:
-    return new_row(RoundKey, id=round_.pk, table_id=round_.table_id, round_id=round_.round_id,
-                   gaming_day=round_.gaming_day)
+def _key_row(pk: int, table_id: int, round_id: str, gaming_day: date) -> RoundKey:
+    return new_row(RoundKey, id=pk, table_id=table_id, round_id=round_id, gaming_day=gaming_day)
 
 
 def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
