@@ -36,10 +36,13 @@ class AuditEvent(ImmutableModel):
     after = models.JSONField(null=True, blank=True)
     request_id = models.CharField(max_length=64, blank=True)
     prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
+    hash = models.CharField(max_length=64)
 
     class Meta:
         ordering = ["-seq"]
+        # A constraint rather than unique=True: the field's would add an index
+        # for LIKE on PostgreSQL, and a hash is only ever looked up whole.
+        constraints = [models.UniqueConstraint(fields=["hash"], name="audit_event_hash_unique")]
         indexes = [
             models.Index(fields=["action", "at"]),
             models.Index(fields=["object_type", "object_id"]),

@@ -101,7 +101,8 @@ class MeterEvent(ImmutableModel):
         OVERFLOW_TRANSFER = "overflow_transfer"  # overflow moved into the meter by a person
         REVERSAL = "reversal"
 
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="events")
+    # Indexed by meter_event_seq_unique, which leads with it.
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveBigIntegerField()  # 1, 2, 3 … within the pool
     kind = models.CharField(max_length=20, choices=Kind.choices)
     amount = money_field()  # as the contract shows it: an award is positive
@@ -116,8 +117,10 @@ class MeterEvent(ImmutableModel):
         db_constraint=False,  # on PostgreSQL it points at rounds.RoundKey: see there
     )
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Indexed only where set (Meta): a round's contribution has no actor.
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        db_index=False,
     )
     actor_name = models.CharField(max_length=150, blank=True)
     reason = models.TextField(blank=True)
@@ -129,7 +132,12 @@ class MeterEvent(ImmutableModel):
             models.UniqueConstraint(fields=["pool", "seq"], name="meter_event_seq_unique"),
             models.CheckConstraint(condition=Q(meter_after__gte=0), name="meter_event_not_negative"),
         ]
-        indexes = [models.Index(fields=["pool", "kind", "created_at"])]
+        indexes = [
+            models.Index(fields=["pool", "kind", "created_at"]),
+            models.Index(
+                fields=["actor"], condition=Q(actor__isnull=False), name="meter_event_actor_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.pool_id}#{self.seq} {self.kind} {self.amount}"

@@ -136,7 +136,8 @@ class RoundKey(models.Model):
     """
 
     id = models.BigIntegerField(primary_key=True)
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    # Indexed by round_unique_per_table, which leads with it.
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False)
     round_id = models.CharField(max_length=64)
     gaming_day = models.DateField()
 
@@ -158,7 +159,14 @@ REFERS_TO_ROUND = {"on_delete": models.PROTECT, "db_constraint": False}
 class Round(models.Model):
     Status = models.TextChoices("Status", [(s.upper(), s) for s in STATUSES])
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    # No foreign key of its own on PostgreSQL: the round's key (migration 0009)
+    # already holds its table to its RoundKey's, whose table must exist, and a
+    # second check of the same fact would cost every stored round. On SQLite,
+    # which has no such key, Django's PROTECT is all there is. Indexed by
+    # (table, round_id) in Meta, which leads with it.
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="rounds", db_index=False, db_constraint=False
+    )
     round_id = models.CharField(max_length=64)
     dealt_at = models.DateTimeField()
     gaming_day = models.DateField()
@@ -185,8 +193,10 @@ class Round(models.Model):
     # A supervisor's void after the fact ("machine malfunctions void all hands"):
     # the table's record stays as sent; the settlement becomes all zero.
     voided_at = models.DateTimeField(null=True, blank=True)
+    # Indexed only where set (Meta), so a round that is never voided adds nothing to it.
     voided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        db_index=False,
     )
     voided_by_name = models.CharField(max_length=150, blank=True)
     void_reason = models.TextField(blank=True)
@@ -201,6 +211,10 @@ class Round(models.Model):
             models.Index(fields=["dealt_at"]),
             models.Index(fields=["status", "dealt_at"]),
             models.Index(fields=["dealer", "dealt_at"]),
+            models.Index(
+                fields=["voided_by"], condition=Q(voided_by__isnull=False),
+                name="round_voided_by_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -210,7 +224,8 @@ class Round(models.Model):
 class Seat(models.Model):
     DECISIONS = [(d, d) for d in DECISION_MULTIPLES]
 
-    round = models.ForeignKey(Round, related_name="seats", **REFERS_TO_ROUND)
+    # Indexed by seat_unique_per_round, which leads with it.
+    round = models.ForeignKey(Round, related_name="seats", db_index=False, **REFERS_TO_ROUND)
     # The round's, so that seats are partitioned by gaming day as rounds are.
     gaming_day = models.DateField()
     seat = models.PositiveSmallIntegerField()
@@ -276,8 +291,10 @@ class Finding(models.Model):
     state = models.CharField(max_length=12, choices=State.choices, default=State.OPEN)
     # The latest move of the finding's state; its whole history is in the audit log.
     state_changed_at = models.DateTimeField(null=True, blank=True)
+    # Indexed only where set (Meta): most findings are never worked.
     state_changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        db_index=False,
     )
     state_changed_by_name = models.CharField(max_length=150, blank=True)
     state_note = models.TextField(blank=True)
@@ -289,6 +306,10 @@ class Finding(models.Model):
         indexes = [
             models.Index(fields=["code", "created_at"]),
             models.Index(fields=["state", "created_at"]),
+            models.Index(
+                fields=["state_changed_by"], condition=Q(state_changed_by__isnull=False),
+                name="finding_state_changed_by_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -305,7 +326,10 @@ class Submission(ImmutableModel):
         REJECTED = "rejected"  # unreadable as a round
         FORBIDDEN = "forbidden"  # another table's code
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="submissions")
+    # Indexed by (table, received_at) in Meta, which leads with it.
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="submissions", db_index=False
+    )
     received_at = models.DateTimeField(auto_now_add=True)
     request_id = models.CharField(max_length=64, blank=True)
     body = models.BinaryField()
