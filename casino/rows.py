@@ -23,7 +23,13 @@ from django.db.models.base import ModelState
 def _layout(model: type[Model]) -> tuple[dict[str, str], tuple, frozenset]:
     fields = model._meta.concrete_fields
     relations = {f.name: f.attname for f in fields if f.is_relation}
-    defaults = tuple((f.attname, f) for f in fields)
+    # A default that is not made by a callable is the same value every time:
+    # taken once here, not through ``Field.get_default`` for every row.
+    defaults = tuple(
+        (f.attname, f.get_default if f.has_default() and callable(f.default) else None,
+         None if f.has_default() and callable(f.default) else f.get_default())
+        for f in fields
+    )
     names = frozenset({"pk", *relations, *(f.attname for f in fields), *(f.name for f in fields)})
     return relations, defaults, names
 
@@ -46,7 +52,7 @@ def new_row(model: type[Model], /, **values) -> Model:
             data[model._meta.pk.attname] = value
         else:
             data[name] = value
-    for attname, field in defaults:
+    for attname, make, default in defaults:
         if attname not in data:
-            data[attname] = field.get_default()
+            data[attname] = default if make is None else make()
     return row

@@ -214,6 +214,10 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # JSON only: every endpoint reads JSON, so the schema offers nothing else.
     "DEFAULT_PARSER_CLASSES": ["casino.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "casino.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

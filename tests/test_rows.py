@@ -37,3 +37,13 @@ def test_a_new_row_is_what_the_model_would_build(model, values):
 def test_an_unknown_field_is_refused_as_the_model_would():
     with pytest.raises(TypeError, match="colour"):
         new_row(Seat, colour="red")
+
+
+
+def test_a_default_is_the_fields_own_and_a_callable_one_is_made_for_each_row():
+    from audit.models import ReconciliationReport
+
+    finding = new_row(Finding, code="a")
+    assert finding.state == Finding.State.OPEN and finding.informational is False and finding.bet == ""
+    first, second = new_row(ReconciliationReport), new_row(ReconciliationReport)
+    assert first.inputs == {} and first.inputs is not second.inputs  # default=dict: one each

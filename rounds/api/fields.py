@@ -22,8 +22,27 @@ FIRST_YEAR, LAST_YEAR = 2000, 2099
 
 
 def money_text(amount: Decimal) -> str:
-    """The canonical text of an amount: two decimals, no exponent."""
-    return format(amount.quantize(CENT), "f")
+    """The canonical text of an amount: two decimals, no exponent.
+
+    Every answer writes dozens of amounts, nearly all of them the same few
+    stakes and results: each is worked out once per process and remembered
+    (bounded, as amounts can be anything). Zero of either sign is "0.00", as
+    PostgreSQL, which has no negative zero, reads it back.
+    """
+    try:
+        return _MONEY_TEXTS[amount]
+    except KeyError:
+        pass
+    text = format(amount.quantize(CENT), "f") if amount else "0.00"
+    if len(_MONEY_TEXTS) >= _MONEY_TEXTS_KEPT:
+        _MONEY_TEXTS.clear()
+    _MONEY_TEXTS[amount] = text
+    return text
+
+
+# By value: Decimal("5") and Decimal("5.00") are one key, and have one text.
+_MONEY_TEXTS: dict[Decimal, str] = {}
+_MONEY_TEXTS_KEPT = 4096
 
 
 class AmountField(serializers.Field):

@@ -10,7 +10,7 @@ from .findings import Finding
 from .progressive import MeterEvent, Meters, settle_progressive
 from .record import RoundRecord
 from .rules import BETS, PoolRules, TableRules
-from .settlement import ZERO, seat_number, settle_game
+from .settlement import ZERO, GameSettlement, seat_number, settle_game
 from .validation import duplicate_cards, rule_breaks
 
 VERIFIED = "verified"
@@ -38,6 +38,29 @@ class Verdict:
     meters_after: Meters | None
 
 
+@dataclass(slots=True)
+class Prepared:
+    """A round judged as far as it goes without the pool's meter (``prepare_round``).
+
+    Everything but the Progressive: the cards checked, Ante, Blind, Play and
+    Trips settled, the betting rules checked. A service that must lock the
+    meter to finish the round does this much before it takes the lock.
+    """
+
+    record: RoundRecord
+    rules: TableRules
+    duplicates: list[Finding]
+    game: GameSettlement
+    breaks: list[Finding]
+    finished: bool = False
+
+
+def prepare_round(record: RoundRecord, rules: TableRules) -> Prepared:
+    """The part of ``judge_round`` that does not depend on a progressive pool."""
+    duplicates = [] if record.void else duplicate_cards(record)
+    return Prepared(record, rules, duplicates, settle_game(record, rules), rule_breaks(record, rules))
+
+
 def judge_round(
     record: RoundRecord,
     rules: TableRules,
@@ -45,8 +68,18 @@ def judge_round(
     meters: Meters | None = None,
 ) -> Verdict:
     """Settle ``record`` under ``rules`` (and ``pool`` at ``meters``) and say what is wrong."""
-    duplicates = [] if record.void else duplicate_cards(record)
-    game = settle_game(record, rules)
+    return judge_prepared(prepare_round(record, rules), pool, meters)
+
+
+def judge_prepared(prepared: Prepared, pool: PoolRules | None = None, meters: Meters | None = None) -> Verdict:
+    """``judge_round`` of a prepared round: its Progressive settled at ``meters``, and its verdict.
+
+    Once per prepared round: the verdict takes over the game's settlement.
+    """
+    if prepared.finished:
+        raise ValueError("this prepared round was judged already; prepare it again")
+    prepared.finished = True
+    record, duplicates, game = prepared.record, prepared.duplicates, prepared.game
     # A round whose cards cannot all be real collects its wagers but moves no
     # jackpot: a percentage award from impossible cards cannot be taken back.
     progressive = settle_progressive(
@@ -54,7 +87,7 @@ def judge_round(
         hands={number: seat.hand for number, seat in game.seats.items()} if pool else None,
     )
 
-    found: list[Finding] = duplicates + rule_breaks(record, rules)
+    found: list[Finding] = duplicates + prepared.breaks
     if game.findings:
         found += game.findings
     if progressive.findings:

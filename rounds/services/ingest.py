@@ -51,10 +51,12 @@ from casino.rows import new_row
 from progressive.models import MeterEvent, Pool, PoolVersion
 from progressive.services import meter_round_event_rows, pool_meters
 from rounds import partitions
-from rounds.engine import category_name, judge_round
+from rounds.engine import category_name
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
+from rounds.engine.settlement import ZERO, GameSettlement
+from rounds.engine.verdict import judge_prepared, prepare_round
 from rounds.models import Finding, Round, RoundKey, Seat, Submission, Table, TableConfigVersion
 from rounds.selectors import round_detail
 
@@ -218,7 +220,7 @@ class _New:
 def _ingest(entries: Sequence[_Entry], durable: bool, *, days_check: bool, inline: bool) -> list[IngestResult]:
     results: list[IngestResult | None] = [None] * len(entries)
     digests = [e.digest or record_hash(e.record) for e in entries]
-    stored, version_rows, free_pks, days_missing = _look(entries, durable, days_check)
+    stored, version_rows, free_pks, days_missing = _look(entries, durable, days_check, inline)
     if days_missing:
         if not inline:
             raise _DaysWithoutPartition(days_missing)
@@ -252,7 +254,7 @@ def _store_run(run: list[_New], version_rows, free_pks, results: list) -> None:
         run.clear()
 
 
-def _look(entries: Sequence[_Entry], durable: bool, days_check: bool) -> tuple[dict, dict, object, list]:
+def _look(entries: Sequence[_Entry], durable: bool, days_check: bool, inline: bool) -> tuple[dict, dict, object, list]:
     """In one round trip: which round ids are stored, the configurations' versions, keys for new
     rounds, and the rounds' gaming days whose month has no partition yet."""
     keys = list(dict.fromkeys(e.key for e in entries))
@@ -274,6 +276,13 @@ def _look(entries: Sequence[_Entry], durable: bool, days_check: bool) -> tuple[d
         statements.append(sql.raw("SET LOCAL synchronous_commit TO OFF"))
         if durable:
             transaction.on_commit(_durable)
+    if not inline:
+        # Each row's foreign keys checked as it goes in, not all at the commit:
+        # the commit comes with the audit chain's lock held, which every writer
+        # of the service queues for, and a round's dozen checks took a third
+        # of its database time. Our own transaction only: a caller's keeps its
+        # deferred checks.
+        statements.append(sql.raw("SET CONSTRAINTS ALL IMMEDIATE"))
     statements += [
         sql.raw(_SQL["stored"], [[k[0] for k in keys], [k[1] for k in keys]], returns_rows=True, prepare=True),
         sql.raw(_SQL["versions"], [configs], returns_rows=True, prepare=True),
@@ -294,16 +303,19 @@ def _look(entries: Sequence[_Entry], durable: bool, days_check: bool) -> tuple[d
     return stored, versions, iter([pk for (pk,) in key_rows]), [day for (day,) in days_missing]
 
 
-def _pools_lock(pool_ids: set[int]) -> tuple[dict[int, Pool], dict[int, list]]:
+def _pools_lock(pool_ids: set[int], before: Sequence[sql.Statement] = ()) -> tuple[dict[int, Pool], dict[int, list]]:
     """The pools, row-locked in primary key order (two writers never deadlock), and
-    their versions as they stand once the locks are ours."""
+    their versions as they stand once the locks are ours; ``before`` runs first,
+    in the same round trip."""
     ordered = sorted(pool_ids)
     if connection.vendor == "postgresql":
-        locked, version_list = sql.run([
+        *_, locked, version_list = sql.run([
+            *before,
             sql.raw(_SQL["pools"], [ordered], returns_rows=True, prepare=True),
             sql.raw(_SQL["pool_versions"], [ordered], returns_rows=True, prepare=True),
         ])
     else:
+        sql.run(before)
         locked = Pool.objects.select_for_update().filter(pk__in=ordered).order_by("pk").values_list(
             *(f.attname for f in Pool._meta.concrete_fields))
         version_list = PoolVersion.objects.filter(pool_id__in=ordered).values_list(
@@ -362,14 +374,22 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
 
     # What does not depend on the pool's meter is made before its lock is
     # taken: every other table's round waits for that lock while this group
-    # holds it. Each round's key (drawn in order, as ever), its wire record
-    # read for the engine, and, where the keys are known already, the rows of
-    # its key and of its kept body.
+    # holds it. Each round's key (drawn in order, as ever), the round judged
+    # but for its Progressive, its row and its seats' rows but for what the
+    # meter decides, and, where the keys are known already, the rows of its
+    # key and of its kept body.
     pks = [next(free_pks) if free_pks is not None else None for _ in new]
-    wires = [item.entry.wire if item.entry.wire is not None else round_from_wire(item.entry.record)
-             for item in new]
+    prepared = []
+    for item, pk in zip(new, pks):
+        wire = item.entry.wire if item.entry.wire is not None else round_from_wire(item.entry.record)
+        version = versions[item.at]
+        ready = prepare_round(wire, _config_version(version.pk)[1])
+        prepared.append(ready)
+        item.round = _round_row(item, ready.game, version, pk)
+        item.seats = _seat_rows(item.round, item.entry.record, ready.game)
     early: list[sql.Statement] = []
     submissions: list[Submission] = []
+    submission_inserts: list[sql.Statement] = []
     if free_pks is not None:
         early = sql.insert(RoundKey, [
             _key_row(pk, item.entry.table.pk, item.entry.record["round"], item.gaming_day)
@@ -378,26 +398,34 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
         submissions = [_accepted(item, pk) for pk, item in zip(pks, new)]
         submission_inserts = sql.insert(Submission, submissions)
 
-    pools, pool_version_rows = _pools_lock(pool_ids) if pool_ids else ({}, {})
+    if pool_ids:
+        # The keys and kept bodies go in with the pools' locks, ahead of them:
+        # the database's work on them (and their keys' checks) is then done
+        # before the lock that every other table of the pools waits for.
+        pools, pool_version_rows = _pools_lock(pool_ids, before=[*early, *submission_inserts])
+        early = submission_inserts = []
+    else:
+        pools, pool_version_rows = {}, {}
     seq_at_lock = {pk: pool.last_event_seq for pk, pool in pools.items()}
 
-    # Judge in order: each round of a pool starts from the meter the last one left.
-    for item, pk, wire in zip(new, pks, wires):
+    # Judged to the end in order: each round of a pool starts from the meter the last one left.
+    for item, ready in zip(new, prepared):
         version = versions[item.at]
         pool = pools.get(version.pool_id) if version.pool_id else None
         pool_version = pool_rules = meters = None
         if pool is not None:
             pool_version, pool_rules = _pool_version(_in_force(pool_version_rows[pool.pk], item.dealt_at))
             meters = pool_meters(pool)
-        verdict = judge_round(wire, _config_version(version.pk)[1], pool_rules, meters)
-        item.round = _round_row(item, verdict, version, pool_version, meters, pk)
+        verdict = judge_prepared(ready, pool_rules, meters)
+        _round_finish(item.round, verdict, pool_version, meters)
+        for seat, judged in zip(item.seats, _seat_verdicts(item.entry.record, verdict)):
+            seat.settled_progressive = judged.settled["progressive"]
         item.codes = sorted({f.code for f in verdict.findings})
         item.findings = [
             new_row(Finding, round=item.round, code=f.code, informational=f.informational, seat=f.seat,
                     bet=f.bet or "", expected=f.expected, claimed=f.claimed, detail=f.detail)
             for f in verdict.findings
         ]
-        item.seats = _seat_rows(item.round, item.entry.record, verdict)
         if pool is not None and verdict.events:
             item.events = meter_round_event_rows(pool=pool, events=verdict.events, round=item.round)
 
@@ -458,7 +486,8 @@ def _pool_move(pool: Pool, now: datetime) -> sql.Statement:
                                        now, pool.pk], prepare=True)
 
 
-def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | None) -> Round:
+def _round_row(item: _New, game: GameSettlement, version, pk: int | None) -> Round:
+    """The round's row but for what its Progressive decides (``_round_finish``)."""
     record = item.entry.record
     return new_row(
         Round,
@@ -471,24 +500,31 @@ def _round_row(item: _New, verdict, version, pool_version, meters, pk: int | Non
         void=record["void"],
         board="".join(record.get("board") or ()),
         dealer_cards="".join(record.get("dealer_cards") or ()),
-        status=verdict.status,
-        dealer_hand=category_name(verdict.dealer_hand) if verdict.dealer_hand is not None else "",
-        dealer_qualifies=verdict.dealer_qualifies,
+        dealer_hand=category_name(game.dealer_hand) if game.dealer_hand is not None else "",
+        dealer_qualifies=game.dealer_qualifies,
         config_version=version,
-        pool_version=pool_version,
-        meter_before=meters.meter if meters else None,
-        meter_after=verdict.meters_after.meter if verdict.meters_after else None,
         record=record,
         record_hash=item.digest,
     )
+
+
+def _round_finish(round_: Round, verdict, pool_version, meters) -> None:
+    """What the whole verdict decides of the round's row: its status, and its pool's meter."""
+    round_.status = verdict.status
+    round_.pool_version_id = pool_version.pk if pool_version is not None else None
+    round_._state.fields_cache["pool_version"] = pool_version
+    round_.meter_before = meters.meter if meters else None
+    round_.meter_after = verdict.meters_after.meter if verdict.meters_after else None
 
 
 def _key_row(pk: int, table_id: int, round_id: str, gaming_day: date) -> RoundKey:
     return new_row(RoundKey, id=pk, table_id=table_id, round_id=round_id, gaming_day=gaming_day)
 
 
-def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
-    by_number = {s.seat: s for s in verdict.seats}
+def _seat_rows(round_: Round, record: dict, game: GameSettlement) -> list[Seat]:
+    """The seats' rows, in the order the table listed them, but for the
+    Progressive's settlement (set once the verdict is in)."""
+    by_number = game.seats
     rows = []
     for wire in record["seats"]:
         judged = by_number[wire["seat"]]
@@ -508,12 +544,19 @@ def _seat_rows(round_: Round, record: dict, verdict) -> list[Seat]:
             paid_reported=paid is not None,
         )
         columns = row.__dict__  # plain attributes: new_row set every one
+        settled = judged.results
         for bet in BETS:
-            columns[f"settled_{bet}"] = judged.settled[bet]
+            columns[f"settled_{bet}"] = settled.get(bet, ZERO)
             if paid is not None:
                 columns[f"paid_{bet}"] = Decimal(paid.get(bet, "0"))
         rows.append(row)
     return rows
+
+
+def _seat_verdicts(record: dict, verdict) -> list:
+    """The verdict's seats in the order the table listed them, as ``_seat_rows`` made the rows."""
+    by_number = {s.seat: s for s in verdict.seats}
+    return [by_number[wire["seat"]] for wire in record["seats"]]
 
 
 def _remember(round_: Round, name: str, rows: list) -> None:

@@ -120,3 +120,19 @@ def test_a_batch_over_the_upload_limit_is_413(table_client, settings):
     assert response.status_code == 413
     assert Submission.objects.get().http_status == 413
     assert not Round.objects.exists()
+
+
+def test_a_record_orjson_cannot_write_is_kept_as_json_that_reads_back_the_same(table_client):
+    client = table_client("S01", "se-50kr")
+    lone = record("R-1")
+    lone["seats"][0]["player"] = "P\ud800"  # a lone surrogate: JSON can carry it escaped, UTF-8 cannot
+    body = json.dumps({"rounds": [record("R-0"), lone]})  # ASCII, the surrogate escaped
+
+    response = client.post(BATCH, body, content_type="application/json")
+
+    assert response.status_code == 200
+    # Refused as a player name, and kept (a UTF-8 body of it could not be made: it was a 500).
+    assert [r["status"] for r in response.json()["results"]] == [201, 400]
+    kept = Submission.objects.order_by("pk")
+    assert [json.loads(bytes(s.body)) for s in kept] == [record("R-0"), lone]
+    assert bytes(kept[0].body) == json.dumps(record("R-0"), ensure_ascii=False, separators=(",", ":")).encode()

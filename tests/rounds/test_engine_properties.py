@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,7 @@ from rounds.engine.progressive import Meters
 from rounds.engine.record import RoundRecord, SeatRecord
 from rounds.engine.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
 from rounds.engine.settlement import settle_game
-from rounds.engine.verdict import judge_round
+from rounds.engine.verdict import judge_prepared, judge_round, prepare_round
 
 from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE
 
@@ -319,3 +320,16 @@ def test_the_meter_is_the_sum_of_its_events_and_never_negative(record, pool_and_
         wager = next(s.progressive for s in record.seats if s.seat == seat.seat)
         expected = awards.get(seat.seat, ZERO) - wager if wager else ZERO
         assert seat.settled["progressive"] == expected
+
+
+@engine_settings
+@given(table_rounds(hot=True), st.sampled_from(["10000.00", "150000.00", "30000.00"]))
+def test_a_round_prepared_before_the_meter_is_known_is_judged_as_a_whole_round(case, meter):
+    # The service prepares a round before it locks the pool's meter, and
+    # finishes it under the lock: the verdict must be judge_round's at that meter.
+    rules, record = case
+    meters = Meters(Decimal(meter)) if pool_of(rules) else None
+    ready = prepare_round(record, rules)
+    assert judge_prepared(ready, pool_of(rules), meters) == judge(rules, record, meters)
+    with pytest.raises(ValueError, match="judged already"):
+        judge_prepared(ready, pool_of(rules), meters)
