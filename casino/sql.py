@@ -128,9 +128,12 @@ def _insert_json(model, objs, with_pk: bool, returning: str | None) -> Statement
     for obj in objs:
         for f in stamped:
             f.pre_save(obj, add=True)  # sets the moment on the object too, as save() does
+        # A row about to be inserted holds every column in its __dict__;
+        # getattr would look each one up through the class first.
+        data = obj.__dict__
         row = {}
         for column, attname, text in layout:
-            value = getattr(obj, attname)
+            value = data[attname] if attname in data else getattr(obj, attname)
             if text is not None and value is not None:
                 value = text(value)
             row[column] = value

@@ -38,7 +38,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
@@ -56,7 +55,7 @@ from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
 from rounds.engine.settlement import ZERO, GameSettlement
-from rounds.engine.verdict import judge_prepared, prepare_round
+from rounds.engine.verdict import Prepared, judge_prepared, prepare_round
 from rounds.models import Finding, Round, RoundKey, Seat, Submission, Table, TableConfigVersion
 from rounds.selectors import round_detail
 
@@ -386,7 +385,7 @@ def _store(new: list[_New], version_rows: dict, free_pks) -> None:
         ready = prepare_round(wire, _config_version(version.pk)[1])
         prepared.append(ready)
         item.round = _round_row(item, ready.game, version, pk)
-        item.seats = _seat_rows(item.round, item.entry.record, ready.game)
+        item.seats = _seat_rows(item.round, item.entry.record, ready)
     early: list[sql.Statement] = []
     submissions: list[Submission] = []
     submission_inserts: list[sql.Statement] = []
@@ -521,25 +520,26 @@ def _key_row(pk: int, table_id: int, round_id: str, gaming_day: date) -> RoundKe
     return new_row(RoundKey, id=pk, table_id=table_id, round_id=round_id, gaming_day=gaming_day)
 
 
-def _seat_rows(round_: Round, record: dict, game: GameSettlement) -> list[Seat]:
+def _seat_rows(round_: Round, record: dict, ready: Prepared) -> list[Seat]:
     """The seats' rows, in the order the table listed them, but for the
-    Progressive's settlement (set once the verdict is in)."""
-    by_number = game.seats
+    Progressive's settlement (set once the verdict is in). Amounts are the
+    ones the engine read from the record, not parsed a second time."""
+    by_number = ready.game.seats
     rows = []
-    for wire in record["seats"]:
-        judged = by_number[wire["seat"]]
-        paid = wire.get("paid")
+    for wire, read in zip(record["seats"], ready.record.seats, strict=True):
+        judged = by_number[read.seat]
+        paid = read.paid
         row = new_row(
             Seat,
             round=round_,
             gaming_day=round_.gaming_day,
-            seat=wire["seat"],
+            seat=read.seat,
             player=wire.get("player") or "",
             hole="".join(wire.get("hole") or ()),
-            ante=Decimal(wire["ante"]), blind=Decimal(wire["blind"]), trips=Decimal(wire["trips"]),
-            play=Decimal(wire["play"]), progressive=Decimal(wire["progressive"]),
-            progressive_lit=wire["progressive_lit"],
-            decision=wire["decision"],
+            ante=read.ante, blind=read.blind, trips=read.trips, play=read.play,
+            progressive=read.progressive,
+            progressive_lit=read.progressive_lit,
+            decision=read.decision,
             hand=category_name(judged.hand) if judged.hand is not None else "",
             paid_reported=paid is not None,
         )
@@ -548,7 +548,7 @@ def _seat_rows(round_: Round, record: dict, game: GameSettlement) -> list[Seat]:
         for bet in BETS:
             columns[f"settled_{bet}"] = settled.get(bet, ZERO)
             if paid is not None:
-                columns[f"paid_{bet}"] = Decimal(paid.get(bet, "0"))
+                columns[f"paid_{bet}"] = paid.get(bet, ZERO)
         rows.append(row)
     return rows
 
