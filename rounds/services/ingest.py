@@ -8,18 +8,23 @@ number (on PostgreSQL):
    versions, primary keys for the new rounds, and whether their gaming days
    have partitions (``rounds.partitions``: a month without one gets it first,
    outside the transaction);
-2. the pools' row locks (in primary key order) and their versions;
-3. the engine's verdicts, in memory, the pools' meters moved in memory;
-4. the rounds, seats, findings, meter events, pools and kept bodies, sent as
-   one string of statements;
+2. the rounds' keys and kept bodies, then the pools' row locks (in primary
+   key order) and their versions, in one string of statements (rounds of no
+   pool take no lock: their keys and bodies go with step 4);
+3. the engine's verdicts finished at the meters, in memory, the pools'
+   meters moved in memory;
+4. the rounds, seats, findings, meter events and pools, sent as one string
+   of statements;
 5. the audit chain: its head locked, then the events and the new head;
 6. the commit, which does not wait for the disk, so the pool and chain locks
    are free for the next table at once; then, before answering, a wait until
    the disk holds this commit (``_durable``). A round is never answered
    before it is durable, exactly as with a synchronous commit.
 
-Everything that does not need a lock (shape, hashes, the look) happens before
-the first lock is taken; the pool's lock comes before the audit head's.
+Everything that does not need a lock happens before the first lock is
+taken: shape, hashes, the look, and each round judged as far as the meter
+allows (``prepare_round``) with its rows built; foreign keys are checked as
+rows go in, not at the commit. The pool's lock comes before the audit head's.
 
 Single posts that reach one web worker at the same moment are stored together
 by that worker's round writer (``_Combiner``), so that under load one pass of
