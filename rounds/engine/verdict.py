@@ -48,7 +48,6 @@ class Prepared:
     """
 
     record: RoundRecord
-    rules: TableRules
     duplicates: list[Finding]
     game: GameSettlement
     breaks: list[Finding]
@@ -58,7 +57,7 @@ class Prepared:
 def prepare_round(record: RoundRecord, rules: TableRules) -> Prepared:
     """The part of ``judge_round`` that does not depend on a progressive pool."""
     duplicates = [] if record.void else duplicate_cards(record)
-    return Prepared(record, rules, duplicates, settle_game(record, rules), rule_breaks(record, rules))
+    return Prepared(record, duplicates, settle_game(record, rules), rule_breaks(record, rules))
 
 
 def judge_round(
