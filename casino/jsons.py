@@ -42,8 +42,12 @@ def read_json(text: str | bytes, *, parse_constant: Callable | None = None):
     return json.loads(text, parse_constant=parse_constant)
 
 
-def write_json(value, *, default: Callable) -> str:
-    """Compact JSON text of ``value``; ``default`` turns what neither writer knows into JSON."""
+def write_json(value, *, default: Callable | None = None) -> str:
+    """Compact JSON text of ``value``; ``default`` turns what neither writer knows into JSON.
+
+    What orjson refuses the json module writes in ASCII, escapes and all: a
+    lone surrogate, which UTF-8 cannot hold, still reads back as itself.
+    """
     try:
         return orjson.dumps(value, default=default).decode()
     except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, a lone surrogate

@@ -5,20 +5,39 @@ about 20 µs a round, orjson at 3-5 (docs/SCALING.md). Only the compact, UTF-8
 form DRF gives by default is written by orjson, and only values orjson writes
 exactly as DRF would: moments, days and times go to DRF's own encoder (which
 writes UTC as ``Z``), as does anything else orjson does not know (lazy
-translations, querysets). Whatever orjson refuses (a key that is not a string,
+translations, querysets); a Decimal is written as its exact text, where DRF
+would write a float. Whatever orjson refuses (a key that is not a string,
 an integer past 64 bits) DRF writes itself. Either way U+2028 and U+2029 are
 escaped, as DRF does, so the answer is also a strict JavaScript literal.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import orjson
 from rest_framework import renderers
+from rest_framework.utils import encoders
 
 _AS_DRF = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
+class MoneyExactEncoder(encoders.JSONEncoder):
+    """DRF's encoder, but a Decimal is written as its exact text, never as a float.
+
+    Serializers already give amounts as text; this keeps a Decimal that reaches
+    an answer some other way (an error body, a view's own dict) exact too.
+    """
+
+    def default(self, obj):
+        if isinstance(obj, Decimal):
+            return str(obj)
+        return super().default(obj)
+
+
 class JSONRenderer(renderers.JSONRenderer):
+    encoder_class = MoneyExactEncoder
+
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if (
             data is not None and self.compact and not self.ensure_ascii
