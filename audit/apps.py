@@ -6,9 +6,11 @@ class AuditConfig(AppConfig):
     verbose_name = "Audit trail"
 
     def ready(self) -> None:
-        # The reports' admin lives beside the audit log's (audit/admin.py), not in it.
+        # The reports' and the variance tests' admins live beside the audit
+        # log's (audit/admin.py), not in it.
         from django.contrib import admin
 
-        if admin.site.is_registered(self.get_model("ReconciliationReport")):
-            return
-        from . import admin_reports  # noqa: F401
+        if not admin.site.is_registered(self.get_model("ReconciliationReport")):
+            from . import admin_reports  # noqa: F401
+        if not admin.site.is_registered(self.get_model("VarianceFinding")):
+            from . import admin_variance  # noqa: F401

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 
 from casino.models import ImmutableModel
+from casino.work import WorkedFinding
+
+from .reconciliation.variance_tests import (
+    PERIOD_LABELS,
+    SCOPE_LABELS,
+    TITLES,
+    Period,
+    Scope,
+    VarianceTest,
+)
 
 
 class ChainHead(models.Model):
@@ -133,7 +144,11 @@ class ReconciliationPart(models.Model):
     kind = models.CharField(max_length=8, choices=Kind.choices)
     key = models.CharField(max_length=64)  # the table's or pool's code; "first-last" seq of a chain segment
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)  # how many times it was computed
+    # Who computes it now: a run claims a part before it computes it, and only
+    # the holder of the claim stores its figures; a claim older than
+    # RECONCILIATION_CLAIM_SECONDS is taken to have crashed and may be taken over.
+    claim = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     figures = models.JSONField(null=True, blank=True)
@@ -146,3 +161,78 @@ class ReconciliationPart(models.Model):
 
     def __str__(self) -> str:
         return f"{self.report} {self.kind} {self.key}"
+
+
+class VarianceTestSetting(models.Model):
+    """How the casino runs one regulator's variance test; one row per test, edited by supervisors.
+
+    Changed only through ``variance_test_configure``, which audits each change.
+    """
+
+    code = models.CharField(
+        max_length=12, unique=True, choices=[(t.value, TITLES[t]) for t in VarianceTest]
+    )
+    enabled = models.BooleanField(default=False)
+    # In percentage points; Kansas' and Ohio's (COMAR's interval needs none).
+    threshold = models.DecimalField(max_digits=7, decimal_places=4, null=True, blank=True)
+    # Kansas' fixed base hold, in percent; empty: each table's theoretical hold.
+    base_hold = models.DecimalField(max_digits=7, decimal_places=4, null=True, blank=True)
+    changed_at = models.DateTimeField(null=True, blank=True)
+    changed_by_name = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["code"]
+        verbose_name = "variance test setting"
+
+    def __str__(self) -> str:
+        return TITLES.get(self.code, self.code)
+
+
+class VarianceFinding(WorkedFinding):
+    """A table or dealer that tripped a regulator's variance test, worked by auditors.
+
+    One per test, group, period and last day: a rerun of a day finds the
+    finding it raised before and keeps it (``variance_findings_raise``).
+    """
+
+    work_name = "variance_finding"
+
+    test = models.CharField(max_length=12, choices=[(t.value, TITLES[t]) for t in VarianceTest])
+    scope = models.CharField(max_length=8, choices=[(s.value, SCOPE_LABELS[s]) for s in Scope])
+    key = models.CharField(max_length=64)  # the table's code or the dealer's id
+    currency = models.CharField(max_length=3)
+    period = models.CharField(max_length=16, choices=[(p.value, PERIOD_LABELS[p]) for p in Period])
+    day_from = models.DateField()
+    day_to = models.DateField()
+    report = models.ForeignKey(  # the report that raised it first
+        ReconciliationReport, on_delete=models.PROTECT, related_name="variance_findings"
+    )
+    figures = models.JSONField(default=dict)  # every number behind it, as text
+    detail = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-day_to", "test", "scope", "key", "currency", "period"]
+        permissions = [
+            ("work_variancefinding", "Can acknowledge, resolve, dismiss or reopen variance findings"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test", "scope", "key", "currency", "period", "day_to"],
+                name="variance_finding_unique",
+            ),
+            models.CheckConstraint(
+                condition=Q(day_from__lte=models.F("day_to")), name="variance_finding_range_order"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["state", "day_to"]),
+            models.Index(
+                fields=["state_changed_by"], condition=Q(state_changed_by__isnull=False),
+                name="variance_state_changed_by_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        days = str(self.day_to) if self.day_from == self.day_to else f"{self.day_from}..{self.day_to}"
+        return f"{self.test} {self.scope} {self.key} {self.currency} {self.period} {days}"

@@ -25,8 +25,9 @@ class Role:
     apps: tuple[str, ...] = ()  # plus every permission of these apps
 
 
-AUDITOR_WORK = ("rounds.work_finding",)
+AUDITOR_WORK = ("rounds.work_finding", "audit.work_variancefinding")
 SUPERVISOR_WORK = (
+    "audit.change_variancetestsetting",
     "progressive.adjust_meter",
     "rounds.void_round",
     "rounds.add_tableconfigversion",
@@ -40,7 +41,8 @@ ROLES = (
     Role("table", "A gaming table: posts its own rounds through the API and nothing else.", ()),
     Role("auditor", "Reads everything and works findings; changes nothing tables sent.",
          AUDITOR_WORK, views=True),
-    Role("supervisor", "An auditor who also adjusts meters, voids rounds and edits configurations.",
+    Role("supervisor", "An auditor who also adjusts meters, voids rounds and edits configurations "
+         "and the variance tests' settings.",
          AUDITOR_WORK + SUPERVISOR_WORK, views=True),
     Role("admin", "A supervisor who also manages people, roles, tables and schedules.",
          AUDITOR_WORK + SUPERVISOR_WORK + ADMIN_WORK, views=True, apps=("auth", "django_celery_beat")),

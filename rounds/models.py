@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from casino.models import ImmutableModel, money_field
+from casino.work import WorkedFinding
 from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
 from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES, TableRules, pay_table
@@ -273,12 +274,8 @@ class Seat(models.Model):
         return {bet: getattr(self, f"paid_{bet}") for bet in BETS}
 
 
-class Finding(models.Model):
-    class State(models.TextChoices):
-        OPEN = "open"
-        ACKNOWLEDGED = "acknowledged"
-        RESOLVED = "resolved"
-        DISMISSED = "dismissed"
+class Finding(WorkedFinding):
+    """What the engine found wrong with a round, worked by auditors (its states: casino.work)."""
 
     round = models.ForeignKey(Round, related_name="findings", **REFERS_TO_ROUND)
     code = models.CharField(max_length=40, choices=[(c, c) for c in ALL_CODES])
@@ -288,16 +285,7 @@ class Finding(models.Model):
     expected = money_field(null=True, blank=True)
     claimed = money_field(null=True, blank=True)
     detail = models.TextField(blank=True)
-    state = models.CharField(max_length=12, choices=State.choices, default=State.OPEN)
-    # The latest move of the finding's state; its whole history is in the audit log.
-    state_changed_at = models.DateTimeField(null=True, blank=True)
-    # Indexed only where set (Meta): most findings are never worked.
-    state_changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-        db_index=False,
-    )
-    state_changed_by_name = models.CharField(max_length=150, blank=True)
-    state_note = models.TextField(blank=True)
+    # state, state_changed_at/_by/_by_name, state_note: WorkedFinding's.
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

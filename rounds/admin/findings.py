@@ -1,4 +1,10 @@
-"""The findings queue: filters by state, code, table, dealer, age and amount; moves with a note."""
+"""The findings queue: filters by state, code, table, dealer, age and amount; moves with a note.
+
+``WorkActions`` is the queue's acknowledge / resolve / dismiss / reopen, for
+any model of worked findings (``casino.work.WorkedFinding``): closing or
+reopening asks for the note first, and every move goes through
+``finding_transition``.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from audit.admin import (
     admin_change_link,
 )
 from casino.middleware import request_id_of
+from casino.work import NOTE_REQUIRED, State, WorkedFinding
 from rounds.models import (
     Finding,
 )
@@ -57,8 +64,63 @@ class FindingAmountFilter(admin.SimpleListFilter):
         return queryset.annotate(stake=stake).filter(stake__gte=floor)
 
 
+class WorkActions:
+    """The actions that work findings, for a ModelAdmin of any ``WorkedFinding`` model.
+
+    The user needs ``<app>.<work_permission>``; without it the actions are not offered.
+    """
+
+    work_permission = "work_finding"
+    actions = ["acknowledge", "resolve", "dismiss", "reopen"]
+
+    def has_work_finding_permission(self, request) -> bool:
+        return request.user.has_perm(f"{self.model._meta.app_label}.{self.work_permission}")
+
+    def work_label(self, finding: WorkedFinding) -> str:
+        """How a finding is named on the page that asks for the note."""
+        return str(finding)
+
+    def _move(self, request, queryset, to_state: str):
+        note = request.POST.get("note", "")
+        if to_state in NOTE_REQUIRED and "apply" not in request.POST:
+            return TemplateResponse(request, "admin/work/note.html", {
+                **self.admin_site.each_context(request),
+                "title": f"{to_state.capitalize()} {queryset.count()} finding(s)",
+                "findings": [(finding.pk, self.work_label(finding)) for finding in queryset],
+                "action": request.POST.get("action"), "to_state": to_state,
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            })
+        try:
+            moved = finding_transition(
+                finding_ids=list(queryset.values_list("pk", flat=True)), to_state=to_state,
+                user=request.user, note=note, request_id=request_id_of(request), model=self.model,
+            )
+        except FindingTransitionError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return None
+        self.message_user(request, f"{len(moved)} finding(s) {to_state}.", messages.SUCCESS)
+        return None
+
+    @admin.action(description="Acknowledge selected findings", permissions=["work_finding"])
+    def acknowledge(self, request, queryset):
+        return self._move(request, queryset, State.ACKNOWLEDGED)
+
+    @admin.action(description="Resolve selected findings (with a note)", permissions=["work_finding"])
+    def resolve(self, request, queryset):
+        return self._move(request, queryset, State.RESOLVED)
+
+    @admin.action(description="Dismiss selected findings (with a note)", permissions=["work_finding"])
+    def dismiss(self, request, queryset):
+        return self._move(request, queryset, State.DISMISSED)
+
+    @admin.action(description="Reopen selected findings (with a note)", permissions=["work_finding"])
+    def reopen(self, request, queryset):
+        return self._move(request, queryset, State.OPEN)
+
+
 @admin.register(Finding)
-class FindingAdmin(ReadOnlyAdmin):
+class FindingAdmin(WorkActions, ReadOnlyAdmin):
     """The auditors' queue: findings of every round, worked through by state."""
 
     list_display = (
@@ -79,47 +141,11 @@ class FindingAdmin(ReadOnlyAdmin):
         "detail", "state", "state_changed_at", "state_changed_by_name", "state_note", "created_at",
     )
     # Working a finding is the one thing this admin changes, and only through the service.
-    actions = ["acknowledge", "resolve", "dismiss", "reopen"]
+    actions = WorkActions.actions
 
-    def has_work_finding_permission(self, request) -> bool:
-        return request.user.has_perm("rounds.work_finding")
-
-    def _move(self, request, queryset, to_state: str):
-        note = request.POST.get("note", "")
-        if to_state != Finding.State.ACKNOWLEDGED and "apply" not in request.POST:
-            return TemplateResponse(request, "admin/rounds/finding/note.html", {
-                **self.admin_site.each_context(request),
-                "title": f"{to_state.capitalize()} {queryset.count()} finding(s)",
-                "findings": queryset, "action": request.POST.get("action"), "to_state": to_state,
-                "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            })
-        try:
-            moved = finding_transition(
-                finding_ids=list(queryset.values_list("pk", flat=True)), to_state=to_state,
-                user=request.user, note=note, request_id=request_id_of(request),
-            )
-        except FindingTransitionError as exc:
-            self.message_user(request, str(exc), messages.ERROR)
-            return None
-        self.message_user(request, f"{len(moved)} finding(s) {to_state}.", messages.SUCCESS)
-        return None
-
-    @admin.action(description="Acknowledge selected findings", permissions=["work_finding"])
-    def acknowledge(self, request, queryset):
-        return self._move(request, queryset, Finding.State.ACKNOWLEDGED)
-
-    @admin.action(description="Resolve selected findings (with a note)", permissions=["work_finding"])
-    def resolve(self, request, queryset):
-        return self._move(request, queryset, Finding.State.RESOLVED)
-
-    @admin.action(description="Dismiss selected findings (with a note)", permissions=["work_finding"])
-    def dismiss(self, request, queryset):
-        return self._move(request, queryset, Finding.State.DISMISSED)
-
-    @admin.action(description="Reopen selected findings (with a note)", permissions=["work_finding"])
-    def reopen(self, request, queryset):
-        return self._move(request, queryset, Finding.State.OPEN)
+    def work_label(self, finding: Finding) -> str:
+        seat = f", seat {finding.seat}" if finding.seat else ""
+        return f"{finding.code} — {finding.round}{seat}"
 
     @admin.display(description="round", ordering="round__dealt_at")
     def round_link(self, finding: Finding):

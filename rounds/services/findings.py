@@ -1,4 +1,9 @@
-"""Findings as auditors' work: open → acknowledged → resolved or dismissed."""
+"""Findings as auditors' work: open → acknowledged → resolved or dismissed.
+
+The states and the moves allowed between them are ``casino.work``'s; this is
+the one service that makes a move, for a round's findings and for any other
+model of worked findings (``model=``).
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,8 @@ from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from casino.validation import FieldErrors
+from casino.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
 from rounds.models import Finding
-
-State = Finding.State
-ALLOWED = {
-    State.OPEN: {State.ACKNOWLEDGED, State.RESOLVED, State.DISMISSED},
-    State.ACKNOWLEDGED: {State.RESOLVED, State.DISMISSED, State.OPEN},
-    State.RESOLVED: {State.OPEN},
-    State.DISMISSED: {State.OPEN},
-}
-# Closing or reopening a finding must say why; acknowledging it need not.
-NOTE_REQUIRED = {State.RESOLVED, State.DISMISSED, State.OPEN}
 
 
 class FindingTransitionError(FieldErrors):
@@ -25,9 +21,14 @@ class FindingTransitionError(FieldErrors):
 
 
 def finding_transition(
-    *, finding_ids: list[int], to_state: str, user, note: str = "", request_id: str = ""
-) -> list[Finding]:
-    """Move findings to ``to_state`` as ``user``; all of them or none."""
+    *, finding_ids: list[int], to_state: str, user, note: str = "", request_id: str = "",
+    model: type[WorkedFinding] = Finding,
+) -> list[WorkedFinding]:
+    """Move ``model``'s findings to ``to_state`` as ``user``; all of them or none.
+
+    Each move is audited as ``<model.work_name>.<to_state>`` with the state
+    before and after and the note.
+    """
     if to_state not in State.values:
         raise FindingTransitionError(f"unknown state {to_state!r}", field="state")
     note = (note or "").strip()
@@ -37,7 +38,7 @@ def finding_transition(
     now = timezone.now()
     with transaction.atomic():
         findings = list(
-            Finding.objects.select_for_update().filter(pk__in=finding_ids).order_by("pk")
+            model.objects.select_for_update().filter(pk__in=finding_ids).order_by("pk")
         )
         if len(findings) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")
@@ -58,7 +59,7 @@ def finding_transition(
                 "state", "state_changed_at", "state_changed_by", "state_changed_by_name", "state_note",
             ])
             audit_record(
-                actor=actor, action=f"finding.{to_state}", obj=finding,
+                actor=actor, action=f"{model.work_name}.{to_state}", obj=finding,
                 before={"state": before}, after={"state": to_state, "note": note},
                 request_id=request_id,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from decimal import Decimal
 
 import pytest
 from django.contrib import admin
@@ -13,6 +14,8 @@ from django.urls import reverse
 
 from audit.models import AuditEvent
 from audit.reconciliation.services import report_run
+from audit.reconciliation.variance_services import variance_findings_raise
+from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
 from rounds.models import Finding, Round, Submission, TableKey
 from tests import examples
 
@@ -50,8 +53,14 @@ def worked(table_client):
     assert s01.post(ROUNDS, not_utf8, content_type="application/json").status_code == 400
     conflicting = {**se_example(CLEAN), "dealer": "D999"}
     assert s01.post(ROUNDS, conflicting, format="json").status_code == 409
-    # A reconciliation report of that day, so its admin pages have a row to show.
-    report_run(day_from=Round.objects.get(round_id=se_example(CLEAN)["round"]).gaming_day)
+    # A reconciliation report of that day, so its admin pages have a row to show,
+    # and a variance finding it raised, for the variance queue's.
+    day = Round.objects.get(round_id=se_example(CLEAN)["round"]).gaming_day
+    report = report_run(day_from=day)
+    variance_findings_raise(report=report, trips=comar([PeriodFigures(
+        scope=Scope.TABLE, key="S01", currency="SEK", period=Period.DAY, day_from=day, day_to=day,
+        handle=Decimal("1000.00"), win=Decimal("900.00"), theoretical=Decimal("20.00"), sd=Decimal("100"),
+    )]))
 
     return {
         "flagged": Round.objects.get(table__code="S01", round_id=se_example(FLAGGED)["round"]),
