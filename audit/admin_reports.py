@@ -13,6 +13,8 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from rounds.engine.rules import BETS
+
 from .admin import ReadOnlyAdmin, ReadOnlyTabularInline, json_block
 from .models import ReconciliationPart, ReconciliationReport
 
@@ -33,6 +35,20 @@ def _table(headers: list[str], rows: list[list]) -> SafeString:
     )
     return format_html('<table style="{}"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>',
                        TABLE_STYLE, head, body)
+
+
+def _percent(value: str | None) -> str:
+    return f"{value} %" if value is not None else "-"
+
+
+def _checks(pool: dict) -> SafeString | str:
+    failed = [c for c in pool.get("checks", []) if not c["ok"]]
+    if not failed:
+        return "yes"
+    return format_html_join(
+        mark_safe("<br>"), '<strong style="color:#c00">NO: {}</strong> {}',
+        ((c["check"], "; ".join(c["problems"][:3])) for c in failed),
+    )
 
 
 def band_chart(band: dict) -> SafeString:
@@ -97,12 +113,14 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
                            "created_at", "finished_at", "error")}),
         ("Headline", {"fields": ("rounds", "flags", "drift", "alerts", "casino_table")}),
         ("Tables: house win against the theoretical band", {"fields": ("tables_table",)}),
+        ("Tables: month and year to date", {"fields": ("to_date_table",)}),
         ("Dealers: accuracy", {"fields": ("dealers_table",)}),
         ("Shifts", {"fields": ("shifts_table",)}),
         ("Progressive pools", {"fields": ("pools_table",)}),
         ("Flags", {"fields": ("flags_table",)}),
+        ("Regulators' variance tests", {"fields": ("variance_table",)}),
         ("Re-verification and audit chain", {"fields": (
-            "reverification", "chain_ok", "chain_last_hash", "day_last_hash")}),
+            "reverification", "chain_ok", "chain_last_hash", "chain_day", "chain_head")}),
         ("Inputs", {"fields": ("engine_version", "inputs_json")}),
     )
 
@@ -116,33 +134,52 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
             return "none"
         return format_html_join(mark_safe("<br>"), '<strong style="color:#c00">{}</strong>', ((a,) for a in alerts))
 
-    @admin.display(description="casino")
+    @admin.display(description="casino, one block per currency")
     def casino_table(self, report):
         casino = self._figures(report).get("casino")
         if not casino:
-            return "-"
-        return _table(
-            ["bet", "handle", "house win", "hold"],
-            [[bet, casino["handle"][bet], casino["win"][bet], casino["hold"][bet] or "-"]
-             for bet in ("ante", "blind", "play", "trips", "progressive")]
-            + [["total", casino["handle_total"], casino["win_total"], casino["hold"]["total"] or "-"]],
-        )
+            return "no rounds were dealt in the range"
+        rows = []
+        for currency, block in casino.items():
+            rows += [[currency, bet, block["handle"][bet], block["win"][bet], _percent(block["hold_percent"][bet])]
+                     for bet in BETS]
+            rows.append([currency, "total", block["handle_total"], block["win_total"],
+                         _percent(block["hold_percent"]["total"])])
+        return _table(["currency", "bet", "handle", "house win", "hold"], rows)
 
     def _groups(self, groups: dict) -> SafeString | str:
         if not groups:
             return "-"
         rows = []
-        for key, g in groups.items():
-            band = g["bands"]["total"]
-            rows.append([key, g["rounds"], g["hands"], g["handle_total"], g["win_total"],
-                         g["hold"]["total"] or "-", band["expected"], f"{band['low_95']} … {band['high_95']}",
-                         band_chart(band), band["outside"] or ""])
-        return _table(["", "rounds", "hands", "handle", "house win", "hold", "theoretical",
+        for key, by_currency in groups.items():
+            for currency, g in by_currency.items():
+                band = g["bands"]["total"]
+                rows.append([key, currency, g["rounds"], g["hands"], g["handle_total"], g["win_total"],
+                             _percent(g["hold_percent"]["total"]), band["expected"],
+                             f"{band['low_95']} … {band['high_95']}", band_chart(band), band["outside"] or ""])
+        return _table(["", "currency", "rounds", "hands", "handle", "house win", "hold", "theoretical",
                        "95 % band", "win against band", "outside"], rows)
 
     @admin.display(description="tables")
     def tables_table(self, report):
         return self._groups(self._figures(report).get("tables", {}))
+
+    @admin.display(description="to date")
+    def to_date_table(self, report):
+        figures = self._figures(report)
+        rows = []
+        for period, label in (("month_to_date", "month to date"), ("year_to_date", "year to date")):
+            rolled = figures.get(period) or {}
+            for key, by_currency in rolled.get("tables", {}).items():
+                for currency, g in by_currency.items():
+                    band = g["bands"]["total"]
+                    rows.append([label, key, currency, len(rolled.get("days", [])), g["handle_total"],
+                                 g["win_total"], _percent(g["hold_percent"]["total"]), band["expected"],
+                                 f"{band['low_95']} … {band['high_95']}", band["outside"] or ""])
+        if not rows:
+            return "only a single day's report carries its month and year to date"
+        return _table(["period", "table", "currency", "days", "handle", "house win", "hold", "theoretical",
+                       "95 % band", "outside"], rows)
 
     @admin.display(description="shifts")
     def shifts_table(self, report):
@@ -150,18 +187,21 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
 
     @admin.display(description="dealers")
     def dealers_table(self, report):
-        dealers = self._figures(report).get("dealers", {})
+        figures = self._figures(report)
+        dealers = figures.get("dealers", {})
         if not dealers:
             return "-"
-        rates = {d: _d(g["mismatches_per_1000"]) for d, g in dealers.items()}
+        tables = figures.get("dealer_tables", {})
+        rows = [(d, currency, g) for d, by_currency in dealers.items() for currency, g in by_currency.items()]
+        rates = {(d, c): _d(g["mismatches_per_1000"]) for d, c, g in rows}
         largest = max(rates.values(), default=Decimal(0))
-        ordered = sorted(dealers.items(), key=lambda item: -rates[item[0]])
+        rows.sort(key=lambda row: -rates[row[0], row[1]])
         return _table(
-            ["dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid", "underpaid",
-             "limit breaks", "house win", "outside"],
-            [[d, ", ".join(g["tables"]), g["hands"], g["mismatches"], g["mismatches_per_1000"] or "-",
-              bar(rates[d], largest), g["overpaid"], g["underpaid"], g["limit_breaks"], g["win_total"],
-              g["bands"]["total"]["outside"] or ""] for d, g in ordered],
+            ["dealer", "currency", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
+             "underpaid", "limit breaks", "house win", "outside"],
+            [[d, c, ", ".join(tables.get(d, [])), g["hands"], g["mismatches"], g["mismatches_per_1000"] or "-",
+              bar(rates[d, c], largest), g["overpaid"], g["underpaid"], g["limit_breaks"], g["win_total"],
+              g["bands"]["total"]["outside"] or ""] for d, c, g in rows],
         )
 
     @admin.display(description="pools")
@@ -170,11 +210,11 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         if not pools:
             return "-"
         return _table(
-            ["pool", "opening", "contributions", "awards", "fixed awards", "reseeds", "adjustments",
-             "overflow", "closing", "balances", "meter over the day"],
-            [[code, p["opening"], p["contributions"], p["awards"], p["fixed_awards"], p["reseeds"],
-              p["adjustments"], p["overflow"], p["closing"], "yes" if p["balanced"] else "NO",
-              meter_chart(p.get("series", []))] for code, p in pools.items()],
+            ["pool", "currency", "opening", "contributions", "awards", "fixed awards", "reseeds",
+             "adjustments", "reversals", "overflow", "closing", "balances", "meter over the day"],
+            [[code, p["currency"], p["opening"], p["contributions"], p["awards"], p["fixed_awards"],
+              p["reseeds"], p["adjustments"], p.get("reversals", "0"), p["overflow"], p["closing"],
+              _checks(p), meter_chart(p.get("series", []))] for code, p in pools.items()],
         )
 
     @admin.display(description="flags")
@@ -183,10 +223,34 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         if not flags:
             return "none"
         return _table(
-            ["", "", "bet", "outside", "actual", "expected", "z"],
-            [[f["scope"], f["key"], f["bet"], f["outside"], f["actual"], f["expected"], f["z"]]
-             for f in flags[:200]],
+            ["", "", "currency", "bet", "outside", "actual", "expected", "z"],
+            [[f["scope"], f["key"], f.get("currency", ""), f["bet"], f["outside"], f["actual"], f["expected"],
+              f["z"]] for f in flags[:200]],
         )
+
+    @admin.display(description="tripped")
+    def variance_table(self, report):
+        tests = self._figures(report).get("variance_tests")
+        if tests is None:
+            return "run on a single day's report only"
+        trips = tests["trips"]
+        if not trips:
+            on = [code for code, setting in tests["settings"].items() if setting["enabled"]]
+            return f"none tripped ({', '.join(on) or 'no test enabled'})"
+        return _table(["test", "", "", "currency", "period", ""],
+                      [[t["test"], t["scope"], t["key"], t["currency"], t["period"], t["detail"]] for t in trips])
+
+    @admin.display(description="the range's audit events")
+    def chain_day(self, report):
+        chain = self._figures(report).get("chain") or {}
+        if not chain.get("day_events"):
+            return "no audit events were written in the range"
+        return f"{chain['day_events']} events, the last #{chain['day_last_seq']} {chain['day_last_hash']}"
+
+    @admin.display(description="chain head when the report was made")
+    def chain_head(self, report):
+        head = (self._figures(report).get("chain") or {}).get("head_at_report") or {}
+        return f"#{head['seq']} {head['hash']}" if head.get("hash") else "no audit events yet"
 
     @admin.display(description="re-verification")
     def reverification(self, report):

@@ -27,7 +27,7 @@ class Period:
     last_day: date  # inclusive, gaming days
 
 
-def _text(value) -> str:
+def spreadsheet_text(value) -> str:
     """Untrusted text (ids a table sent, notes) made inert for spreadsheets."""
     text = "" if value is None else str(value)
     return "'" + text if text.startswith(_FORMULA_LEAD) else text
@@ -58,7 +58,7 @@ def round_rows(period: Period) -> Iterator[list]:
     for row in seats.iterator(chunk_size=CHUNK):
         row = list(row)
         for text_column in (0, 1, 4, 10):
-            row[text_column] = _text(row[text_column])
+            row[text_column] = spreadsheet_text(row[text_column])
         row[2] = row[2].isoformat()
         yield row
 
@@ -83,7 +83,7 @@ def finding_rows(period: Period) -> Iterator[list]:
     for row in findings.iterator(chunk_size=CHUNK):
         row = list(row)
         for text_column in (1, 2, 5, 12, 15, 16):
-            row[text_column] = _text(row[text_column])
+            row[text_column] = spreadsheet_text(row[text_column])
         row[3] = row[3].isoformat()
         row[14] = row[14].isoformat() if row[14] else ""
         yield row
@@ -107,7 +107,7 @@ def audit_rows(period: Period) -> Iterator[list]:
         row = list(row)
         row[1] = row[1].isoformat()
         for text_column in (3, 4, 8):
-            row[text_column] = _text(row[text_column])
+            row[text_column] = spreadsheet_text(row[text_column])
         for json_column in (9, 10):
             row[json_column] = "" if row[json_column] is None else json.dumps(row[json_column], sort_keys=True)
         yield row

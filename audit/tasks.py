@@ -4,8 +4,10 @@ The nightly job opens (or resumes) the day's report and fans out one task per
 part as a chord; the chord's body merges the parts. Every task acknowledges
 its message only after it ran (``acks_late``) and gives the message back when
 its worker dies (``reject_on_worker_lost``), so a killed worker's part runs
-again; parts are idempotent, so running one twice is harmless. Transient
-database errors are retried with exponential backoff.
+again. A part is claimed before it is computed, so two runs of one range (two
+workers, two machines) compute it once: the other run's task waits for it,
+and takes a claim over once it is older than ``RECONCILIATION_CLAIM_SECONDS``
+(its run died). Transient database errors are retried with exponential backoff.
 """
 
 from __future__ import annotations
@@ -45,9 +47,19 @@ def reconcile_day(day: str | None = None, day_to: str | None = None, requested_b
     return report.pk
 
 
-@shared_task(name="audit.reconcile_part", **RELIABLE)
-def reconcile_part(part_id: int) -> int:
-    return services.report_part_compute(part_id=part_id).pk
+# How often a part that another run is computing looks again: it is done when
+# that run stores it, or taken over once the other run's claim goes stale.
+CLAIMED_ELSEWHERE_RETRY_SECONDS = 5
+
+
+@shared_task(name="audit.reconcile_part", bind=True, **RELIABLE)
+def reconcile_part(self, part_id: int) -> int:
+    part = services.report_part_compute(part_id=part_id)
+    if part.status != part.Status.COMPLETE and part.report.status == part.report.Status.RUNNING:
+        # Another run holds the part: this task ends when the part is in, so
+        # that the chord's merge never runs ahead of it.
+        raise self.retry(countdown=CLAIMED_ELSEWHERE_RETRY_SECONDS, max_retries=None)
+    return part.pk
 
 
 @shared_task(

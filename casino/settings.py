@@ -186,6 +186,9 @@ GAMING_DAY_SHIFTS = os.environ.get("GAMING_DAY_SHIFTS", "06:00,14:00,22:00")
 # deviation, for the theoretical win and its bands in the nightly report.
 BASE_GAME_HOUSE_EDGE = os.environ.get("BASE_GAME_HOUSE_EDGE", "0.02185")
 BASE_GAME_SD = os.environ.get("BASE_GAME_SD", "4.94")
+# A report part claimed longer ago than this is taken to belong to a run that
+# died, and another run may take it over (a part of a busy table takes minutes).
+RECONCILIATION_CLAIM_SECONDS = int(os.environ.get("RECONCILIATION_CLAIM_SECONDS", "900"))
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"

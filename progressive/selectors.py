@@ -152,6 +152,38 @@ def pool_ledger_check(*, pool: Pool, batch_size: int = 5000) -> LedgerCheck:
     return LedgerCheck(True, pool.code, walked, pool.meter, delta_sum)
 
 
+def ledger_span_problems(*, pool: Pool, first: int, last: int, limit: int = 20) -> list[str]:
+    """What is wrong with events ``first..last`` of ``pool``'s ledger (at most ``limit``; [] if nothing).
+
+    The same row rules as ``pool_ledger_check``, walked from the event before
+    ``first`` as it is stored: a part of the ledger proved without reading all of it.
+    """
+    events = MeterEvent.objects.filter(pool=pool)
+    meter = overflow = reserve = ZERO
+    if first > 1:
+        before = events.filter(seq=first - 1).values_list("meter_after", "overflow_after", "reserve_after").first()
+        if before is None:
+            return [f"event {first - 1} is missing"]
+        meter, overflow, reserve = before
+    problems: list[str] = []
+    expected = first
+    rows = events.filter(seq__gte=first, seq__lte=last).order_by("seq").values_list(*_Row._fields)
+    for values in rows.iterator(chunk_size=5000):
+        row = _Row(*values)
+        if row.seq != expected:
+            problems.append(f"events {expected}..{row.seq - 1} are missing")
+        problem = _row_problem(row, meter, overflow, reserve)
+        if problem:
+            problems.append(f"event {row.seq}{problem}")
+        if len(problems) >= limit:
+            return problems
+        meter, overflow, reserve = row.meter_after, row.overflow_after, row.reserve_after
+        expected = row.seq + 1
+    if expected <= last:
+        problems.append(f"events {expected}..{last} are missing")
+    return problems
+
+
 def _row_problem(row: _Row, meter: Decimal, overflow: Decimal, reserve: Decimal) -> str:
     """What is wrong with ``row`` after a ledger standing at meter/overflow/reserve ("" if nothing)."""
     signs = _DELTA_OF_KIND.get(row.kind)

@@ -1,7 +1,9 @@
 """Reconciliation reports through the API: a list, the whole report as JSON, and CSV.
 
-The CSV has one row per scope (casino, table, dealer, shift, player), key and
-bet: what auditors load into a spreadsheet next to the casino's own books.
+The CSV has one row per scope (casino, table, dealer, shift, player), key,
+currency and bet: what auditors load into a spreadsheet next to the casino's
+own books. Every money row names its currency; hold is in percent. The
+month- and year-to-date figures of a day's report follow as their own periods.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rest_framework import generics, serializers
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.pagination import CursorPagination
 
+from audit.exports import spreadsheet_text
 from audit.models import ReconciliationReport
 from casino.permissions import IsStaffReader
 from rounds.authentication import TableKeyAuthentication
@@ -25,9 +28,10 @@ from rounds.engine.rules import BETS
 AUTHENTICATION = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
 SCOPES = ("tables", "dealers", "shifts", "players")
 CSV_COLUMNS = [
-    "scope", "key", "bet", "rounds", "hands", "handle", "win", "hold",
-    "expected", "low_95", "high_95", "low_997", "high_997", "z", "outside",
+    "period", "scope", "key", "currency", "bet", "rounds", "hands", "handle", "win", "hold_percent",
+    "expected", "sd", "low_95", "high_95", "low_997", "high_997", "z", "outside",
 ]
+PERIODS = ("month_to_date", "year_to_date")
 
 
 class ReportSummarySerializer(serializers.ModelSerializer):
@@ -95,22 +99,37 @@ class ReportCsvView(generics.RetrieveAPIView):
 
 
 def report_rows(figures: dict):
-    """One row per scope, key and bet; the bands sit on the trips, base-game and total rows."""
+    """The report's rows, then its month- and year-to-date rows."""
+    yield from period_rows("range", figures)
+    for period in PERIODS:
+        if figures.get(period):
+            yield from period_rows(period, figures[period])
+
+
+def period_rows(period: str, figures: dict):
+    """One row per scope, key, currency and bet; the bands sit on the trips, base-game and total rows.
+
+    Ids that tables send (dealers, players) are neutralised against formula injection.
+    """
     scopes = [("casino", {"all": figures.get("casino", {})})]
     scopes += [(scope[:-1], figures.get(scope, {})) for scope in SCOPES]
-    for scope, cells in scopes:
-        for key, cell in sorted(cells.items()):
-            bands = cell.get("bands", {})
-            rows = [(bet, cell.get("handle", {}).get(bet), cell.get("win", {}).get(bet),
-                     cell.get("hold", {}).get(bet), bands.get("trips") if bet == "trips" else None)
-                    for bet in BETS]
-            base = bands.get("base") or {}
-            rows.append(("base_game", None, base.get("actual"), None, base or None))
-            rows.append(("total", cell.get("handle_total"), cell.get("win_total"),
-                         cell.get("hold", {}).get("total"), bands.get("total")))
-            for bet, handle, win, hold, band in rows:
-                band = band or {}
-                yield [
-                    scope, key, bet, cell.get("rounds"), cell.get("hands"), handle, win, hold,
-                    *(band.get(name) for name in ("expected", "low_95", "high_95", "low_997", "high_997", "z", "outside")),
-                ]
+    for scope, groups in scopes:
+        for key, by_currency in sorted(groups.items()):
+            for currency, cell in sorted(by_currency.items()):
+                bands = cell.get("bands", {})
+                hold = cell.get("hold_percent", {})
+                rows = [(bet, cell.get("handle", {}).get(bet), cell.get("win", {}).get(bet),
+                         hold.get(bet), bands.get("trips") if bet == "trips" else None)
+                        for bet in BETS]
+                base = bands.get("base") or {}
+                rows.append(("base_game", None, base.get("actual"), None, base or None))
+                rows.append(("total", cell.get("handle_total"), cell.get("win_total"),
+                             hold.get("total"), bands.get("total")))
+                for bet, handle, win, hold_percent, band in rows:
+                    band = band or {}
+                    yield [
+                        period, scope, spreadsheet_text(key), currency, bet, cell.get("rounds"),
+                        cell.get("hands"), handle, win, hold_percent,
+                        *(band.get(name) for name in (
+                            "expected", "sd", "low_95", "high_95", "low_997", "high_997", "z", "outside")),
+                    ]

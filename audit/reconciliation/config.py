@@ -11,6 +11,11 @@ Each name is a Django setting (casino/settings.py reads it from the environment)
 
 The Trips edge and spread are not configured: they are computed exactly from
 each configuration version's pay table (``audit.statistics``).
+
+The covariances of two seats of one round (they share the board and the
+dealer's cards) are derived by ``manage.py derive_seat_covariance`` and
+shipped as versioned data (``audit/data/seat_covariance.json``,
+``audit.seat_covariance``); the report records which version it used.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+from audit.seat_covariance import SeatCovariance, load_seat_covariance
 from audit.shifts import Shift, parse_shifts
+
 
 @dataclass(frozen=True, slots=True)
 class ReconciliationSettings:
@@ -32,6 +39,7 @@ class ReconciliationSettings:
     shifts: tuple[Shift, ...]
     base_edge: Decimal
     base_sd: Decimal
+    covariance: SeatCovariance
 
     def as_json(self) -> dict:
         return {
@@ -40,6 +48,10 @@ class ReconciliationSettings:
             "shifts": [[s.name, s.start.strftime("%H:%M")] for s in self.shifts],
             "base_edge": str(self.base_edge),
             "base_sd": str(self.base_sd),
+            "seat_covariance": {
+                "version": self.covariance.version, "fingerprint": self.covariance.fingerprint,
+                "base": str(self.covariance.base_covariance),
+            },
         }
 
 
@@ -53,6 +65,7 @@ def reconciliation_settings() -> ReconciliationSettings:
         shifts=parse_shifts(str(shifts)),
         base_edge=Decimal(str(settings.BASE_GAME_HOUSE_EDGE)),
         base_sd=Decimal(str(settings.BASE_GAME_SD)),
+        covariance=load_seat_covariance(),
     )
 
 

@@ -5,6 +5,11 @@ variance, mismatches…), so a report for many tables is the sum of its parts
 and a month is the sum of its days. Ratios, bands and flags are derived from
 the sums when shown, never added. Plain Python: no Django.
 
+Money always knows its currency: a ``Sums`` holds the figures of one currency
+and refuses to add another's (``CurrencyMismatch``), and every group of a
+report (casino, table, dealer, shift, player) is a ``ByCurrency``: one
+``Sums`` per currency it dealt in, never one figure over two.
+
 Amounts are the house's view: ``win`` is what the house won (the negative of
 the players' settled results); ``handle`` is what was wagered on rounds that
 were not void (a void round's bets are returned), the Progressive only when
@@ -24,8 +29,15 @@ BASE_BETS = ("ante", "blind", "play")
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 FINE = Decimal("0.000001")  # theoretical sums are kept this fine, then shown to the cent
+PERCENT = Decimal("0.0001")  # hold is shown in percent to four places
+# A report's groups, as the figures name them and as one of them is called.
+SCOPE_OF = {"tables": "table", "dealers": "dealer", "shifts": "shift", "players": "player"}
 LIMIT_BREAK_CODES = ("bet_below_minimum", "bet_above_maximum")
 PAYOUT_MISMATCH = "payout_mismatch"
+
+
+class CurrencyMismatch(ValueError):
+    """Two currencies' figures were about to be added together."""
 
 
 def _dec(value: object) -> Decimal:
@@ -34,8 +46,9 @@ def _dec(value: object) -> Decimal:
 
 @dataclass(slots=True)
 class Sums:
-    """What one group (a table, dealer, shift, player, the casino) adds up to."""
+    """What one group (a table, dealer, shift, player, the casino) adds up to in one currency."""
 
+    currency: str
     rounds: int = 0
     void_rounds: int = 0
     hands: int = 0
@@ -47,6 +60,9 @@ class Sums:
     theo_trips: Decimal = ZERO
     var_base: Decimal = ZERO
     var_trips: Decimal = ZERO
+    # Twice the covariance of the base game and Trips (of one seat and of two
+    # seats of one round): what the total's variance adds to the two above.
+    var_cross: Decimal = ZERO
     mismatches: int = 0
     overpaid: Decimal = ZERO  # the dealer paid players more than the rules give
     underpaid: Decimal = ZERO
@@ -59,6 +75,8 @@ class Sums:
 
     def add(self, other: Sums) -> None:
         """Add ``other`` into these sums, in place (merging thousands of parts stays cheap)."""
+        if other.currency != self.currency:
+            raise CurrencyMismatch(f"{other.currency} figures cannot be added to {self.currency} figures")
         self.rounds += other.rounds
         self.void_rounds += other.void_rounds
         self.hands += other.hands
@@ -69,6 +87,7 @@ class Sums:
         self.theo_trips += other.theo_trips
         self.var_base += other.var_base
         self.var_trips += other.var_trips
+        self.var_cross += other.var_cross
         self.mismatches += other.mismatches
         self.overpaid += other.overpaid
         self.underpaid += other.underpaid
@@ -77,7 +96,7 @@ class Sums:
 
     def to_json(self) -> dict:
         """Every figure as a string or an int; zeros left out (a player's sums are mostly zeros)."""
-        data: dict = {}
+        data: dict = {"currency": self.currency}
         for name in ("rounds", "void_rounds", "hands", "mismatches"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
@@ -85,7 +104,7 @@ class Sums:
             amounts = {b: str(v) for b, v in getattr(self, name).items() if v}
             if amounts:
                 data[name] = amounts
-        for name in ("theo_base", "theo_trips", "var_base", "var_trips", "overpaid", "underpaid"):
+        for name in ("theo_base", "theo_trips", "var_base", "var_trips", "var_cross", "overpaid", "underpaid"):
             if getattr(self, name):
                 data[name] = str(getattr(self, name))
         if self.findings:
@@ -95,11 +114,12 @@ class Sums:
     def to_full_json(self) -> dict:
         """Every figure, zeros included: what a person reads."""
         return {
+            "currency": self.currency,
             "rounds": self.rounds, "void_rounds": self.void_rounds, "hands": self.hands,
             "handle": {b: str(v) for b, v in self.handle.items()},
             "win": {b: str(v) for b, v in self.win.items()},
             "theo_base": str(self.theo_base), "theo_trips": str(self.theo_trips),
-            "var_base": str(self.var_base), "var_trips": str(self.var_trips),
+            "var_base": str(self.var_base), "var_trips": str(self.var_trips), "var_cross": str(self.var_cross),
             "mismatches": self.mismatches, "overpaid": str(self.overpaid),
             "underpaid": str(self.underpaid), "findings": dict(sorted(self.findings.items())),
         }
@@ -107,6 +127,7 @@ class Sums:
     @classmethod
     def from_json(cls, data: Mapping) -> Sums:
         return cls(
+            currency=str(data["currency"]),
             rounds=int(data.get("rounds", 0)),
             void_rounds=int(data.get("void_rounds", 0)),
             hands=int(data.get("hands", 0)),
@@ -116,6 +137,7 @@ class Sums:
             theo_trips=_dec(data.get("theo_trips")),
             var_base=_dec(data.get("var_base")),
             var_trips=_dec(data.get("var_trips")),
+            var_cross=_dec(data.get("var_cross")),
             mismatches=int(data.get("mismatches", 0)),
             overpaid=_dec(data.get("overpaid")),
             underpaid=_dec(data.get("underpaid")),
@@ -123,40 +145,93 @@ class Sums:
         )
 
 
-def total(items: Iterable[Sums]) -> Sums:
-    result = Sums()
-    for item in items:
-        result.add(item)
-    return result
+class ByCurrency(dict[str, Sums]):
+    """One group's sums, one ``Sums`` per currency: the only way groups are added up."""
+
+    def add(self, sums: Sums) -> None:
+        mine = self.get(sums.currency)
+        if mine is None:
+            self[sums.currency] = Sums.from_json(sums.to_json())
+        else:
+            mine.add(sums)
+
+    def add_all(self, other: Mapping[str, Sums]) -> None:
+        for sums in other.values():
+            self.add(sums)
+
+    def to_json(self) -> dict:
+        return {currency: sums.to_json() for currency, sums in sorted(self.items())}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Mapping]) -> ByCurrency:
+        groups = cls()
+        for currency, sums in data.items():
+            groups.add(Sums.from_json({**sums, "currency": currency}))
+        return groups
 
 
 @dataclass(frozen=True, slots=True)
 class Theory:
-    """Per unit wagered: the base game per Ante, Trips per Trips wager of one pay table."""
+    """Per unit wagered: the base game per Ante, Trips per Trips wager of one pay table.
+
+    The covariances are those of two seats of one round (shared board and
+    dealer cards) and, for base against Trips, of one seat with itself
+    (``base_trips_same``) and with another seat of its round.
+    """
 
     base_edge: Decimal
     base_sd: Decimal
     trips_edge: Decimal
     trips_sd: Decimal
+    base_covariance: Decimal = ZERO
+    trips_covariance: Decimal = ZERO
+    base_trips_same: Decimal = ZERO
+    base_trips_other: Decimal = ZERO
 
-    def theoretical(
-        self, *, ante: Decimal, ante_squares: Decimal, trips: Decimal, trips_squares: Decimal
-    ) -> dict[str, Decimal]:
+    def theoretical(self, wagers: Wagers) -> dict[str, Decimal]:
+        """A group's theoretical win and the variance of its win, from the sums of its wagers."""
+        var_base = (self.base_sd * self.base_sd * wagers.ante_squares
+                    + self.base_covariance * wagers.ante_pairs)
+        var_trips = (self.trips_sd * self.trips_sd * wagers.trips_squares
+                     + self.trips_covariance * wagers.trips_pairs)
+        var_cross = 2 * (self.base_trips_same * wagers.ante_trips_same
+                         + self.base_trips_other * wagers.ante_trips_other)
         return {
-            "theo_base": (self.base_edge * ante).quantize(FINE),
-            "theo_trips": (self.trips_edge * trips).quantize(FINE),
-            "var_base": (self.base_sd * self.base_sd * ante_squares).quantize(FINE),
-            "var_trips": (self.trips_sd * self.trips_sd * trips_squares).quantize(FINE),
+            "theo_base": (self.base_edge * wagers.ante).quantize(FINE),
+            "theo_trips": (self.trips_edge * wagers.trips).quantize(FINE),
+            "var_base": var_base.quantize(FINE),
+            "var_trips": var_trips.quantize(FINE),
+            "var_cross": var_cross.quantize(FINE),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Wagers:
+    """The sums over a group's live seats that its variance needs.
+
+    ``*_pairs`` add, for every round, the products of two different seats'
+    wagers (each ordered pair once: ``(Σa)² − Σa²``); ``ante_trips_other``
+    likewise pairs one seat's Ante with another seat's Trips.
+    """
+
+    ante: Decimal = ZERO
+    ante_squares: Decimal = ZERO
+    ante_pairs: Decimal = ZERO
+    trips: Decimal = ZERO
+    trips_squares: Decimal = ZERO
+    trips_pairs: Decimal = ZERO
+    ante_trips_same: Decimal = ZERO
+    ante_trips_other: Decimal = ZERO
 
 
 # ---- derived figures -------------------------------------------------------
 
 
-def _ratio(numerator: Decimal, denominator: Decimal) -> str | None:
+def percent(numerator: Decimal, denominator: Decimal) -> str | None:
+    """``numerator`` as a percentage of ``denominator``, to four places; None over nothing."""
     if not denominator:
         return None
-    return str((numerator / denominator).quantize(Decimal("0.000001")))
+    return str((numerator * 100 / denominator).quantize(PERCENT))
 
 
 def _band(actual: Decimal, expected: Decimal, variance: Decimal) -> dict:
@@ -190,14 +265,13 @@ def derive(sums: Sums) -> dict:
     data.update(
         handle_total=str(handle_total),
         win_total=str(win_total),
-        hold={b: _ratio(sums.win[b], sums.handle[b]) for b in BETS} | {"total": _ratio(win_total, handle_total)},
+        hold_percent={b: percent(sums.win[b], sums.handle[b]) for b in BETS}
+        | {"total": percent(win_total, handle_total)},
         bands={
             "base": _band(base_win, sums.theo_base, sums.var_base),
             "trips": _band(sums.win["trips"], sums.theo_trips, sums.var_trips),
-            # Base and Trips of one hand are correlated; treating them as
-            # independent makes this band a little narrow, so it flags early.
             "total": _band(base_win + sums.win["trips"], sums.theo_base + sums.theo_trips,
-                           sums.var_base + sums.var_trips),
+                           sums.var_base + sums.var_trips + sums.var_cross),
         },
         mismatches_per_1000=(
             str((Decimal(sums.mismatches) * 1000 / sums.hands).quantize(Decimal("0.01")))
@@ -208,12 +282,21 @@ def derive(sums: Sums) -> dict:
     return data
 
 
-def flags_of(scope: str, derived_by_key: Mapping[str, dict]) -> list[dict]:
-    """Every band a group of ``scope`` falls outside of, worst first."""
+def derive_by_currency(groups: Mapping[str, Mapping[str, Sums]]) -> dict[str, dict[str, dict]]:
+    """``{key: {currency: derived}}`` for a scope's groups, keys and currencies in order."""
+    return {
+        key: {currency: derive(sums) for currency, sums in sorted(by_currency.items())}
+        for key, by_currency in sorted(groups.items())
+    }
+
+
+def flags_of(scope: str, derived: Mapping[str, Mapping[str, dict]]) -> list[dict]:
+    """Every band a group of ``scope`` falls outside of, in its currency, worst first."""
     found = []
-    for key, derived in derived_by_key.items():
-        for bet, band in derived["bands"].items():
-            if band["outside"]:
-                found.append({"scope": scope, "key": key, "bet": bet, **band})
+    for key, by_currency in derived.items():
+        for currency, figures in by_currency.items():
+            for bet, band in figures["bands"].items():
+                if band["outside"]:
+                    found.append({"scope": scope, "key": key, "currency": currency, "bet": bet, **band})
     found.sort(key=lambda f: (f["outside"] != "99.7", -abs(Decimal(f["z"] or 0))))
     return found

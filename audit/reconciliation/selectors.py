@@ -8,6 +8,7 @@ number of rounds.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import Iterator
@@ -18,22 +19,29 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection, transaction
 from django.db.models import (
-    BooleanField, Case, CharField, Count, F, Max, Min, Q, QuerySet, Sum, Value, When,
+    BooleanField, Case, CharField, Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, When,
 )
-from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
+from django.db.models.functions import Abs, Coalesce, ExtractHour, ExtractMinute
 
-from audit.models import AuditEvent, ReconciliationReport
+from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
+from audit.models import AuditEvent, ChainHead, ReconciliationReport
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from casino.jsons import read_json
-from progressive.models import MeterEvent, Pool
+from progressive.models import MeterEvent, MeterReading, Pool
+from progressive.selectors import ledger_span_problems
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 
 from .config import ReconciliationSettings, engine_version
-from .figures import BETS, Sums, Theory
+from .figures import (
+    BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
+)
 
+SCOPES = tuple(SCOPE_OF)
+
+logger = logging.getLogger("audit.reconciliation")
 ZERO = Decimal(0)
 STREAM_CHUNK = 2000
 FETCH_AHEAD = 500  # rows a fetch while re-verifying: the first wait of a table is short
@@ -119,8 +127,37 @@ def pools_for_report() -> list[Pool]:
 
 
 def theory_of_version(*, version: TableConfigVersion, clock: ReconciliationSettings) -> Theory:
-    math = trips_math(version.rules().trips_pays)
-    return Theory(base_edge=clock.base_edge, base_sd=clock.base_sd, trips_edge=math.edge, trips_sd=math.sd)
+    """What the version's rounds should win, per unit wagered, with the spread of one round's seats."""
+    rules = version.rules()
+    math = trips_math(rules.trips_pays)
+    try:
+        covariance = load_seat_covariance(rules.blind_pays, rules.dealer_qualifier)
+    except SeatCovarianceMissing:
+        # A Blind table nobody derived yet: the shipped game's covariance is the
+        # nearest at hand; the log says so until its own is derived and shipped.
+        logger.warning("no seat covariance derived for %s's Blind table: the shipped game's is used "
+                       "(manage.py derive_seat_covariance)", version)
+        covariance = clock.covariance
+    return Theory(
+        base_edge=clock.base_edge, base_sd=clock.base_sd, trips_edge=math.edge, trips_sd=math.sd,
+        base_covariance=covariance.base_covariance,
+        trips_covariance=covariance.trips_covariance(rules.trips_pays),
+        base_trips_same=covariance.base_trips_covariance(rules.trips_pays, same_seat=True),
+        base_trips_other=covariance.base_trips_covariance(rules.trips_pays, same_seat=False),
+    )
+
+
+class _Theories(dict):
+    """Each configuration version's ``Theory`` and currency, read once per query."""
+
+    def __init__(self, clock: ReconciliationSettings) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def __missing__(self, version_id: int) -> tuple[Theory, str]:
+        version = TableConfigVersion.objects.get(pk=version_id)
+        self[version_id] = found = (theory_of_version(version=version, clock=self.clock), version.currency)
+        return found
 
 
 def _seats_of_days(day_from: date, day_to: date) -> dict:
@@ -129,12 +166,16 @@ def _seats_of_days(day_from: date, day_to: date) -> dict:
     return {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
 
 
+LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID)
+
+
 def _seat_sums_annotations() -> dict:
-    live = Q(round__void=False) & ~Q(round__status=Round.Status.VOID)
+    live = LIVE_SEAT
     annotations = {
         "hands": Count("id", filter=live),
         "ante_squares": Coalesce(Sum(F("ante") * F("ante"), filter=live), ZERO),
         "trips_squares": Coalesce(Sum(F("trips") * F("trips"), filter=live), ZERO),
+        "ante_trips": Coalesce(Sum(F("ante") * F("trips"), filter=live), ZERO),
     }
     for bet in BETS:
         wagered = live & Q(progressive_lit=True) if bet == "progressive" else live
@@ -143,57 +184,92 @@ def _seat_sums_annotations() -> dict:
     return annotations
 
 
-def _sums_from_seat_row(row: dict, theory: Theory) -> Sums:
-    sums = Sums(
-        hands=row["hands"],
-        handle={bet: row[f"handle_{bet}"] for bet in BETS},
-        win={bet: -row[f"result_{bet}"] for bet in BETS},
-    )
-    for name, value in theory.theoretical(
-        ante=row["handle_ante"], ante_squares=row["ante_squares"],
-        trips=row["handle_trips"], trips_squares=row["trips_squares"],
-    ).items():
-        setattr(sums, name, value)
-    return sums
+def _round_pairs_annotations() -> dict:
+    """Per round of two or more live seats: the sums its seat pairs' products come from."""
+    return {
+        "live_seats": Count("id"),
+        "a": Sum("ante"), "aa": Sum(F("ante") * F("ante")),
+        "t": Sum("trips"), "tt": Sum(F("trips") * F("trips")), "at": Sum(F("ante") * F("trips")),
+    }
+
+
+@dataclass(slots=True)
+class _Group:
+    """One group's seat sums before they become ``Sums``: the pairs are added from another query."""
+
+    row: dict
+    ante_pairs: Decimal = ZERO
+    trips_pairs: Decimal = ZERO
+    ante_trips_other: Decimal = ZERO
+
+    def add_round(self, row: dict) -> None:
+        self.ante_pairs += row["a"] * row["a"] - row["aa"]
+        self.trips_pairs += row["t"] * row["t"] - row["tt"]
+        self.ante_trips_other += row["a"] * row["t"] - row["at"]
+
+    def sums(self, theory: Theory, currency: str) -> Sums:
+        row = self.row
+        sums = Sums(
+            currency=currency,
+            hands=row["hands"],
+            handle={bet: row[f"handle_{bet}"] for bet in BETS},
+            win={bet: -row[f"result_{bet}"] for bet in BETS},
+        )
+        wagers = Wagers(
+            ante=row["handle_ante"], ante_squares=row["ante_squares"], ante_pairs=self.ante_pairs,
+            trips=row["handle_trips"], trips_squares=row["trips_squares"], trips_pairs=self.trips_pairs,
+            ante_trips_same=row["ante_trips"], ante_trips_other=self.ante_trips_other,
+        )
+        for name, value in theory.theoretical(wagers).items():
+            setattr(sums, name, value)
+        return sums
 
 
 def table_cells(
     *, table_id: int, day_from: date, day_to: date, clock: ReconciliationSettings
-) -> dict[tuple[str, str], Sums]:
-    """A table's sums for the range, by (dealer, shift): four grouped queries."""
+) -> dict[tuple[str, str, str], Sums]:
+    """A table's sums for the range, by (dealer, shift, currency): five grouped queries.
+
+    The currency is the one of the configuration version each round was judged by.
+    """
     rounds = rounds_in_range(day_from=day_from, day_to=day_to).filter(table_id=table_id)
-    cells: dict[tuple[str, str], Sums] = {}
+    cells: dict[tuple[str, str, str], Sums] = {}
 
-    def cell(dealer: str, shift: str) -> Sums:
-        return cells.setdefault((dealer or NO_DEALER, shift), Sums())
+    def cell(dealer: str, shift: str, currency: str) -> Sums:
+        key = (dealer or NO_DEALER, shift, currency)
+        if key not in cells:
+            cells[key] = Sums(currency=currency)
+        return cells[key]
 
-    by_round = _with_shift(rounds, dealt_at="dealt_at", clock=clock).values("dealer", "shift").annotate(
-        n=Count("id"), void=Count("id", filter=VOID)
-    )
+    by_round = _with_shift(rounds, dealt_at="dealt_at", clock=clock).values(
+        "dealer", "shift", "config_version__currency"
+    ).annotate(n=Count("id"), void=Count("id", filter=VOID))
     for row in by_round:
-        c = cell(row["dealer"], row["shift"])
+        c = cell(row["dealer"], row["shift"], row["config_version__currency"])
         c.rounds += row["n"]
         c.void_rounds += row["void"]
 
-    seats = Seat.objects.filter(round__in=rounds, **_seats_of_days(day_from, day_to))
-    theories: dict[int, Theory] = {}
-    by_seat = (
-        _with_shift(seats, dealt_at="round__dealt_at", clock=clock)
-        .values("round__dealer", "shift", "round__config_version_id")
-        .annotate(**_seat_sums_annotations())
+    seats = _with_shift(
+        Seat.objects.filter(round__in=rounds, **_seats_of_days(day_from, day_to)),
+        dealt_at="round__dealt_at", clock=clock,
     )
-    for row in by_seat:
-        version_id = row["round__config_version_id"]
-        if version_id not in theories:
-            version = TableConfigVersion.objects.get(pk=version_id)
-            theories[version_id] = theory_of_version(version=version, clock=clock)
-        key = (row["round__dealer"] or NO_DEALER, row["shift"])
-        cell(*key).add(_sums_from_seat_row(row, theories[version_id]))
+    group_by = ("round__dealer", "shift", "round__config_version_id")
+    groups = {
+        tuple(row[k] for k in group_by): _Group(row)
+        for row in seats.values(*group_by).annotate(**_seat_sums_annotations())
+    }
+    pairs = seats.filter(LIVE_SEAT).values("round_id", *group_by).annotate(**_round_pairs_annotations())
+    for row in pairs.filter(live_seats__gt=1):
+        groups[tuple(row[k] for k in group_by)].add_round(row)
+    theories = _Theories(clock)
+    for (dealer, shift, version_id), group in groups.items():
+        theory, currency = theories[version_id]
+        cell(dealer, shift, currency).add(group.sums(theory, currency))
 
     findings = Finding.objects.filter(round__in=rounds)
     by_finding = (
         _with_shift(findings, dealt_at="round__dealt_at", clock=clock)
-        .values("round__dealer", "shift", "code")
+        .values("round__dealer", "shift", "round__config_version__currency", "code")
         .annotate(
             n=Count("id"),
             over=Coalesce(Sum(F("claimed") - F("expected"), filter=Q(claimed__gt=F("expected"))), ZERO),
@@ -201,7 +277,7 @@ def table_cells(
         )
     )
     for row in by_finding:
-        c = cell(row["round__dealer"], row["shift"])
+        c = cell(row["round__dealer"], row["shift"], row["round__config_version__currency"])
         c.findings[row["code"]] = c.findings.get(row["code"], 0) + row["n"]
         if row["code"] == PAYOUT_MISMATCH:
             c.mismatches += row["n"]
@@ -210,36 +286,33 @@ def table_cells(
     return cells
 
 
-def players_sums(*, day_from: date, day_to: date, clock: ReconciliationSettings) -> dict[str, Sums]:
-    """Per player id (where tables sent one), over every table: hands, handle, win, theoretical win.
+def players_sums(*, day_from: date, day_to: date, clock: ReconciliationSettings) -> dict[str, ByCurrency]:
+    """Per player id (where tables sent one), over every table, per currency: hands, handle,
+    win, theoretical win.
 
     One grouped query for the whole range: a player moves between tables, and
     the database adds up millions of seats faster than any merge of parts.
+    A player's seats are independent but where one player held several seats
+    of one round; those rounds (rare: the rules flag them) add their pairs.
     """
-    rows = (
-        Seat.objects.filter(
-            round__gaming_day__gte=day_from, round__gaming_day__lte=day_to, **_seats_of_days(day_from, day_to)
-        )
-        .exclude(player="")
-        .values("player", "round__config_version_id")
-        .annotate(**_seat_sums_annotations())
-        .order_by("player")
-    )
-    players: dict[str, Sums] = {}
-    theories: dict[int, Theory] = {}
+    seats = Seat.objects.filter(
+        round__gaming_day__gte=day_from, round__gaming_day__lte=day_to, **_seats_of_days(day_from, day_to)
+    ).exclude(player="")
+    group_by = ("player", "round__config_version_id")
     # A plain fetch, not a server-side cursor: the answer is one row per player,
     # and PostgreSQL plans a cursor for its first rows (here five times slower).
-    for row in rows:
-        version_id = row["round__config_version_id"]
-        if version_id not in theories:
-            theories[version_id] = theory_of_version(
-                version=TableConfigVersion.objects.get(pk=version_id), clock=clock
-            )
-        sums = _sums_from_seat_row(row, theories[version_id])
-        if row["player"] in players:
-            players[row["player"]].add(sums)
-        else:
-            players[row["player"]] = sums
+    groups = {
+        tuple(row[k] for k in group_by): _Group(row)
+        for row in seats.values(*group_by).annotate(**_seat_sums_annotations()).order_by("player")
+    }
+    pairs = seats.filter(LIVE_SEAT).values("round_id", *group_by).annotate(**_round_pairs_annotations())
+    for row in pairs.filter(live_seats__gt=1).order_by():
+        groups[tuple(row[k] for k in group_by)].add_round(row)
+    players: dict[str, ByCurrency] = {}
+    theories = _Theories(clock)
+    for (player, version_id), group in groups.items():
+        theory, currency = theories[version_id]
+        players.setdefault(player, ByCurrency()).add(group.sums(theory, currency))
     return players
 
 
@@ -433,135 +506,236 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
 
 # ---- a pool's ledger ---------------------------------------------------------------
 
+# Which gaming day a ledger event belongs to: a round's event (a contribution,
+# an award, a reseed after an award…) to its round's gaming day, however late
+# the round was stored; an event a person made (the opening reseed, an
+# adjustment, an overflow transfer, the reversal of a round voided after the
+# fact) to the gaming day of the moment it was recorded.
+_OF_A_ROUND = Q(round__isnull=False) & ~Q(kind=MeterEvent.Kind.REVERSAL)
+_RECORDED = Q(round__isnull=True) | Q(kind=MeterEvent.Kind.REVERSAL)
+# The meter moves of the kinds that always move it one way, as multiples of their amount.
+_SIGN_OF_KIND = {
+    MeterEvent.Kind.CONTRIBUTION: 1, MeterEvent.Kind.RESEED: 1, MeterEvent.Kind.OVERFLOW_TRANSFER: 1,
+    MeterEvent.Kind.AWARD: -1, MeterEvent.Kind.FIXED_AWARD: 0, MeterEvent.Kind.OVERFLOW: 0,
+    MeterEvent.Kind.RESERVE: 0,
+}
 
-def pool_ledger_figures(*, pool: Pool, day_from: date, day_to: date, start: datetime, end: datetime) -> dict:
-    """The pool's meter over the range: opening, every kind of movement, closing.
 
-    An event belongs to the range when its round was dealt on one of its
-    gaming days, or, for an event a person made (an adjustment, a reseed by
-    hand, the reversal of a round voided after the fact), when it was
-    recorded inside the range's window. The range's ledger
-    is the unbroken run of events from the first that belongs to the last;
-    opening is the meter after the event before it. In the normal course that
-    run holds nothing else; a round of another day stored late in between is
-    counted in ``other_days_events``. The walk checks every event follows from
-    the one before.
+def ledger_days(*, day_from: date, day_to: date, start: datetime, end: datetime) -> dict[str, Q]:
+    """The events of the days before the range, of the range, and after it, as filters."""
+    return {
+        "before": (_OF_A_ROUND & Q(round__gaming_day__lt=day_from)) | (_RECORDED & Q(created_at__lt=start)),
+        "within": (_OF_A_ROUND & Q(round__gaming_day__gte=day_from, round__gaming_day__lte=day_to))
+        | (_RECORDED & Q(created_at__gte=start, created_at__lt=end)),
+        "after": (_OF_A_ROUND & Q(round__gaming_day__gt=day_to)) | (_RECORDED & Q(created_at__gte=end)),
+    }
+
+
+def pool_ledger_figures(
+    *, pool: Pool, day_from: date, day_to: date, start: datetime, end: datetime,
+    reported_closing: dict | None = None,
+) -> dict:
+    """The pool's meter over the range from exactly the range's events, and the checks that prove it.
+
+    Opening is every event of earlier gaming days added up; closing is the
+    opening plus the range's events; so the days add up to the meter, and a
+    roll-up of days equals the range computed at once. ``balanced`` holds
+    only when every check passes, each comparing figures found two ways:
+
+    - ``kinds``: each kind's meter moves against what its amounts say;
+    - ``ledger``: the events from the range's first to its last follow each
+      other, row by row (``progressive.selectors.ledger_span_problems``);
+    - ``running_meter``: the meter the last of them stored against the sum
+      of every delta up to it;
+    - ``pool_row``: the pool's meter now against the sum of its whole ledger;
+    - ``readings``: the meter the service told each table reporting a display
+      reading against the ledger's meter at that point;
+    - ``continuity``: the opening against the closing that the report of the
+      day before said (``reported_closing``), which a round of an earlier day
+      stored late, or a changed ledger, moves.
     """
     events = MeterEvent.objects.filter(pool=pool)
-    by_hand = Q(round__isnull=True) | Q(kind=MeterEvent.Kind.REVERSAL)
-    # Two aggregates, not one with OR: an OR across a join defeats every index.
-    spans = [
-        events.filter(round__gaming_day__gte=day_from, round__gaming_day__lte=day_to)
-        .exclude(kind=MeterEvent.Kind.REVERSAL)
-        .aggregate(first=Min("seq"), last=Max("seq"), n=Count("id")),
-        events.filter(by_hand, created_at__gte=start, created_at__lt=end)
-        .aggregate(first=Min("seq"), last=Max("seq"), n=Count("id")),
-    ]
-    firsts = [s["first"] for s in spans if s["first"] is not None]
-    span = {
-        "first": min(firsts, default=None),
-        "last": max((s["last"] for s in spans if s["last"] is not None), default=None),
-        "n": sum(s["n"] for s in spans),
-    }
-    if span["first"] is None:
-        # Nothing moved the meter: it stood where the last event before the window left it.
-        open_seq = close_seq = (
-            events.filter(created_at__lt=end).aggregate(last=Max("seq"))["last"] or 0
-        )
-    else:
-        open_seq, close_seq = span["first"] - 1, span["last"]
-    before = events.filter(seq=open_seq).values("meter_after").first()
-    through = events.filter(seq=close_seq).values("meter_after", "overflow_after", "reserve_after").first()
-    opening = before["meter_after"] if before else ZERO
-    closing = through["meter_after"] if through else ZERO
-    segment = events.filter(seq__gt=open_seq, seq__lte=close_seq)
+    days = ledger_days(day_from=day_from, day_to=day_to, start=start, end=end)
+    sums = {}
+    for name, belongs in days.items():
+        sums |= {
+            f"{name}_n": Count("id", filter=belongs),
+            f"{name}_meter": Coalesce(Sum("delta", filter=belongs), ZERO),
+            f"{name}_overflow": Coalesce(Sum("overflow_delta", filter=belongs), ZERO),
+            f"{name}_reserve": Coalesce(Sum("reserve_delta", filter=belongs), ZERO),
+        }
+    totals = events.aggregate(
+        **sums,
+        first=Min("seq", filter=days["within"]), last=Max("seq", filter=days["within"]),
+        inflow=Coalesce(Sum("delta", filter=days["within"] & Q(delta__gt=0)), ZERO),
+        outflow=Coalesce(Sum(-F("delta"), filter=days["within"] & Q(delta__lt=0)), ZERO),
+        n=Count("id"), meter_sum=Coalesce(Sum("delta"), ZERO), top=Max("seq"),
+    )
+    opening = totals["before_meter"]
+    closing = opening + totals["within_meter"]
+    closing_overflow = totals["before_overflow"] + totals["within_overflow"]
+    closing_reserve = totals["before_reserve"] + totals["within_reserve"]
 
     by_kind = {
-        row["kind"]: {"events": row["n"], "amount": str(row["amount"]), "delta": str(row["delta"]),
-                      "overflow": str(row["overflow"])}
-        for row in segment.values("kind").order_by("kind").annotate(
-            n=Count("id"), amount=Sum("amount"), delta=Sum("delta"), overflow=Sum("overflow_delta")
+        row["kind"]: {"n": row["n"], "amount": row["amount_sum"], "delta": row["delta_sum"],
+                      "moved": row["moved"], "overflow": row["overflow_sum"], "reserve": row["reserve_sum"]}
+        for row in events.filter(days["within"]).values("kind").order_by("kind").annotate(
+            n=Count("id"), amount_sum=Sum("amount"), delta_sum=Sum("delta"), moved=Sum(Abs("delta")),
+            overflow_sum=Sum("overflow_delta"), reserve_sum=Sum("reserve_delta"),
         )
     }
-    flows = segment.aggregate(
-        inflow=Coalesce(Sum("delta", filter=Q(delta__gt=0)), ZERO),
-        outflow=Coalesce(Sum(-F("delta"), filter=Q(delta__lt=0)), ZERO),
-        overflow=Coalesce(Sum("overflow_delta"), ZERO),
-    )
+    checks = []
 
-    breaks = []
-    expected_seq, meter = open_seq + 1, opening
-    walk = segment.order_by("seq").values_list("seq", "delta", "meter_after")
-    for seq, delta, meter_after in walk.iterator(chunk_size=STREAM_CHUNK * 5):
-        if seq != expected_seq:
-            breaks.append(f"events {expected_seq}..{seq - 1} are missing")
-        if meter + delta != meter_after:
-            breaks.append(f"event {seq}: {meter} + {delta} is not its meter {meter_after}")
-        expected_seq, meter = seq + 1, meter_after
-        if len(breaks) >= 20:
-            break
+    def check(name: str, problems: list[str]) -> None:
+        checks.append({"check": name, "ok": not problems, "problems": problems[:20]})
 
-    # The meter over the range for a chart: about 200 points, wherever the events fall.
-    step = max(1, (close_seq - open_seq) // 200)
-    sampled = segment.filter(seq__in=range(open_seq + step, close_seq + 1, step)).order_by("seq")
-    series = [[str(open_seq), str(opening)]] + [
-        [str(seq), str(meter)] for seq, meter in sampled.values_list("seq", "meter_after")
-    ]
+    kind_problems = []
+    for kind, row in by_kind.items():
+        sign = _SIGN_OF_KIND.get(kind)
+        if sign is not None and row["delta"] != sign * row["amount"]:
+            kind_problems.append(f"{row['n']} {kind} event(s) of {row['amount']} moved the meter by {row['delta']}")
+        if kind == MeterEvent.Kind.ADJUSTMENT and row["moved"] != row["amount"]:
+            kind_problems.append(f"adjustments of {row['amount']} moved the meter by {row['moved']} in all")
+        if sign is None and kind not in (MeterEvent.Kind.ADJUSTMENT, MeterEvent.Kind.REVERSAL):
+            kind_problems.append(f"{row['n']} event(s) of an unknown kind {kind!r}")
+    check("kinds", kind_problems)
+
+    first, last = totals["first"], totals["last"]
+    if first is None:
+        check("ledger", [])
+        check("running_meter", [])
+    else:
+        check("ledger", ledger_span_problems(pool=pool, first=first, last=last))
+        stored = events.filter(seq=last).values_list("meter_after", flat=True).first()
+        summed = events.filter(seq__lte=last).aggregate(total=Coalesce(Sum("delta"), ZERO))["total"]
+        check("running_meter", [] if stored == summed else [
+            f"event {last} says the meter stood at {stored}; the events up to it add up to {summed}"
+        ])
+
+    now = Pool.objects.filter(pk=pool.pk).values("meter", "last_event_seq").first()
+    pool_problems = []
+    if now["meter"] != totals["meter_sum"]:
+        pool_problems.append(f"the pool's meter {now['meter']} is not the sum of its ledger {totals['meter_sum']}")
+    if now["last_event_seq"] != (totals["top"] or 0) or totals["n"] != (totals["top"] or 0):
+        pool_problems.append(
+            f"the pool says its last event is {now['last_event_seq']}; the ledger holds "
+            f"{totals['n']} event(s) up to {totals['top'] or 0}"
+        )
+    check("pool_row", pool_problems)
+
+    readings, reading_problems = _meter_readings(pool=pool, start=start, end=end)
+    check("readings", reading_problems)
+
+    continuity = []
+    if reported_closing is not None and Decimal(reported_closing["closing"]) != opening:
+        continuity.append(
+            f"the report of {reported_closing['day']} closed at {reported_closing['closing']}; the days up to it "
+            f"now add up to {opening} ({opening - Decimal(reported_closing['closing']):+}): events of those days "
+            "were recorded after it was made (a round stored late) or the ledger changed; reconcile them again"
+        )
+    check("continuity", continuity)
+
+    # The meter over the range for a chart: about 200 of its events, wherever they fall.
+    within = events.filter(days["within"]).order_by("seq")
+    step = max(1, totals["within_n"] // 200)
+    series = [["opening", str(opening)]]
+    running = opening
+    for i, (seq, delta) in enumerate(within.values_list("seq", "delta").iterator(chunk_size=STREAM_CHUNK * 5)):
+        running += delta
+        if (i + 1) % step == 0 or i + 1 == totals["within_n"]:
+            series.append([str(seq), str(running)])
 
     def amount(kind: str) -> str:
-        return by_kind.get(kind, {}).get("amount", "0")
+        return str(by_kind[kind]["amount"]) if kind in by_kind else "0"
 
-    adjustments = by_kind.get(MeterEvent.Kind.ADJUSTMENT, {}).get("delta", "0")
-    balanced = opening + flows["inflow"] - flows["outflow"] == closing
-    pool_now = Pool.objects.filter(pk=pool.pk).values("meter", "last_event_seq").first()
-    figures = {
+    return {
         "pool": pool.code,
-        "events": span["n"],
-        "other_days_events": segment.count() - span["n"],
         "currency": pool.currency,
-        "opening": str(opening), "opening_seq": open_seq,
+        "events": totals["within_n"],
+        "first_seq": first, "last_seq": last,
+        # Events of other days between the range's first and last (a late round, say).
+        "interleaved_events": (last - first + 1 - totals["within_n"]) if first is not None else 0,
+        "events_after": totals["after_n"],
+        "opening": str(opening),
+        "opening_overflow": str(totals["before_overflow"]), "opening_reserve": str(totals["before_reserve"]),
         "contributions": amount(MeterEvent.Kind.CONTRIBUTION),
         "awards": amount(MeterEvent.Kind.AWARD),
         "fixed_awards": amount(MeterEvent.Kind.FIXED_AWARD),
         "reseeds": amount(MeterEvent.Kind.RESEED),
-        "adjustments": adjustments,
-        "overflow": str(flows["overflow"]),
-        "in": str(flows["inflow"]), "out": str(flows["outflow"]),
-        "closing": str(closing), "closing_seq": close_seq,
-        "closing_overflow": str(through["overflow_after"]) if through else "0",
-        "closing_reserve": str(through["reserve_after"]) if through else "0",
-        "by_kind": by_kind,
-        "balanced": balanced and not breaks,
-        "ledger_breaks": breaks,
+        "adjustments": str(by_kind[MeterEvent.Kind.ADJUSTMENT]["delta"]) if MeterEvent.Kind.ADJUSTMENT in by_kind else "0",
+        "reversals": str(by_kind[MeterEvent.Kind.REVERSAL]["delta"]) if MeterEvent.Kind.REVERSAL in by_kind else "0",
+        "overflow": str(totals["within_overflow"]),
+        "in": str(totals["inflow"]), "out": str(totals["outflow"]),
+        "closing": str(closing),
+        "closing_overflow": str(closing_overflow), "closing_reserve": str(closing_reserve),
+        "by_kind": {
+            kind: {"events": row["n"], "amount": str(row["amount"]), "delta": str(row["delta"]),
+                   "overflow": str(row["overflow"]), "reserve": str(row["reserve"])}
+            for kind, row in by_kind.items()
+        },
+        "checks": checks,
+        "balanced": all(c["ok"] for c in checks),
         "series": series,
+        "readings": readings,
     }
-    if pool_now and pool_now["last_event_seq"] == close_seq:
-        # Nothing has moved the meter since the window closed: the pool row must agree.
-        figures["pool_row_agrees"] = pool_now["meter"] == closing
-    figures["readings"] = _meter_readings(pool=pool, start=start, end=end)
-    return figures
 
 
-def _meter_readings(*, pool: Pool, start: datetime, end: datetime) -> dict | None:
-    """What the tables' meter displays said, beside the service's meter, where they report it."""
-    readings = getattr(pool, "readings", None)
-    if readings is None:
-        return None
-    rows = readings.filter(received_at__gte=start, received_at__lt=end)
+def _meter_readings(*, pool: Pool, start: datetime, end: datetime) -> tuple[dict, list[str]]:
+    """What the tables' meter displays said in the window, and whether the ledger still says
+    what the service told them then (each reading keeps the meter and the event it stood at)."""
+    rows = MeterReading.objects.filter(pool=pool, received_at__gte=start, received_at__lt=end)
     summary = rows.aggregate(n=Count("id"), flagged=Count("id", filter=Q(flagged=True)),
-                             largest=Max("difference"))
-    return {"readings": summary["n"], "flagged": summary["flagged"],
-            "largest_difference": str(summary["largest"]) if summary["largest"] is not None else None}
+                             largest=Max(Abs("difference")))
+    ledger = MeterEvent.objects.filter(pool=pool, seq=OuterRef("meter_seq")).values("meter_after")[:1]
+    disagree = (
+        rows.filter(meter_seq__gt=0).annotate(ledger=Subquery(ledger))
+        .exclude(ledger=F("service_meter")).order_by("received_at")
+        .values_list("pk", "meter_seq", "service_meter", "ledger")[:20]
+    )
+    problems = [
+        f"reading {pk} was told the meter stood at {told} after event {seq}; the ledger now says {now}"
+        for pk, seq, told, now in disagree
+    ]
+    return {
+        "readings": summary["n"], "flagged": summary["flagged"],
+        "largest_difference": str(summary["largest"]) if summary["largest"] is not None else None,
+    }, problems
 
 
 # ---- the audit chain ------------------------------------------------------------------
 
 
-def audit_last_before(*, end: datetime) -> dict:
-    last = AuditEvent.objects.filter(at__lt=end).order_by("-seq").values("seq", "hash").first()
-    return {"seq": last["seq"], "hash": last["hash"]} if last else {"seq": 0, "hash": "0" * 64}
+def audit_chain_of_window(*, start: datetime, end: datetime) -> dict:
+    """The audit events written inside the window: how many, and the last one's seq and hash.
+
+    A window without events says so (``events: 0`` and no hash), rather than
+    showing the hash of an earlier day's event, or zeros, as if it were the day's.
+    """
+    inside = AuditEvent.objects.filter(at__gte=start, at__lt=end)
+    n = inside.count()
+    last = inside.order_by("-seq").values("seq", "hash").first() if n else None
+    return {"day_events": n, "day_last_seq": last["seq"] if last else None,
+            "day_last_hash": last["hash"] if last else None}
 
 
+def audit_chain_head() -> dict:
+    """The chain's head as it stands now: the report says which chain it was made against."""
+    head = ChainHead.objects.filter(pk=1).values("seq", "hash").first()
+    if not head or not head["seq"]:
+        return {"seq": 0, "hash": None}
+    return {"seq": head["seq"], "hash": head["hash"]}
+
+
+def pool_closing_reported(*, pool_code: str, day: date) -> dict | None:
+    """The closing the current report ending on ``day`` gave the pool, if there is one."""
+    report = (
+        ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE, day_to=day)
+        .order_by("-finished_at").values("pk", "figures__pools").first()
+    )
+    pool = (report or {}).get("figures__pools") or {}
+    if pool_code not in pool:
+        return None
+    return {"day": str(day), "report": report["pk"], "closing": pool[pool_code]["closing"]}
 
 
 # ---- reports -----------------------------------------------------------------------------
@@ -574,63 +748,84 @@ def report_current(*, day_from: date, day_to: date | None = None) -> Reconciliat
     ).first()
 
 
-def report_rollup(*, day_from: date, day_to: date) -> dict:
+def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCOPES) -> dict:
     """Month- or year-to-date figures from the days' stored current reports, not recomputed.
 
-    Every stored group carries its sums, so the range's figures are their
-    sums, with ratios, bands and flags derived again. Days without a current
-    report are listed in ``missing_days``.
+    Every stored group carries its sums, per currency, so the range's figures
+    are their sums, with ratios, bands and flags derived again. Days without
+    a current report are listed in ``missing_days``. A pool's range opens
+    where its first day opened and closes where its last day closed; it
+    balances when every day did and each day opened where the one before it
+    closed (a day changed after it was reported breaks that).
     """
-    from .figures import derive, flags_of
-
     reports = ReconciliationReport.objects.filter(
         status=ReconciliationReport.Status.COMPLETE, day_from__gte=day_from, day_to__lte=day_to,
         day_from=F("day_to"),
     ).order_by("day_from")
-    groups: dict[str, dict[str, Sums]] = {"tables": {}, "dealers": {}, "shifts": {}, "players": {}}
-    casino = Sums()
+    groups: dict[str, dict[str, ByCurrency]] = {scope: {} for scope in scopes}
+    casino = ByCurrency()
     pools: dict[str, dict] = {}
     days, drift = [], 0
-    for figures, day in reports.values_list("figures", "day_from").iterator(chunk_size=5):
-        days.append(day)
-        casino.add(Sums.from_json(figures["casino"]))
+    wanted = ["day_from", "figures__casino", "figures__reverification", "figures__pools"]
+    wanted += [f"figures__{scope}" for scope in scopes]
+    for row in reports.values(*wanted).iterator(chunk_size=5):
+        days.append(row["day_from"])
+        casino.add_all(ByCurrency.from_json(row["figures__casino"] or {}))
         for scope, by_key in groups.items():
-            for key, data in figures.get(scope, {}).items():
-                by_key.setdefault(key, Sums()).add(Sums.from_json(data))
-        drift += figures.get("reverification", {}).get("drift", 0)
-        for code, pool in figures.get("pools", {}).items():
-            into = pools.setdefault(code, {
-                "opening": pool["opening"], "opening_seq": pool["opening_seq"],
-                "closing": pool["closing"], "closing_seq": pool["closing_seq"], "in": "0", "out": "0",
-                "contributions": "0", "awards": "0", "fixed_awards": "0", "reseeds": "0",
-                "adjustments": "0", "balanced": True,
-            })
-            for name in ("in", "out", "contributions", "awards", "fixed_awards", "reseeds", "adjustments"):
-                into[name] = str(Decimal(into[name]) + Decimal(pool[name]))
-            # The ledger's own order decides where the range opens and closes.
-            if pool["opening_seq"] < into["opening_seq"]:
-                into["opening"], into["opening_seq"] = pool["opening"], pool["opening_seq"]
-            if pool["closing_seq"] > into["closing_seq"]:
-                into["closing"], into["closing_seq"] = pool["closing"], pool["closing_seq"]
-            into["balanced"] = into["balanced"] and pool["balanced"]
+            for key, data in (row[f"figures__{scope}"] or {}).items():
+                by_key.setdefault(key, ByCurrency()).add_all(ByCurrency.from_json(data))
+        drift += (row["figures__reverification"] or {}).get("drift", 0)
+        for code, pool in (row["figures__pools"] or {}).items():
+            _roll_pool(pools, code, pool, row["day_from"])
     every_day = [day_from + timedelta(days=i) for i in range((day_to - day_from).days + 1)]
-    derived = {scope: {k: derive(s) for k, s in sorted(by_key.items())} for scope, by_key in groups.items()}
+    derived = {scope: derive_by_currency(by_key) for scope, by_key in groups.items()}
     return {
         "day_from": str(day_from), "day_to": str(day_to),
         "days": [str(d) for d in days],
         "missing_days": [str(d) for d in every_day if d not in set(days)],
-        "casino": derive(casino),
+        "currencies": sorted(casino),
+        "casino": {currency: derive(sums) for currency, sums in sorted(casino.items())},
         **derived,
-        "flags": [f for scope in ("tables", "dealers", "shifts", "players")
-                  for f in flags_of(scope.rstrip("s"), derived[scope])],
+        "flags": [f for scope in scopes for f in flags_of(SCOPE_OF[scope], derived[scope])],
         "pools": pools,
         "drift": drift,
     }
 
 
-def month_to_date(*, day: date) -> dict:
-    return report_rollup(day_from=day.replace(day=1), day_to=day)
+POOL_FLOWS = ("in", "out", "contributions", "awards", "fixed_awards", "reseeds", "adjustments", "reversals", "overflow")
 
 
-def year_to_date(*, day: date) -> dict:
-    return report_rollup(day_from=day.replace(month=1, day=1), day_to=day)
+def _roll_pool(pools: dict, code: str, day: dict, on: date) -> None:
+    into = pools.get(code)
+    if into is None:
+        pools[code] = into = {
+            "pool": code, "currency": day["currency"], "opening": day["opening"], "closing": day["opening"],
+            "events": 0, **dict.fromkeys(POOL_FLOWS, "0"), "balanced": True, "problems": [],
+        }
+    if day["currency"] != into["currency"]:
+        raise CurrencyMismatch(f"pool {code} reported {day['currency']} and {into['currency']}")
+    if Decimal(day["opening"]) != Decimal(into["closing"]):
+        into["problems"].append(f"{on} opened at {day['opening']}; the day before it closed at {into['closing']}")
+    for name in POOL_FLOWS:
+        into[name] = str(Decimal(into[name]) + Decimal(day.get(name, "0")))
+    into["events"] += day["events"]
+    into["closing"] = day["closing"]
+    if not day["balanced"]:
+        into["problems"].append(f"{on} does not balance")
+    into["balanced"] = not into["problems"]
+
+
+def month_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES) -> dict:
+    return report_rollup(day_from=day.replace(day=1), day_to=day, scopes=scopes)
+
+
+def year_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES) -> dict:
+    return report_rollup(day_from=day.replace(month=1, day=1), day_to=day, scopes=scopes)
+
+
+def first_reported_day() -> date | None:
+    """The first gaming day any current report covers: where a table's lifetime starts."""
+    return (
+        ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE)
+        .order_by("day_from").values_list("day_from", flat=True).first()
+    )

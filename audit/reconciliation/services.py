@@ -11,11 +11,15 @@ older versions. Until then the report is ``running`` and nobody reads it.
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import date, datetime, timedelta
 
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from audit.models import ReconciliationPart, ReconciliationReport
@@ -27,8 +31,11 @@ from rounds.models import Table, TableConfigVersion
 from . import selectors
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
 from .config import ReconciliationSettings, reconciliation_settings
-from .figures import Sums, derive, flags_of, total
+from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of
 from .reverify import EXAMPLES_KEPT, cached, reverify
+from .to_date import periods_to_date, variance_trips_of_day
+from .variance_selectors import variance_test_settings
+from .variance_services import variance_findings_raise
 
 logger = logging.getLogger("audit.reconciliation")
 
@@ -113,33 +120,67 @@ def report_parts_to_compute(*, report: ReconciliationReport) -> list[int]:
 # ---- computing a part -------------------------------------------------------------------
 
 
+def report_part_claim(*, part_id: int) -> str | None:
+    """Claim a part for this run: a token if it is ours to compute now, None if it is complete
+    or another run holds a live claim on it.
+
+    One UPDATE decides, so two runs (two workers, two machines) that reach a
+    part at once never both compute it; a claim older than
+    ``RECONCILIATION_CLAIM_SECONDS`` belonged to a run that died, and is taken over.
+    """
+    token = uuid.uuid4().hex
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.RECONCILIATION_CLAIM_SECONDS)
+    Part = ReconciliationPart
+    claimed = Part.objects.filter(pk=part_id).filter(
+        Q(status=Part.Status.PENDING) | Q(status=Part.Status.RUNNING, started_at__lt=stale)
+    ).exclude(report__status__in=(Status.COMPLETE, Status.SUPERSEDED)).update(
+        status=Part.Status.RUNNING, claim=token, started_at=now, attempts=F("attempts") + 1
+    )
+    return token if claimed else None
+
+
 def report_part_compute(*, part_id: int, progress: Progress | None = None) -> ReconciliationPart:
-    """Compute one part and store its figures; again and again gives the same row."""
+    """Compute one part and store its figures, unless it is complete or another run computes it.
+
+    Again and again gives the same row: a redelivered or duplicated task finds
+    the part complete (or claimed) and returns it as it is.
+    """
+    token = report_part_claim(part_id=part_id)
     part = ReconciliationPart.objects.select_related("report").get(pk=part_id)
-    report = part.report
-    if part.status == ReconciliationPart.Status.COMPLETE or report.status in (Status.COMPLETE, Status.SUPERSEDED):
-        # A redelivered or duplicated task: the figures are in (they would be
-        # the same), and a complete part must never look unfinished again.
+    if token is None:
         return part
-    ReconciliationPart.objects.filter(pk=part.pk).exclude(
-        status=ReconciliationPart.Status.COMPLETE
-    ).update(status=ReconciliationPart.Status.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1)
-    clock = reconciliation_settings()
-    if part.kind == Kind.TABLE:
-        figures = _table_part(report, part.key, clock, progress)
-    elif part.kind == Kind.POOL:
-        figures = _pool_part(report, part.key, clock)
-    elif part.kind == Kind.PLAYERS:
-        players = selectors.players_sums(day_from=report.day_from, day_to=report.day_to, clock=clock)
-        figures = {"players": {player: sums.to_json() for player, sums in players.items()}}
-    else:
-        first, last = (int(n) for n in part.key.split("-"))
-        figures = chain_segment_verify(first=first, last=last)
-    ReconciliationPart.objects.filter(pk=part.pk).update(
+    try:
+        figures = _part_figures(part, progress)
+    except BaseException:
+        # A part that failed (rather than died) gives its claim back at once:
+        # a retry or a rerun need not wait for the claim to go stale.
+        with suppress(DatabaseError):
+            ReconciliationPart.objects.filter(pk=part.pk, claim=token).update(
+                status=ReconciliationPart.Status.PENDING, claim=""
+            )
+        raise
+    # Only the claim's holder stores: a run that was taken over (it was too
+    # slow, not dead) leaves the figures to the run that took its place.
+    ReconciliationPart.objects.filter(pk=part.pk, claim=token).update(
         figures=figures, status=ReconciliationPart.Status.COMPLETE, finished_at=timezone.now()
     )
     part.refresh_from_db()
     return part
+
+
+def _part_figures(part: ReconciliationPart, progress: Progress | None) -> dict:
+    report = part.report
+    clock = reconciliation_settings()
+    if part.kind == Kind.TABLE:
+        return _table_part(report, part.key, clock, progress)
+    if part.kind == Kind.POOL:
+        return _pool_part(report, part.key, clock)
+    if part.kind == Kind.PLAYERS:
+        players = selectors.players_sums(day_from=report.day_from, day_to=report.day_to, clock=clock)
+        return {"players": {player: sums.to_json() for player, sums in players.items()}}
+    first, last = (int(n) for n in part.key.split("-"))
+    return chain_segment_verify(first=first, last=last)
 
 
 def _table_part(report, code: str, clock: ReconciliationSettings, progress: Progress | None) -> dict:
@@ -157,7 +198,7 @@ def _table_part(report, code: str, clock: ReconciliationSettings, progress: Prog
         "table": code,
         "cells": [
             {"dealer": dealer, "shift": shift, "sums": sums.to_json()}
-            for (dealer, shift), sums in sorted(cells.items())
+            for (dealer, shift, _), sums in sorted(cells.items())
         ],
         "reverification": checked.to_json(),
     }
@@ -168,6 +209,7 @@ def _pool_part(report, code: str, clock: ReconciliationSettings) -> dict:
     return selectors.pool_ledger_figures(
         pool=Pool.objects.get(code=code), day_from=report.day_from, day_to=report.day_to,
         start=start, end=end,
+        reported_closing=selectors.pool_closing_reported(pool_code=code, day=report.day_from - timedelta(days=1)),
     )
 
 
@@ -192,9 +234,9 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
             raise ReportNotReady(f"{report} is missing {', '.join(missing)}")
         figures = report_merge(report=report)
         clock = reconciliation_settings()
-        _, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
-        last = selectors.audit_last_before(end=end)
-        figures["chain"] |= {"day_last_seq": last["seq"], "day_last_hash": last["hash"]}
+        start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
+        figures["chain"] |= selectors.audit_chain_of_window(start=start, end=end)
+        figures["chain"]["head_at_report"] = selectors.audit_chain_head()
 
         newer = [r for r in reports if r.version > report.version and r.status == Status.COMPLETE]
         for older in reports:
@@ -207,16 +249,29 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
             "config_versions": figures["config_versions"], "pool_versions": figures["pool_versions"],
         }
         report.finished_at = timezone.now()
-        report.rounds = figures["casino"]["rounds"]
+        report.rounds = sum(block["rounds"] for block in figures["casino"].values())
         report.flags = len(figures["flags"])
         report.drift = figures["reverification"]["drift"]
         report.chain_ok = figures["chain"]["ok"]
         report.chain_last_hash = figures["chain"]["last_hash"]
-        report.day_last_hash = figures["chain"]["day_last_hash"]
+        report.day_last_hash = figures["chain"]["day_last_hash"] or ""
         report.save(update_fields=[
             "status", "figures", "inputs", "finished_at", "rounds", "flags", "drift", "chain_ok",
             "chain_last_hash", "day_last_hash",
         ])
+        if report.status == Status.COMPLETE and report.day_from == report.day_to:
+            # Read from the stored current reports, this one among them now.
+            figures |= periods_to_date(report.day_from)
+            tests = variance_test_settings()
+            trips = variance_trips_of_day(report.day_from, figures, tests)
+            variance_findings_raise(report=report, trips=trips)
+            figures["variance_tests"] = {
+                "settings": tests.as_json(),
+                "trips": [{"test": t.test, "scope": t.scope, "key": t.key, "currency": t.currency,
+                           "period": t.period, "detail": t.detail} for t in trips],
+            }
+            report.figures = figures
+            report.save(update_fields=["figures"])
         audit_record(
             actor=SYSTEM, action="reconciliation.completed", obj=report,
             after={"status": report.status, "version": report.version, "rounds": report.rounds,
@@ -243,10 +298,10 @@ def report_merge(*, report: ReconciliationReport) -> dict:
     Parts are read one at a time, so memory holds the casino's dealers,
     shifts and players, never every table's rows at once.
     """
-    tables: dict[str, Sums] = {}
-    dealers: dict[str, Sums] = {}
-    shifts: dict[str, Sums] = {}
-    players: dict[str, Sums] = {}
+    tables: dict[str, ByCurrency] = {}
+    dealers: dict[str, ByCurrency] = {}
+    shifts: dict[str, ByCurrency] = {}
+    players: dict[str, ByCurrency] = {}
     dealer_tables: dict[str, set] = {}
     reverified, drift, examples = 0, 0, []
     config_versions: set[int] = set()
@@ -256,12 +311,12 @@ def report_merge(*, report: ReconciliationReport) -> dict:
     for kind, key, figures in parts.iterator(chunk_size=10):
         figures = figures or {}
         if kind == Kind.TABLE:
-            table_sums = tables[key] = Sums()
+            table_sums = tables[key] = ByCurrency()
             for cell in figures["cells"]:
                 sums = Sums.from_json(cell["sums"])
                 table_sums.add(sums)
-                dealers.setdefault(cell["dealer"], Sums()).add(sums)
-                shifts.setdefault(cell["shift"], Sums()).add(sums)
+                dealers.setdefault(cell["dealer"], ByCurrency()).add(sums)
+                shifts.setdefault(cell["shift"], ByCurrency()).add(sums)
                 dealer_tables.setdefault(cell["dealer"], set()).add(key)
             reverified += figures["reverification"]["rounds"]
             config_versions.update(figures["reverification"]["config_versions"])
@@ -269,30 +324,30 @@ def report_merge(*, report: ReconciliationReport) -> dict:
             drift += figures["reverification"]["drift"]
             examples += figures["reverification"]["examples"][: EXAMPLES_KEPT - len(examples)]
         elif kind == Kind.PLAYERS:
-            players = {p: Sums.from_json(data) for p, data in figures["players"].items()}
+            players = {p: ByCurrency.from_json(data) for p, data in figures["players"].items()}
         elif kind == Kind.POOL:
             pools[key] = figures
         else:
             segments.append(figures)
-    casino = total(tables.values())
+    casino = ByCurrency()
+    for by_currency in tables.values():
+        casino.add_all(by_currency)
 
-    derived_tables = {code: derive(s) for code, s in sorted(tables.items())}
-    derived_dealers = {d: derive(s) | {"tables": sorted(dealer_tables[d])} for d, s in sorted(dealers.items())}
-    derived_shifts = {name: derive(s) for name, s in sorted(shifts.items())}
-    derived_players = {p: derive(s) for p, s in sorted(players.items())}
-    flags = (
-        flags_of("table", derived_tables) + flags_of("dealer", derived_dealers)
-        + flags_of("shift", derived_shifts) + flags_of("player", derived_players)
-    )
+    groups = {
+        "tables": derive_by_currency(tables),
+        "dealers": derive_by_currency(dealers),
+        "shifts": derive_by_currency(shifts),
+        "players": derive_by_currency(players),
+    }
+    flags = [flag for scope, derived in groups.items() for flag in flags_of(SCOPE_OF[scope], derived)]
     figures = {
         "day_from": str(report.day_from), "day_to": str(report.day_to),
         "parameters": report.inputs.get("clock", {}),
         "engine_version": report.engine_version,
-        "casino": derive(casino),
-        "tables": derived_tables,
-        "dealers": derived_dealers,
-        "shifts": derived_shifts,
-        "players": derived_players,
+        "currencies": sorted(casino),
+        "casino": {currency: derive(sums) for currency, sums in sorted(casino.items())},
+        **groups,
+        "dealer_tables": {dealer: sorted(codes) for dealer, codes in sorted(dealer_tables.items())},
         "flags": flags,
         "pools": pools,
         "reverification": {"rounds": reverified, "drift": drift, "examples": examples},
@@ -316,15 +371,13 @@ def _alerts(figures: dict) -> list[str]:
     if figures["chain"] and not figures["chain"].get("ok"):
         alerts.append(f"audit chain broken at event {figures['chain'].get('break_seq')}: {figures['chain'].get('problem')}")
     for code, pool in figures["pools"].items():
-        if not pool.get("balanced", True):
-            alerts.append(f"pool {code} does not balance: opening {pool['opening']} + in {pool['in']} "
-                          f"- out {pool['out']} != closing {pool['closing']} {pool['ledger_breaks'][:3]}")
-        if pool.get("pool_row_agrees") is False:
-            alerts.append(f"pool {code}: the pool's meter differs from its ledger")
+        for failed in (c for c in pool.get("checks", []) if not c["ok"]):
+            alerts.append(f"pool {code} ({pool['currency']}) fails its {failed['check']} check: "
+                          + "; ".join(failed["problems"][:3]))
     worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
     if worst:
         alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "
-                      + ", ".join(f"{f['scope']} {f['key']} {f['bet']}" for f in worst[:10]))
+                      + ", ".join(f"{f['scope']} {f['key']} ({f['currency']}) {f['bet']}" for f in worst[:10]))
     return alerts
 
 
@@ -349,10 +402,22 @@ def report_run(
             if progress:
                 label = f"audit chain {part.key}" if part.kind == Kind.CHAIN else f"{part.kind} {part.key}"
                 progress(done_before + i, total_parts, label)
+        _wait_for_parts(report)
     except Exception as error:
         report_fail(report_id=report.pk, error=f"{type(error).__name__}: {error}")
         raise
     return report_finish(report_id=report.pk)
+
+
+def _wait_for_parts(report: ReconciliationReport, poll_seconds: float = 0.5) -> None:
+    """Wait while another run computes the parts it claimed; take over any whose claim goes stale."""
+    while True:
+        left = list(report.parts.exclude(status=ReconciliationPart.Status.COMPLETE).values_list("pk", flat=True))
+        if not left:
+            return
+        for part_id in left:
+            report_part_compute(part_id=part_id)
+        time.sleep(poll_seconds)
 
 
 def day_to_reconcile(*, now: datetime | None = None) -> date:

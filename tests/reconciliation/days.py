@@ -55,19 +55,31 @@ class Group:
     trips_handle: Decimal = ZERO
 
 
+# The currency of each test table's configuration (se-50kr: kronor, us-30k: dollars).
+CURRENCY = {"S": "SEK", "U": "USD"}
+
+
+def _by_key_and_currency():
+    return defaultdict(lambda: defaultdict(Group))
+
+
 @dataclass
 class Expected:
-    casino: Group = field(default_factory=Group)
-    tables: dict = field(default_factory=lambda: defaultdict(Group))
-    dealers: dict = field(default_factory=lambda: defaultdict(Group))
-    shifts: dict = field(default_factory=lambda: defaultdict(Group))
-    players: dict = field(default_factory=lambda: defaultdict(Group))
+    """What the day adds up to, every group in each currency it dealt in: ``tables[code][currency]``."""
+
+    casino: dict = field(default_factory=lambda: defaultdict(Group))
+    tables: dict = field(default_factory=_by_key_and_currency)
+    dealers: dict = field(default_factory=_by_key_and_currency)
+    shifts: dict = field(default_factory=_by_key_and_currency)
+    players: dict = field(default_factory=_by_key_and_currency)
     lit_wagers: int = 0
 
     def add(self, table: str, example: dict, record: dict) -> None:
         void = bool(record.get("void"))
-        round_groups = [self.casino, self.tables[table], self.dealers[record.get("dealer") or "(none)"],
-                        self.shifts[shift_of(record["dealt_at"])]]
+        currency = CURRENCY[table[0]]
+        round_groups = [self.casino[currency], self.tables[table][currency],
+                        self.dealers[record.get("dealer") or "(none)"][currency],
+                        self.shifts[shift_of(record["dealt_at"])][currency]]
         results = example["expect"]["results"]
         unverified = "duplicate_card" in example["expect"]["codes"]
         for group in round_groups:
@@ -76,7 +88,7 @@ class Expected:
         for seat in record["seats"]:
             groups = list(round_groups)
             if seat.get("player"):
-                groups.append(self.players[seat["player"]])
+                groups.append(self.players[seat["player"]][currency])
             settled = {bet: Decimal(results[str(seat["seat"])][bet]) for bet in BETS}
             for group in groups:
                 if not void:

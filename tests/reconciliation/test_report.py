@@ -17,6 +17,15 @@ from .days import BETS, DAY, NEXT_DAY, Group, post_day
 pytestmark = pytest.mark.django_db
 
 
+def assert_groups(figures: dict, expected: dict, where: str) -> None:
+    """``{key: {currency: figures}}`` against ``{key: {currency: Group}}``: the same keys and currencies."""
+    assert {k: set(v) for k, v in figures.items()} == {k: set(v) for k, v in expected.items()}, where
+    for key, by_currency in expected.items():
+        for currency, group in by_currency.items():
+            assert figures[key][currency]["currency"] == currency
+            assert_group(figures[key][currency], group, f"{where} {key} {currency}")
+
+
 def assert_group(figures: dict, group: Group, where: str) -> None:
     assert figures["rounds"] == group.rounds, where
     assert figures["void_rounds"] == group.void_rounds, where
@@ -56,61 +65,66 @@ def report(reported):
 def test_the_day_adds_up_by_table_dealer_shift_and_casino(day, report):
     assert report.status == ReconciliationReport.Status.COMPLETE
     figures = report.figures
-    assert report.rounds == day.casino.rounds
-    assert_group(figures["casino"], day.casino, "casino")
-    assert set(figures["tables"]) == set(day.tables) == {"S01", "S02", "U01"}
-    for code, group in day.tables.items():
-        assert_group(figures["tables"][code], group, code)
-    assert set(figures["dealers"]) == set(day.dealers)
-    for dealer, group in day.dealers.items():
-        assert_group(figures["dealers"][dealer], group, dealer)
-    assert set(figures["shifts"]) == set(day.shifts) == {"14:00-22:00", "22:00-06:00"}
-    for shift, group in day.shifts.items():
-        assert_group(figures["shifts"][shift], group, shift)
+    assert report.rounds == sum(g.rounds for g in day.casino.values())
+    assert figures["currencies"] == ["SEK", "USD"]
+    assert_groups({"casino": figures["casino"]}, {"casino": day.casino}, "casino")
+    assert set(figures["tables"]) == {"S01", "S02", "U01"}
+    assert_groups(figures["tables"], day.tables, "table")
+    assert_groups(figures["dealers"], day.dealers, "dealer")
+    assert set(figures["shifts"]) == {"14:00-22:00", "22:00-06:00"}
+    assert_groups(figures["shifts"], day.shifts, "shift")
 
 
 def test_players_are_rated_where_tables_send_their_ids(day, report):
     figures = report.figures
-    assert set(figures["players"]) == set(day.players)
-    for player, group in day.players.items():
-        got = figures["players"][player]
-        assert got["hands"] == group.hands, player
-        for bet in BETS:
-            assert Decimal(got["handle"][bet]) == group.handle[bet], (player, bet)
-            assert Decimal(got["win"][bet]) == group.win[bet], (player, bet)
+    assert {p: set(c) for p, c in figures["players"].items()} == {p: set(c) for p, c in day.players.items()}
+    for player, by_currency in day.players.items():
+        for currency, group in by_currency.items():
+            got = figures["players"][player][currency]
+            assert got["hands"] == group.hands, player
+            for bet in BETS:
+                assert Decimal(got["handle"][bet]) == group.handle[bet], (player, bet)
+                assert Decimal(got["win"][bet]) == group.win[bet], (player, bet)
 
 
 def test_theoretical_win_uses_the_exact_trips_edge_and_the_configured_base_edge(day, report):
     figures = report.figures
     trips_pays = TableConfigVersion.objects.get(config__name="se-50kr").rules().trips_pays
     edge = trips_math(trips_pays).edge
-    s01 = figures["tables"]["S01"]
-    trips_handle = day.tables["S01"].handle["trips"]
+    s01 = figures["tables"]["S01"]["SEK"]
+    trips_handle = day.tables["S01"]["SEK"].handle["trips"]
     assert Decimal(s01["bands"]["trips"]["expected"]) == (edge * trips_handle).quantize(Decimal("0.01"))
     assert Decimal(s01["bands"]["base"]["expected"]) == (
-        Decimal("0.02185") * day.tables["S01"].handle["ante"]).quantize(Decimal("0.01"))
+        Decimal("0.02185") * day.tables["S01"]["SEK"].handle["ante"]).quantize(Decimal("0.01"))
     band = s01["bands"]["total"]
     assert Decimal(band["low_997"]) < Decimal(band["low_95"]) < Decimal(band["expected"]) < Decimal(band["high_95"])
-    win = day.tables["S01"].win
-    assert Decimal(s01["hold"]["trips"]) == (win["trips"] / trips_handle).quantize(Decimal("0.000001"))
+    win = day.tables["S01"]["SEK"].win
+    assert Decimal(s01["hold_percent"]["trips"]) == (win["trips"] * 100 / trips_handle).quantize(Decimal("0.0001"))
 
 
 def test_the_pool_balances_against_its_ledger(day, report):
     figures = report.figures
     pool = figures["pools"]["us-progressive"]
-    assert Decimal(pool["opening"]) == Decimal("10000.00")
+    # The pool's opening reseed was recorded today, after the day's rounds were
+    # dealt: it belongs to today, so the old day opens at nothing.
+    assert Decimal(pool["opening"]) == 0 and pool["events_after"] >= 1
     assert Decimal(pool["contributions"]) == day.lit_wagers * Decimal("1.00")
     assert (Decimal(pool["opening"]) + Decimal(pool["in"]) - Decimal(pool["out"])
             == Decimal(pool["closing"]))
+    assert pool["currency"] == "USD"
     assert pool["balanced"] is True
-    assert pool["pool_row_agrees"] is True
+    assert {c["check"] for c in pool["checks"]} == {
+        "kinds", "ledger", "running_meter", "pool_row", "readings", "continuity"}
 
 
 def test_every_round_is_judged_again_without_drift_and_the_chain_holds(day, report):
-    assert report.figures["reverification"]["rounds"] == day.casino.rounds
+    assert report.figures["reverification"]["rounds"] == sum(g.rounds for g in day.casino.values())
     assert report.drift == 0
     assert report.chain_ok is True
-    assert len(report.day_last_hash) == 64
+    chain = report.figures["chain"]
+    # The rounds were posted today: no audit event was written on their (past) gaming day.
+    assert chain["day_events"] == 0 and chain["day_last_hash"] is None and report.day_last_hash == ""
+    assert chain["head_at_report"]["seq"] > 0 and len(chain["head_at_report"]["hash"]) == 64
 
 
 def test_the_next_day_holds_only_its_own_rounds(reported):
@@ -136,15 +150,17 @@ def test_a_range_is_reconciled_whole_and_the_stored_days_roll_up_to_it(reported)
 
     reports = reported[1]
     whole = reports["range"].figures
-    assert whole["casino"]["rounds"] == reports["day"].rounds + reports["next"].rounds
+    assert sum(c["rounds"] for c in whole["casino"].values()) == reports["day"].rounds + reports["next"].rounds
     rolled = report_rollup(day_from=DAY, day_to=NEXT_DAY)
     assert rolled["days"] == [str(DAY), str(NEXT_DAY)] and rolled["missing_days"] == []
     assert rolled["casino"] == whole["casino"]
-    for scope in ("tables", "shifts", "players"):
+    for scope in ("tables", "dealers", "shifts", "players"):
         assert rolled[scope] == whole[scope], scope
-    assert {d: {k: v for k, v in g.items() if k != "tables"} for d, g in whole["dealers"].items()} == rolled["dealers"]
-    pool = rolled["pools"]["us-progressive"]
-    assert pool["closing"] == whole["pools"]["us-progressive"]["closing"] and pool["balanced"]
+    pool, at_once = rolled["pools"]["us-progressive"], whole["pools"]["us-progressive"]
+    for name in ("opening", "closing", "in", "out", "contributions", "awards", "fixed_awards", "reseeds",
+                 "adjustments", "events"):
+        assert pool[name] == at_once[name], name
+    assert pool["balanced"] and at_once["balanced"]
 
     month = month_to_date(day=NEXT_DAY)
     assert month["days"] == [str(DAY), str(NEXT_DAY)]

@@ -28,20 +28,39 @@ def test_the_report_as_json_and_in_the_list(report, auditor_client):
     assert listed.status_code == 200
     assert [r["id"] for r in listed.json()["results"]] == [report.pk]
     detail = auditor_client.get(f"/api/v1/reports/{report.pk}/").json()
-    assert detail["figures"]["tables"]["S01"]["rounds"] == 10
-    assert detail["chain_ok"] is True and len(detail["day_last_hash"]) == 64
+    assert detail["figures"]["tables"]["S01"]["SEK"]["rounds"] == 10
+    # The rounds were posted today: no audit event was written on their gaming day, and it says so.
+    assert detail["chain_ok"] is True and detail["day_last_hash"] == ""
+    assert detail["figures"]["chain"]["day_events"] == 0
 
 
 def test_the_report_as_csv_matches_its_figures(report, auditor_client):
     response = auditor_client.get(f"/api/v1/reports/{report.pk}.csv")
     assert response.status_code == 200 and response["Content-Type"] == "text/csv"
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    s01 = {row["bet"]: row for row in rows if (row["scope"], row["key"]) == ("table", "S01")}
-    table = report.figures["tables"]["S01"]
+    s01 = {row["bet"]: row for row in rows
+           if (row["period"], row["scope"], row["key"]) == ("range", "table", "S01")}
+    table = report.figures["tables"]["S01"]["SEK"]
+    assert {row["currency"] for row in s01.values()} == {"SEK"}
     assert s01["ante"]["win"] == table["win"]["ante"]
+    assert s01["total"]["hold_percent"] == table["hold_percent"]["total"]
     assert s01["total"]["handle"] == table["handle_total"]
     assert s01["trips"]["expected"] == table["bands"]["trips"]["expected"]
     assert {row["scope"] for row in rows} >= {"casino", "table", "dealer", "shift"}
+    assert {row["period"] for row in rows} == {"range", "month_to_date", "year_to_date"}
+    month = [row for row in rows if (row["period"], row["scope"], row["key"], row["bet"])
+             == ("month_to_date", "table", "S01", "total")]
+    assert len(month) == 1 and month[0]["currency"] == "SEK" and month[0]["handle"] == table["handle_total"]
+
+
+def test_ids_a_table_sent_cannot_become_spreadsheet_formulas(table_client, auditor_client):
+    client = table_client("S01", "se-50kr")
+    record = dict(examples.load("se-50kr.jsonl")[0]["record"], dealer="=cmd|'/C calc'!A0")
+    assert client.post("/api/v1/rounds/", record, format="json").status_code == 201
+    report = report_run(day_from=DAY)
+    rows = list(csv.DictReader(io.StringIO(auditor_client.get(f"/api/v1/reports/{report.pk}.csv").content.decode())))
+    dealers = {row["key"] for row in rows if row["scope"] == "dealer"}
+    assert dealers == {"'=cmd|'/C calc'!A0"}
 
 
 def test_tables_cannot_read_reports(report, table_client):

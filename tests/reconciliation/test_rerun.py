@@ -58,7 +58,7 @@ def test_an_unfinished_report_is_never_current_and_a_rerun_completes_it(few_roun
     assert rerun.pk == report.pk and rerun.version == 1
     assert rerun.status == Status.COMPLETE
     assert ReconciliationReport.objects.filter(day_from=DAY).count() == 1
-    assert rerun.figures["casino"]["rounds"] == 12
+    assert rerun.figures["casino"]["SEK"]["rounds"] == 12
     first_part = ReconciliationPart.objects.get(pk=parts[0])
     assert first_part.attempts == 1  # kept, not computed again
 
@@ -69,7 +69,7 @@ def test_new_rounds_after_an_abandoned_run_make_a_new_version_that_supersedes_it
     assert few_rounds.post("/api/v1/rounds/", record, format="json").status_code == 201
     report = services.report_run(day_from=DAY)
     abandoned.refresh_from_db()
-    assert report.version == 2 and report.figures["casino"]["rounds"] == 13
+    assert report.version == 2 and report.figures["casino"]["SEK"]["rounds"] == 13
     assert abandoned.status == Status.SUPERSEDED
     assert _current_count() == 1
 
@@ -119,7 +119,7 @@ def test_a_stored_verdict_that_today_s_engine_disagrees_with_is_drift(few_rounds
     assert any("DRIFT" in alert for alert in report.figures["alerts"])
     assert any("DRIFT" in r.getMessage() for r in caplog.records)
     # The house win is the stored settlement: the report shows what was booked.
-    assert report.figures["casino"]["win"]["ante"] != "0"
+    assert report.figures["casino"]["SEK"]["win"]["ante"] != "0"
 
 
 def test_completing_a_report_is_in_the_audit_log(few_rounds):

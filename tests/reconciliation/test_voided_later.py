@@ -21,7 +21,7 @@ def test_a_round_voided_later_is_void_in_the_report_and_its_reversal_balances(ta
     rounds = examples.load("us-30k.jsonl")[:8]
     for example in rounds:
         assert client.post("/api/v1/rounds/", example["record"], format="json").status_code == 201
-    before = report_run(day_from=DAY).figures["casino"]
+    before = report_run(day_from=DAY).figures["casino"]["USD"]
 
     # A round with lit Progressive wagers, so the void reverses meter events.
     target = next(e["record"] for e in rounds
@@ -32,10 +32,10 @@ def test_a_round_voided_later_is_void_in_the_report_and_its_reversal_balances(ta
     )
     after = report_run(day_from=DAY).figures
 
-    assert after["casino"]["void_rounds"] == before["void_rounds"] + 1
-    assert after["casino"]["hands"] == before["hands"] - len(target["seats"])
+    assert after["casino"]["USD"]["void_rounds"] == before["void_rounds"] + 1
+    assert after["casino"]["USD"]["hands"] == before["hands"] - len(target["seats"])
     ante = sum(Decimal(str(s["ante"])) for s in target["seats"])
-    assert Decimal(after["casino"]["handle"]["ante"]) == Decimal(before["handle"]["ante"]) - ante
+    assert Decimal(after["casino"]["USD"]["handle"]["ante"]) == Decimal(before["handle"]["ante"]) - ante
     assert after["reverification"]["drift"] == 0, after["reverification"]["examples"]
     assert after["pools"]["us-progressive"]["balanced"] is True
     assert voided.status == Round.Status.VOID

@@ -9,6 +9,7 @@ stopped, whatever the test's outcome.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,11 +26,12 @@ from django.db import connection
 
 from audit.models import ReconciliationPart, ReconciliationReport
 from audit.reconciliation.selectors import report_current
+from audit.tasks import CLAIMED_ELSEWHERE_RETRY_SECONDS
 from casino.celery import app
 from django_celery_beat.models import PeriodicTask
 
 from .days import DAY, post_day
-from .test_report import assert_group
+from .test_report import assert_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "redis://127.0.0.1:6379/15")
@@ -200,18 +202,14 @@ def _complete():
 
 def _assert_figures(report: ReconciliationReport, expected) -> None:
     figures = report.figures
-    assert_group(figures["casino"], expected.casino, "casino")
-    for code, group in expected.tables.items():
-        assert_group(figures["tables"][code], group, code)
-    for dealer, group in expected.dealers.items():
-        assert_group(figures["dealers"][dealer], group, dealer)
-    for shift, group in expected.shifts.items():
-        assert_group(figures["shifts"][shift], group, shift)
+    assert_groups({"casino": figures["casino"]}, {"casino": expected.casino}, "casino")
+    for scope in ("tables", "dealers", "shifts"):
+        assert_groups(figures[scope], getattr(expected, scope), scope)
     pool = figures["pools"]["us-progressive"]
     assert Decimal(pool["contributions"]) == expected.lit_wagers * Decimal("1.00")
     assert pool["balanced"] is True
     assert report.drift == 0 and report.chain_ok is True
-    assert figures["reverification"]["rounds"] == expected.casino.rounds
+    assert figures["reverification"]["rounds"] == sum(g.rounds for g in expected.casino.values())
 
 
 def test_the_nightly_job_on_a_real_worker_adds_up(queue, tmp_path):
@@ -253,7 +251,8 @@ def test_a_worker_killed_mid_report_leaves_no_report_and_the_rerun_makes_exactly
     assert report.status == Status.RUNNING
     assert report_current(day_from=DAY) is None  # nothing half-done is shown
 
-    with worker(queue, log=log) as process:
+    # The dead worker's claim on S02 is taken over once it is older than this.
+    with worker(queue, env={"RECONCILIATION_CLAIM_SECONDS": "3"}, log=log) as process:
         _send_nightly(queue)  # the next night's run, or an operator's rerun
         current = _wait_for(_complete, what="the rerun's report", process=process, log=log)
 
@@ -261,3 +260,24 @@ def test_a_worker_killed_mid_report_leaves_no_report_and_the_rerun_makes_exactly
     assert current.pk == report.pk and current.version == 1  # resumed, not duplicated
     assert ReconciliationPart.objects.get(report=current, key="S02").attempts == 2
     _assert_figures(current, expected)
+
+
+def test_two_runs_of_one_day_on_two_workers_compute_each_part_once(queue, tmp_path):
+    expected = post_day(per_table=15)
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    with worker(queue, pool="prefork", concurrency=2, log=logs[0]) as first, \
+            worker(queue, pool="prefork", concurrency=2, log=logs[1]):
+        _send_nightly(queue)
+        _send_nightly(queue)  # the same day sent twice: an operator's rerun beside the nightly run
+        report = _wait_for(_complete, what="the report", process=first, log=logs[0])
+        # Both runs' tasks have ended before anything is counted.
+        _wait_for(lambda: not ReconciliationPart.objects.exclude(status="complete").exists(),
+                  what="every part", process=first, log=logs[0])
+        time.sleep(CLAIMED_ELSEWHERE_RETRY_SECONDS + 1)
+    assert ReconciliationReport.objects.filter(day_from=DAY).count() == 1
+    parts = list(ReconciliationPart.objects.filter(report=report))
+    assert parts and {p.attempts for p in parts} == {1}, [(p.kind, p.key, p.attempts) for p in parts]
+    _assert_figures(report, expected)
+    worked = "".join(log.read_text() for log in logs)
+    sent = set(re.findall(r"audit\.reconcile_part\[([0-9a-f-]+)\] received", worked))
+    assert len(sent) > len(parts)  # the second run sent tasks too, and they computed nothing

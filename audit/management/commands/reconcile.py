@@ -60,21 +60,27 @@ class Command(BaseCommand):
 
     def _summary(self, report: ReconciliationReport) -> None:
         figures = report.figures or {}
-        casino = figures.get("casino", {})
         write = self.stdout.write
         write(f"{report}  engine {report.engine_version}")
-        write(f"rounds {casino.get('rounds', 0)} (void {casino.get('void_rounds', 0)}), "
-              f"hands {casino.get('hands', 0)}")
-        write(f"handle {casino.get('handle_total')}  house win {casino.get('win_total')}  "
-              f"hold {casino.get('hold', {}).get('total')}")
-        write(f"payout mismatches {casino.get('mismatches')} "
-              f"({casino.get('mismatches_per_1000')} per 1,000 hands), "
-              f"overpaid {casino.get('overpaid')}, underpaid {casino.get('underpaid')}")
+        if not figures.get("currencies"):
+            write("no rounds were dealt in the range")
+        for currency, casino in figures.get("casino", {}).items():
+            write(f"{currency}: rounds {casino['rounds']} (void {casino['void_rounds']}), hands {casino['hands']}, "
+                  f"handle {casino['handle_total']} {currency}, house win {casino['win_total']} {currency}, "
+                  f"hold {casino['hold_percent']['total'] or '-'} %")
+            write(f"{currency}: payout mismatches {casino['mismatches']} "
+                  f"({casino['mismatches_per_1000']} per 1,000 hands), "
+                  f"overpaid {casino['overpaid']} {currency}, underpaid {casino['underpaid']} {currency}")
         for code, pool in figures.get("pools", {}).items():
+            failed = [c["check"] for c in pool.get("checks", []) if not c["ok"]]
             write(f"pool {code}: opening {pool['opening']} + in {pool['in']} - out {pool['out']} "
-                  f"= closing {pool['closing']} ({'balanced' if pool['balanced'] else 'DOES NOT BALANCE'})")
+                  f"= closing {pool['closing']} {pool['currency']} "
+                  f"({'balanced' if pool['balanced'] else 'DOES NOT BALANCE: ' + ', '.join(failed)})")
         write(f"re-verified {figures.get('reverification', {}).get('rounds', 0)} rounds, drift {report.drift}")
-        write(f"audit chain {'intact' if report.chain_ok else 'BROKEN'}, day's last hash {report.day_last_hash}")
+        chain = figures.get("chain", {})
+        day = (f"the range's last event #{chain['day_last_seq']} {chain['day_last_hash']}"
+               if chain.get("day_events") else "no audit events in the range")
+        write(f"audit chain {'intact' if report.chain_ok else 'BROKEN'}, {day}")
         write(f"flags {report.flags}")
         for alert in figures.get("alerts", []):
             sys.stderr.write(f"ALERT {alert}\n")

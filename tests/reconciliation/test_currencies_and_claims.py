@@ -1,0 +1,50 @@
+"""Money never crosses currencies, an empty range is a report that says so, and a part is computed once."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from audit.models import ReconciliationPart
+from audit.reconciliation import services
+from audit.reconciliation.figures import ByCurrency, CurrencyMismatch, Sums
+
+pytestmark = pytest.mark.django_db
+EMPTY_DAY = date(2026, 10, 3)
+
+
+def test_sums_of_two_currencies_cannot_be_added():
+    kronor = Sums(currency="SEK", rounds=1, handle=dict.fromkeys(("ante", "blind", "play", "trips", "progressive"),
+                                                                  Decimal(100)))
+    with pytest.raises(CurrencyMismatch):
+        kronor.add(Sums(currency="USD", rounds=1))
+    groups = ByCurrency()
+    groups.add(kronor)
+    groups.add(Sums(currency="USD", rounds=2))
+    groups.add(Sums(currency="SEK", rounds=3))
+    assert {c: s.rounds for c, s in groups.items()} == {"SEK": 4, "USD": 2}
+    assert ByCurrency.from_json(groups.to_json()) == groups
+
+
+def test_a_range_without_rounds_is_a_report_that_says_so():
+    report = services.report_run(day_from=EMPTY_DAY)
+    assert report.status == "complete" and report.rounds == 0
+    assert report.figures["currencies"] == [] and report.figures["casino"] == {}
+    assert report.figures["tables"] == {} and report.figures["flags"] == []
+
+
+def test_a_part_is_claimed_once_and_a_stale_claim_is_taken_over(settings):
+    report = services.report_start(day_from=EMPTY_DAY)
+    part_id = services.report_parts_to_compute(report=report)[0]
+    first = services.report_part_claim(part_id=part_id)
+    assert first and services.report_part_claim(part_id=part_id) is None
+    # The run holding it computes nothing twice: a second compute leaves it to that run.
+    assert services.report_part_compute(part_id=part_id).status == ReconciliationPart.Status.RUNNING
+    ReconciliationPart.objects.filter(pk=part_id).update(
+        started_at=timezone.now() - timedelta(seconds=settings.RECONCILIATION_CLAIM_SECONDS + 1))
+    part = services.report_part_compute(part_id=part_id)  # the claim went stale: taken over
+    assert part.status == ReconciliationPart.Status.COMPLETE and part.attempts == 2
+    assert part.claim != first
