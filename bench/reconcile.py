@@ -555,7 +555,8 @@ def main() -> None:
         name, args.keep = args.reuse, True
         url = os.environ["DATABASE_URL"] = database_url(name)
         with psql(url) as conn:
-            conn.execute("DELETE FROM audit_reconciliationpart; DELETE FROM audit_reconciliationreport")
+            conn.execute("DELETE FROM audit_variancefinding; DELETE FROM audit_reconciliationpart; "
+                         "DELETE FROM audit_reconciliationreport")
     else:
         name = f"ta_bench_reconcile_{os.getpid()}"
         print(f"database {name}: migrating", flush=True)
