@@ -17,6 +17,7 @@ from rounds.engine.rules import BETS
 
 from .admin import ReadOnlyAdmin, ReadOnlyTabularInline, json_block
 from .models import ReconciliationPart, ReconciliationReport
+from .reconciliation.figures import keeps_currencies
 
 TABLE_STYLE = "border-collapse: collapse; font-variant-numeric: tabular-nums;"
 CELL = "padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right;"
@@ -125,7 +126,8 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
     )
 
     def _figures(self, report) -> dict:
-        return report.figures or {}
+        # A report made before figures kept their currency is shown by its headline only.
+        return report.figures if keeps_currencies(report.figures) else {}
 
     @admin.display(description="alerts")
     def alerts(self, report) -> SafeString | str:
@@ -136,6 +138,8 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
 
     @admin.display(description="casino, one block per currency")
     def casino_table(self, report):
+        if report.figures and not keeps_currencies(report.figures):
+            return "made before figures kept their currency: reconcile the range again to read it"
         casino = self._figures(report).get("casino")
         if not casino:
             return "no rounds were dealt in the range"

@@ -77,7 +77,7 @@ def meter_reading_list() -> QuerySet[MeterReading]:
 # The meter moves a kind may make, as multiples of its (positive) amount: an
 # adjustment goes either way; a reversal undoes a contribution, an award or an
 # adjustment (either way) or an event that never moved the meter (0).
-_DELTA_OF_KIND = {
+METER_MOVES_OF_KIND = {
     MeterEvent.Kind.CONTRIBUTION: (1,),
     MeterEvent.Kind.RESEED: (1,),
     MeterEvent.Kind.OVERFLOW_TRANSFER: (1,),
@@ -186,7 +186,7 @@ def ledger_span_problems(*, pool: Pool, first: int, last: int, limit: int = 20) 
 
 def _row_problem(row: _Row, meter: Decimal, overflow: Decimal, reserve: Decimal) -> str:
     """What is wrong with ``row`` after a ledger standing at meter/overflow/reserve ("" if nothing)."""
-    signs = _DELTA_OF_KIND.get(row.kind)
+    signs = METER_MOVES_OF_KIND.get(row.kind)
     if signs is None:
         return f" has an unknown kind {row.kind!r}"
     if all(row.delta != sign * row.amount for sign in signs) or (

@@ -21,6 +21,7 @@ from rest_framework.pagination import CursorPagination
 
 from audit.exports import spreadsheet_text
 from audit.models import ReconciliationReport
+from audit.reconciliation.figures import keeps_currencies
 from casino.permissions import IsStaffReader
 from rounds.authentication import TableKeyAuthentication
 from rounds.engine.rules import BETS
@@ -99,7 +100,12 @@ class ReportCsvView(generics.RetrieveAPIView):
 
 
 def report_rows(figures: dict):
-    """The report's rows, then its month- and year-to-date rows."""
+    """The report's rows, then its month- and year-to-date rows.
+
+    A report made before figures kept their currency has no rows: reconcile its range again.
+    """
+    if not keeps_currencies(figures):
+        return
     yield from period_rows("range", figures)
     for period in PERIODS:
         if figures.get(period):

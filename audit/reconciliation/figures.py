@@ -30,6 +30,11 @@ ZERO = Decimal(0)
 CENT = Decimal("0.01")
 FINE = Decimal("0.000001")  # theoretical sums are kept this fine, then shown to the cent
 PERCENT = Decimal("0.0001")  # hold is shown in percent to four places
+def keeps_currencies(figures: Mapping | None) -> bool:
+    """Whether a stored report's figures are kept per currency (those made before are not)."""
+    return bool(figures) and "currencies" in figures
+
+
 # A report's groups, as the figures name them and as one of them is called.
 SCOPE_OF = {"tables": "table", "dealers": "dealer", "shifts": "shift", "players": "player"}
 LIMIT_BREAK_CODES = ("bet_below_minimum", "bet_above_maximum")

@@ -29,7 +29,7 @@ from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from casino.jsons import read_json
 from progressive.models import MeterEvent, MeterReading, Pool
-from progressive.selectors import ledger_span_problems
+from progressive.selectors import METER_MOVES_OF_KIND, ledger_span_problems
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
@@ -513,12 +513,8 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
 # fact) to the gaming day of the moment it was recorded.
 _OF_A_ROUND = Q(round__isnull=False) & ~Q(kind=MeterEvent.Kind.REVERSAL)
 _RECORDED = Q(round__isnull=True) | Q(kind=MeterEvent.Kind.REVERSAL)
-# The meter moves of the kinds that always move it one way, as multiples of their amount.
-_SIGN_OF_KIND = {
-    MeterEvent.Kind.CONTRIBUTION: 1, MeterEvent.Kind.RESEED: 1, MeterEvent.Kind.OVERFLOW_TRANSFER: 1,
-    MeterEvent.Kind.AWARD: -1, MeterEvent.Kind.FIXED_AWARD: 0, MeterEvent.Kind.OVERFLOW: 0,
-    MeterEvent.Kind.RESERVE: 0,
-}
+# The kinds that always move the meter one way, as a multiple of their amount.
+_SIGN_OF_KIND = {kind: moves[0] for kind, moves in METER_MOVES_OF_KIND.items() if len(moves) == 1}
 
 
 def ledger_days(*, day_from: date, day_to: date, start: datetime, end: datetime) -> dict[str, Q]:
@@ -686,14 +682,15 @@ def _meter_readings(*, pool: Pool, start: datetime, end: datetime) -> tuple[dict
     rows = MeterReading.objects.filter(pool=pool, received_at__gte=start, received_at__lt=end)
     summary = rows.aggregate(n=Count("id"), flagged=Count("id", filter=Q(flagged=True)),
                              largest=Max(Abs("difference")))
-    ledger = MeterEvent.objects.filter(pool=pool, seq=OuterRef("meter_seq")).values("meter_after")[:1]
+    ledger = MeterEvent.objects.filter(pool=pool, seq=OuterRef("meter_seq")).order_by().values("meter_after")[:1]
     disagree = (
         rows.filter(meter_seq__gt=0).annotate(ledger=Subquery(ledger))
-        .exclude(ledger=F("service_meter")).order_by("received_at")
+        .filter(Q(ledger__isnull=True) | ~Q(ledger=F("service_meter"))).order_by("received_at")
         .values_list("pk", "meter_seq", "service_meter", "ledger")[:20]
     )
     problems = [
-        f"reading {pk} was told the meter stood at {told} after event {seq}; the ledger now says {now}"
+        f"reading {pk} was told the meter stood at {told} after event {seq}; "
+        + (f"the ledger now says {now}" if now is not None else "the ledger has no such event")
         for pk, seq, told, now in disagree
     ]
     return {
@@ -729,7 +726,8 @@ def audit_chain_head() -> dict:
 def pool_closing_reported(*, pool_code: str, day: date) -> dict | None:
     """The closing the current report ending on ``day`` gave the pool, if there is one."""
     report = (
-        ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE, day_to=day)
+        ReconciliationReport.objects.filter(
+            status=ReconciliationReport.Status.COMPLETE, day_to=day, figures__has_key="currencies")
         .order_by("-finished_at").values("pk", "figures__pools").first()
     )
     pool = (report or {}).get("figures__pools") or {}
@@ -758,9 +756,11 @@ def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCO
     balances when every day did and each day opened where the one before it
     closed (a day changed after it was reported breaks that).
     """
+    # A report made before figures kept their currency cannot be added to one
+    # that did: its day counts as missing until it is reconciled again.
     reports = ReconciliationReport.objects.filter(
         status=ReconciliationReport.Status.COMPLETE, day_from__gte=day_from, day_to__lte=day_to,
-        day_from=F("day_to"),
+        day_from=F("day_to"), figures__has_key="currencies",
     ).order_by("day_from")
     groups: dict[str, dict[str, ByCurrency]] = {scope: {} for scope in scopes}
     casino = ByCurrency()
@@ -824,8 +824,9 @@ def year_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES) -> dict:
 
 
 def first_reported_day() -> date | None:
-    """The first gaming day any current report covers: where a table's lifetime starts."""
+    """The first gaming day any current report (with currencies) covers: where a table's lifetime starts."""
     return (
-        ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE)
+        ReconciliationReport.objects.filter(
+            status=ReconciliationReport.Status.COMPLETE, figures__has_key="currencies")
         .order_by("day_from").values_list("day_from", flat=True).first()
     )

@@ -132,9 +132,13 @@ def report_part_claim(*, part_id: int) -> str | None:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.RECONCILIATION_CLAIM_SECONDS)
     Part = ReconciliationPart
-    claimed = Part.objects.filter(pk=part_id).filter(
+    # Every condition on the part's own row (the report's as a list of ids): PostgreSQL
+    # checks a row's conditions again once a racing claim's lock is gone, but not
+    # those of a joined row, so two claims could both pass a join.
+    open_reports = ReconciliationReport.objects.exclude(status__in=(Status.COMPLETE, Status.SUPERSEDED))
+    claimed = Part.objects.filter(pk=part_id, report__in=open_reports.values("pk")).filter(
         Q(status=Part.Status.PENDING) | Q(status=Part.Status.RUNNING, started_at__lt=stale)
-    ).exclude(report__status__in=(Status.COMPLETE, Status.SUPERSEDED)).update(
+    ).update(
         status=Part.Status.RUNNING, claim=token, started_at=now, attempts=F("attempts") + 1
     )
     return token if claimed else None
@@ -151,7 +155,12 @@ def report_part_compute(*, part_id: int, progress: Progress | None = None) -> Re
     if token is None:
         return part
     try:
-        figures = _part_figures(part, progress)
+        figures = _part_figures(part, _heartbeat(part.pk, token, progress))
+        # Only the claim's holder stores: a run that was taken over (it was too
+        # slow, not dead) leaves the figures to the run that took its place.
+        ReconciliationPart.objects.filter(pk=part.pk, claim=token).update(
+            figures=figures, status=ReconciliationPart.Status.COMPLETE, finished_at=timezone.now()
+        )
     except BaseException:
         # A part that failed (rather than died) gives its claim back at once:
         # a retry or a rerun need not wait for the claim to go stale.
@@ -160,13 +169,24 @@ def report_part_compute(*, part_id: int, progress: Progress | None = None) -> Re
                 status=ReconciliationPart.Status.PENDING, claim=""
             )
         raise
-    # Only the claim's holder stores: a run that was taken over (it was too
-    # slow, not dead) leaves the figures to the run that took its place.
-    ReconciliationPart.objects.filter(pk=part.pk, claim=token).update(
-        figures=figures, status=ReconciliationPart.Status.COMPLETE, finished_at=timezone.now()
-    )
     part.refresh_from_db()
     return part
+
+
+def _heartbeat(part_id: int, token: str, progress: Progress | None) -> Progress:
+    """``progress``, which also renews the claim now and then: a long part is not taken for dead."""
+    every = settings.RECONCILIATION_CLAIM_SECONDS / 3
+    last = time.monotonic()
+
+    def beat(text: str) -> None:
+        nonlocal last
+        if time.monotonic() - last >= every:
+            ReconciliationPart.objects.filter(pk=part_id, claim=token).update(started_at=timezone.now())
+            last = time.monotonic()
+        if progress is not None:
+            progress(text)
+
+    return beat
 
 
 def _part_figures(part: ReconciliationPart, progress: Progress | None) -> dict:
@@ -410,8 +430,14 @@ def report_run(
 
 
 def _wait_for_parts(report: ReconciliationReport, poll_seconds: float = 0.5) -> None:
-    """Wait while another run computes the parts it claimed; take over any whose claim goes stale."""
+    """Wait while another run computes the parts it claimed; take over any whose claim goes stale.
+
+    Stops waiting when the report is no longer running (another run finished
+    or superseded it): ``report_finish`` then hands it back as it is.
+    """
     while True:
+        if ReconciliationReport.objects.filter(pk=report.pk).values_list("status", flat=True).get() != Status.RUNNING:
+            return
         left = list(report.parts.exclude(status=ReconciliationPart.Status.COMPLETE).values_list("pk", flat=True))
         if not left:
             return

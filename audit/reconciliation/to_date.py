@@ -36,10 +36,11 @@ def variance_trips_of_day(day: date, figures: dict, tests: VarianceSettings) -> 
         first = day if period == Period.DAY else date.fromisoformat(source["day_from"])
         for scope in PERIOD_SCOPES:
             groups += period_figures(source[scope], scope=SCOPE_OF[scope], period=period, day_from=first, day_to=day)
+    # Kansas judges a month's hold: on the month's last day, not on every day of it.
     month_ends = (day + timedelta(days=1)).day == 1
     months = [
-        replace(g, period=Period.MONTH) if month_ends else g
-        for g in groups if g.period == Period.MONTH_TO_DATE and g.scope == Scope.TABLE
+        replace(g, period=Period.MONTH)
+        for g in groups if month_ends and g.period == Period.MONTH_TO_DATE and g.scope == Scope.TABLE
     ]
     pairs = []
     if tests.ohio.enabled:

@@ -48,3 +48,36 @@ def test_a_part_is_claimed_once_and_a_stale_claim_is_taken_over(settings):
     part = services.report_part_compute(part_id=part_id)  # the claim went stale: taken over
     assert part.status == ReconciliationPart.Status.COMPLETE and part.attempts == 2
     assert part.claim != first
+
+
+def test_a_report_made_before_figures_kept_their_currency_is_never_added_in(admin_client, auditor_client):
+    from audit.models import ReconciliationReport
+    from audit.reconciliation.selectors import report_rollup
+
+    old = ReconciliationReport.objects.create(
+        day_from=EMPTY_DAY, day_to=EMPTY_DAY, version=1, status="complete", engine_version="old",
+        figures={"casino": {"rounds": 5, "handle": {"ante": "100"}}, "tables": {"S01": {"rounds": 5}},
+                 "pools": {"us-progressive": {"opening": "0", "closing": "5"}}},
+    )
+    rolled = report_rollup(day_from=EMPTY_DAY, day_to=EMPTY_DAY)
+    assert rolled["days"] == [] and rolled["missing_days"] == [str(EMPTY_DAY)] and rolled["casino"] == {}
+    page = admin_client.get(f"/admin/audit/reconciliationreport/{old.pk}/change/")
+    assert page.status_code == 200 and "reconcile the range again" in page.content.decode()
+    csv = auditor_client.get(f"/api/v1/reports/{old.pk}.csv")
+    assert csv.status_code == 200 and csv.content.decode().count("\n") == 1  # the header only
+    # The next day's report reads no closing from it, and the day after it runs.
+    assert services.report_run(day_from=EMPTY_DAY + timedelta(days=1)).status == "complete"
+
+
+def test_a_long_part_renews_its_claim_as_it_goes(settings):
+    report = services.report_start(day_from=EMPTY_DAY)
+    part_id = services.report_parts_to_compute(report=report)[0]
+    token = services.report_part_claim(part_id=part_id)
+    claimed_at = ReconciliationPart.objects.get(pk=part_id).started_at
+    settings.RECONCILIATION_CLAIM_SECONDS = 0  # every beat renews
+    said = []
+    services._heartbeat(part_id, token, said.append)("1000 rounds judged again")
+    assert ReconciliationPart.objects.get(pk=part_id).started_at > claimed_at and said
+    renewed = ReconciliationPart.objects.get(pk=part_id).started_at
+    services._heartbeat(part_id, "another run's", None)("…")  # a claim not ours is never renewed
+    assert ReconciliationPart.objects.get(pk=part_id).started_at == renewed
