@@ -52,13 +52,26 @@ def reconcile_day(day: str | None = None, day_to: str | None = None, requested_b
 CLAIMED_ELSEWHERE_RETRY_SECONDS = 5
 
 
-@shared_task(name="audit.reconcile_part", bind=True, **RELIABLE)
-def reconcile_part(self, part_id: int) -> int:
-    part = services.report_part_compute(part_id=part_id)
+DATABASE_ERRORS = RELIABLE["autoretry_for"]
+
+
+# Its retries are its own: waiting for another run's part must not use up the
+# budget for database errors, so those are counted in ``database_errors``.
+@shared_task(name="audit.reconcile_part", bind=True, **RELIABLE | {"autoretry_for": ()})
+def reconcile_part(self, part_id: int, database_errors: int = 0) -> int:
+    try:
+        part = services.report_part_compute(part_id=part_id)
+    except DATABASE_ERRORS as error:
+        if database_errors >= RELIABLE["max_retries"]:
+            raise
+        countdown = min(RELIABLE["retry_backoff"] * 2 ** database_errors, RELIABLE["retry_backoff_max"])
+        raise self.retry(exc=error, countdown=countdown, max_retries=None,
+                         kwargs={"part_id": part_id, "database_errors": database_errors + 1}) from error
     if part.status != part.Status.COMPLETE and part.report.status == part.report.Status.RUNNING:
         # Another run holds the part: this task ends when the part is in, so
         # that the chord's merge never runs ahead of it.
-        raise self.retry(countdown=CLAIMED_ELSEWHERE_RETRY_SECONDS, max_retries=None)
+        raise self.retry(countdown=CLAIMED_ELSEWHERE_RETRY_SECONDS, max_retries=None,
+                         kwargs={"part_id": part_id, "database_errors": database_errors})
     return part.pk
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
 
@@ -232,11 +232,18 @@ class Wagers:
 # ---- derived figures -------------------------------------------------------
 
 
+def percent_of(numerator: Decimal, denominator: Decimal) -> Decimal:
+    """``numerator / denominator`` in percent, to 4 places (half up); the denominator is not zero.
+
+    The one rounding of a percentage: the hold a report shows and the hold a
+    variance test judges are the same number.
+    """
+    return (numerator / denominator * 100).quantize(PERCENT, rounding=ROUND_HALF_UP)
+
+
 def percent(numerator: Decimal, denominator: Decimal) -> str | None:
-    """``numerator`` as a percentage of ``denominator``, to four places; None over nothing."""
-    if not denominator:
-        return None
-    return str((numerator * 100 / denominator).quantize(PERCENT))
+    """``percent_of`` as text; None over nothing."""
+    return str(percent_of(numerator, denominator)) if denominator else None
 
 
 def _band(actual: Decimal, expected: Decimal, variance: Decimal) -> dict:

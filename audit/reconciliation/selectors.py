@@ -147,6 +147,18 @@ def theory_of_version(*, version: TableConfigVersion, clock: ReconciliationSetti
     )
 
 
+def covariance_fallbacks(*, version_ids: list[int]) -> list[str]:
+    """The configuration versions whose Blind table has no derived seat covariance of its own."""
+    missing = []
+    for version in TableConfigVersion.objects.filter(pk__in=version_ids).select_related("config"):
+        rules = version.rules()
+        try:
+            load_seat_covariance(rules.blind_pays, rules.dealer_qualifier)
+        except SeatCovarianceMissing:
+            missing.append(str(version))
+    return missing
+
+
 class _Theories(dict):
     """Each configuration version's ``Theory`` and currency, read once per query."""
 

@@ -375,6 +375,7 @@ def report_merge(*, report: ReconciliationReport) -> dict:
         "config_versions": sorted(config_versions),
         "pool_versions": sorted(pool_versions),
     }
+    figures["covariance_fallbacks"] = selectors.covariance_fallbacks(version_ids=figures["config_versions"])
     figures["alerts"] = _alerts(figures)
     return figures
 
@@ -394,6 +395,9 @@ def _alerts(figures: dict) -> list[str]:
         for failed in (c for c in pool.get("checks", []) if not c["ok"]):
             alerts.append(f"pool {code} ({pool['currency']}) fails its {failed['check']} check: "
                           + "; ".join(failed["problems"][:3]))
+    for version in figures.get("covariance_fallbacks", []):
+        alerts.append(f"{version}: no seat covariance is derived for its Blind table; its bands used the "
+                      "shipped game's (manage.py derive_seat_covariance, then ship the data)")
     worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
     if worst:
         alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "

@@ -21,7 +21,7 @@ models' choices, the settings and the admin take them from here.
 Money is the house's view (``win`` is what the house won). Percentages are
 computed, compared and shown to 4 decimal places, so the figures a finding
 shows are the figures that decided it; the interval's limits are shown to
-the millionth, as fine as the report keeps theoretical win.
+the millionth (their inputs, the report's theoretical win and sd, are kept to the cent).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
+from audit.reconciliation.figures import percent_of as percent
 from audit.statistics import Z_95, Band
 
 
@@ -81,7 +82,6 @@ USES_BASE_HOLD = frozenset({VarianceTest.KANSAS})
 PERCENT_PLACES = 4
 PERCENT = Decimal(1).scaleb(-PERCENT_PLACES)  # 0.0001
 FINE = Decimal("0.000001")  # how fine the interval's limits are shown
-HUNDRED = Decimal(100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,11 +160,6 @@ class Trip:
     day_to: date
     figures: dict[str, str]
     detail: str
-
-
-def percent(numerator: Decimal, denominator: Decimal) -> Decimal:
-    """``numerator / denominator`` in percent, to 4 places (half up); the denominator is not zero."""
-    return (numerator / denominator * HUNDRED).quantize(PERCENT, rounding=ROUND_HALF_UP)
 
 
 def hold_percent(group: PeriodFigures) -> Decimal:

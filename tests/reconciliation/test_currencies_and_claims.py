@@ -81,3 +81,68 @@ def test_a_long_part_renews_its_claim_as_it_goes(settings):
     renewed = ReconciliationPart.objects.get(pk=part_id).started_at
     services._heartbeat(part_id, "another run's", None)("…")  # a claim not ours is never renewed
     assert ReconciliationPart.objects.get(pk=part_id).started_at == renewed
+
+
+def test_waiting_for_another_run_does_not_use_up_the_retries_for_database_errors(monkeypatch):
+    from django.db import OperationalError
+
+    from audit import tasks
+
+    report = services.report_start(day_from=EMPTY_DAY)
+    part = ReconciliationPart.objects.get(pk=services.report_parts_to_compute(report=report)[0])
+    waiting = ReconciliationPart(pk=part.pk, report=report, status=ReconciliationPart.Status.RUNNING)
+    done = ReconciliationPart(pk=part.pk, report=report, status=ReconciliationPart.Status.COMPLETE)
+    answers: list = []
+
+    def compute(*, part_id):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    class Retried(Exception):
+        pass
+
+    def retry(**options):
+        raise Retried(options)
+
+    monkeypatch.setattr(tasks.services, "report_part_compute", compute)
+    monkeypatch.setattr(tasks.reconcile_part, "retry", retry)
+
+    def run(database_errors: int) -> dict:
+        with pytest.raises(Retried) as retried:
+            tasks.reconcile_part.run(part.pk, database_errors=database_errors)
+        return retried.value.args[0]
+
+    answers[:] = [waiting]
+    waited = run(2)  # a wait keeps the count of database errors as it was
+    assert waited["kwargs"] == {"part_id": part.pk, "database_errors": 2} and waited["max_retries"] is None
+    answers[:] = [OperationalError("server closed the connection")]
+    failed = run(2)
+    assert failed["kwargs"]["database_errors"] == 3 and failed["countdown"] == 8
+    answers[:] = [OperationalError("still down")]
+    with pytest.raises(OperationalError):  # the budget for database errors is spent
+        tasks.reconcile_part.run(part.pk, database_errors=tasks.RELIABLE["max_retries"])
+    answers[:] = [done]
+    assert tasks.reconcile_part.run(part.pk, database_errors=5) == part.pk
+
+
+def test_a_blind_table_without_its_own_covariance_is_named_in_the_alerts(caplog):
+    from audit.reconciliation.config import reconciliation_settings
+    from audit.reconciliation.selectors import covariance_fallbacks, theory_of_version
+    from audit.reconciliation.services import _alerts
+    from rounds.models import TableConfig, TableConfigVersion
+
+    shipped = TableConfigVersion.objects.filter(config__name="se-50kr").first()
+    fields = {f.name: getattr(shipped, f.name) for f in TableConfigVersion._meta.concrete_fields
+              if f.name not in ("id", "config", "created_at")}
+    odd = TableConfigVersion.objects.create(
+        **fields | {"config": TableConfig.objects.create(name="odd-blind"),
+                    "blind_pays": dict(shipped.blind_pays, royal_flush="1000")})
+    assert covariance_fallbacks(version_ids=[shipped.pk]) == []
+    assert covariance_fallbacks(version_ids=[shipped.pk, odd.pk]) == [str(odd)]
+    theory = theory_of_version(version=odd, clock=reconciliation_settings())  # the shipped game's, said in the log
+    assert theory.base_covariance > 0 and "no seat covariance derived" in caplog.text
+    figures = {"reverification": {"drift": 0}, "chain": {"ok": True}, "pools": {}, "flags": [],
+               "engine_version": "x", "covariance_fallbacks": [str(odd)]}
+    assert any(str(odd) in alert for alert in _alerts(figures))
