@@ -41,7 +41,8 @@ def test_the_day_trips_the_enabled_tests_and_a_rerun_raises_nothing_twice():
     u01 = stored.get(test="comar", key="U01", period="day")
     assert Decimal(u01.figures["win"]) < Decimal(u01.figures["low_95"]) and "USD" in u01.detail
 
-    again = report_run(day_from=DAY)  # a rerun: the same trips, no new findings
+    again = report_run(day_from=DAY)  # a rerun: a new version, the same trips, no new findings
+    assert again.version == report.version + 1 and len(again.figures["variance_tests"]["trips"]) == len(tests["trips"])
     assert VarianceFinding.objects.count() == stored.count()
 
 
