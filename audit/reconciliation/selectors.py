@@ -136,7 +136,7 @@ def theory_of_version(*, version: TableConfigVersion, clock: ReconciliationSetti
         # A Blind table nobody derived yet: the shipped game's covariance is the
         # nearest at hand; the log says so until its own is derived and shipped.
         logger.warning("no seat covariance derived for %s's Blind table: the shipped game's is used "
-                       "(manage.py derive_seat_covariance)", version)
+                       "(docs/VARIANCE.md)", version)
         covariance = clock.covariance
     return Theory(
         base_edge=clock.base_edge, base_sd=clock.base_sd, trips_edge=math.edge, trips_sd=math.sd,

@@ -397,7 +397,7 @@ def _alerts(figures: dict) -> list[str]:
                           + "; ".join(failed["problems"][:3]))
     for version in figures.get("covariance_fallbacks", []):
         alerts.append(f"{version}: no seat covariance is derived for its Blind table; its bands used the "
-                      "shipped game's (manage.py derive_seat_covariance, then ship the data)")
+                      "shipped game's figures (docs/VARIANCE.md)")
     worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
     if worst:
         alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "

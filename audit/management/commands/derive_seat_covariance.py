@@ -22,6 +22,7 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from audit import seat_covariance as sc
@@ -30,8 +31,6 @@ from rounds.engine.rules import pay_table
 
 SHIPPED_MIGRATION = "rounds.migrations.0002_shipped_configs"
 SHIPPED_QUALIFIER = "pair"  # what ship_configs writes for every configuration
-OPTIMAL_HOUSE_EDGE = Decimal("0.02185")  # published, for optimal play (BASE_GAME_HOUSE_EDGE)
-PUBLISHED_SD = Decimal("4.94")  # per Ante, for optimal play (BASE_GAME_SD)
 
 
 def shipped_tables() -> dict[str, tuple[dict, dict, str]]:
@@ -111,6 +110,9 @@ class Command(BaseCommand):
 
     def _report(self, derivation: sc.Derivation, configs, trips_tables, elapsed: float) -> None:
         write = self.stdout.write
+        # The configured figures for optimal play, printed beside the simulation's for comparison.
+        optimal_edge = Decimal(str(settings.BASE_GAME_HOUSE_EDGE))
+        optimal_sd = Decimal(str(settings.BASE_GAME_SD))
         game = derivation.game
         described = game.describe()
         blind = ", ".join(f"{k} {v}" for k, v in described["blind_pays"].items())
@@ -123,12 +125,12 @@ class Command(BaseCommand):
             f"{sc.DECISION_OF_MULTIPLE[m]} {share[m]:.2f} %" for m in (4, 2, 1, 0)))
         base = sc.base_figures(derivation)
         write(f"  base mean per Ante (player's view)     {shown(base['base_mean'])}"
-              f"   [optimal play, published: {-OPTIMAL_HOUSE_EDGE}]")
+              f"   [optimal play, published: {-optimal_edge}]")
         write(f"  base variance per Ante², one seat       {shown(base['base_variance'])}"
-              f"   [published sd {PUBLISHED_SD} for optimal play: {PUBLISHED_SD ** 2}]")
+              f"   [published sd {optimal_sd} for optimal play: {optimal_sd ** 2}]")
         write(f"  base covariance per Ante², seat-seat    {shown(base['base_covariance'])}")
         write(f"  its ratio to the variance (correlation) {shown(base['base_correlation'])}"
-              f"   [to {PUBLISHED_SD}²: {base['base_covariance'].value / PUBLISHED_SD ** 2:.4f}]")
+              f"   [to {optimal_sd}²: {base['base_covariance'].value / optimal_sd ** 2:.4f}]")
         by_table: dict[str, tuple[list[str], dict]] = {}
         for name, pays in trips_tables.items():
             by_table.setdefault(str(sc.pays_json(pays)), ([], pays))[0].append(name)
