@@ -17,7 +17,7 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # One process per core, each with 8 threads. A round's request spends much of
 # its time waiting (on PostgreSQL, and for the process's round writer, which
 # stores the rounds that arrive together in one transaction: see
-# rounds.services.ingest._Combiner), so threads keep the core busy, and the
+# rounds.services.combiner), so threads keep the core busy, and the
 # more of a process's requests wait together, the fewer passes of the pool's
 # and the audit chain's locks they need. Measured with bench/http_ingest.py,
 # 16 tables on the 2-core reference machine (docs/SCALING.md): 2x8 stored 277

@@ -18,7 +18,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino import sql
+from casino import locks, sql
 from casino.rows import new_row
 
 from .chain import event_hash
@@ -32,13 +32,13 @@ class Actor:
     name: str = ""
 
     @classmethod
-    def of_user(cls, user) -> "Actor":
+    def of_user(cls, user) -> Actor:
         if user is None or not getattr(user, "is_authenticated", False):
             return SYSTEM
         return cls(AuditEvent.ActorKind.USER, str(user.pk), user.get_username())
 
     @classmethod
-    def of_table(cls, table) -> "Actor":
+    def of_table(cls, table) -> Actor:
         return cls(AuditEvent.ActorKind.TABLE, table.code, table.code)
 
 
@@ -137,8 +137,8 @@ def audit_head_lock_statement() -> sql.Statement:
     No row means the chain has no head yet; ``audit_record_many`` makes one.
     """
     if connection.vendor == "postgresql":
-        return _HEAD_LOCK
-    return sql.select(ChainHead.objects.select_for_update().filter(pk=1).values_list("seq", "hash"))
+        return locks.raw_lock_statement("audit.ChainHead", _HEAD_LOCK, [1])
+    return locks.rows_locked_statement(ChainHead.objects.filter(pk=1).values_list("seq", "hash"), [1])
 
 
 _HEAD_LOCK = sql.raw(

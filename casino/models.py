@@ -6,8 +6,13 @@ from decimal import Decimal
 
 from django.db import models
 
-# Money: 14 digits with 2 decimals covers a progressive meter in öre or cents.
-MONEY = {"max_digits": 14, "decimal_places": 2}
+# Money: 20 digits, 2 of them decimals, so 18 before the point. The contract
+# (ROUND_RECORD.md "amounts") allows a wager of 12 integer digits and a paid
+# amount of 15 (a 500:1 Blind on the largest wager); seven such seats summed
+# for the aggregate limit (a finding's claimed total) reach 16, and a meter
+# fed by such rounds must still hold its sum. Widening at the same scale never
+# rewrites a PostgreSQL table: numeric's precision is only a check.
+MONEY = {"max_digits": 20, "decimal_places": 2}
 
 
 def money_field(**kwargs) -> models.DecimalField:

@@ -143,6 +143,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "8")),
         }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several tables post at once to the embedded default, each request on its
+    # own connection to one file. In WAL mode readers and the one writer do not
+    # wait for each other. Every transaction takes the write lock at its BEGIN
+    # (IMMEDIATE), so a second writer queues there, in the busy timeout,
+    # instead of failing at once when its read could not become a write; only
+    # a writer that waits out the timeout is answered 503. synchronous stays
+    # FULL, SQLite's default: a round answered is on disk, as on PostgreSQL.
+    # A query on DATABASE_URL (?timeout=…) overrides each of these.
+    _sqlite = DATABASES["default"].setdefault("OPTIONS", {})
+    _sqlite.setdefault("transaction_mode", "IMMEDIATE")
+    _sqlite.setdefault("timeout", 20)
+    _sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL")
 # Storing a round commits without waiting for the disk, so the pool's and the
 # audit chain's row locks go free at once, then waits for the disk before it
 # answers: as durable as a synchronous commit, and the locks are no longer held
@@ -154,7 +167,7 @@ INGEST_ASYNC_COMMIT = env_bool("INGEST_ASYNC_COMMIT", True)
 # in transaction mode).
 DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 # Rounds posted to one web worker at the same moment share a transaction
-# (rounds.services.ingest._Combiner), so the pool's and the audit chain's locks
+# (rounds.services.combiner), so the pool's and the audit chain's locks
 # are taken once for several tables instead of once each.
 INGEST_COMBINE = env_bool("INGEST_COMBINE", True)
 

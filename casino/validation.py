@@ -11,7 +11,9 @@ from decimal import Decimal, InvalidOperation
 
 NON_FIELD = "non_field_errors"
 CENT = Decimal("0.01")
-# What a money column (14 digits, 2 decimals) holds.
+# The largest amount staff may type in (limits, pool numbers, adjustments): 12
+# integer digits, as a wager may have (ROUND_RECORD.md). The money columns hold
+# 18 (casino.models.MONEY), room for what follows from such amounts.
 MONEY_LIMIT = Decimal(10) ** 12
 
 

@@ -15,6 +15,7 @@ from django.db.models import Q
 
 from casino.models import ZERO, ImmutableModel, money_field
 from rounds.engine.rules import PayLine, PoolRules, pay_line
+from rounds.engine.vocabulary import MeterEventKind
 
 
 class Pool(models.Model):
@@ -90,16 +91,8 @@ class PoolVersion(ImmutableModel):
 
 
 class MeterEvent(ImmutableModel):
-    class Kind(models.TextChoices):
-        CONTRIBUTION = "contribution"
-        OVERFLOW = "overflow"
-        RESERVE = "reserve"
-        AWARD = "award"
-        FIXED_AWARD = "fixed_award"
-        RESEED = "reseed"
-        ADJUSTMENT = "adjustment"
-        OVERFLOW_TRANSFER = "overflow_transfer"  # overflow moved into the meter by a person
-        REVERSAL = "reversal"
+    # Every kind, a round's and a person's: rounds.engine.vocabulary.MeterEventKind.
+    Kind = models.TextChoices("Kind", [(kind.name, kind.value) for kind in MeterEventKind])
 
     # Indexed by meter_event_seq_unique, which leads with it.
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="events", db_index=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from audit.services import Actor
 
+from .ledger import LedgerDraft, ledger_write
 from .models import MeterEvent, Pool
 
 
@@ -23,31 +24,18 @@ def meter_reverse_round(*, pool: Pool, round, actor: Actor, reason: str) -> list
         .exclude(kind=MeterEvent.Kind.REVERSAL)
         .order_by("-seq")
     )
-    if not originals:
-        return []
-    meter, overflow, reserve = pool.meter, pool.overflow, pool.reserve
-    rows = []
+    draft = LedgerDraft(pool)
     for event in originals:
-        meter -= event.delta
-        overflow -= event.overflow_delta
-        reserve -= event.reserve_delta
-        if min(meter, overflow, reserve) < 0:
+        row = draft.add(
+            MeterEvent.Kind.REVERSAL, event.amount, delta=-event.delta,
+            overflow_delta=-event.overflow_delta, reserve_delta=-event.reserve_delta,
+            round=round, seat=event.seat,
+            actor_id=int(actor.id) if actor.kind == "user" and actor.id else None,
+            actor_name=actor.name, reason=f"reverses #{event.seq} {event.kind}: {reason}",
+        )
+        if min(row.meter_after, row.overflow_after, row.reserve_after) < 0:
             raise ReversalError(
                 f"reversing event {event.seq} ({event.kind} {event.amount}) would take pool "
                 f"{pool.code} below zero; adjust the meter first"
             )
-        pool.last_event_seq += 1
-        rows.append(
-            MeterEvent(
-                pool=pool, seq=pool.last_event_seq, kind=MeterEvent.Kind.REVERSAL,
-                amount=event.amount, delta=-event.delta, overflow_delta=-event.overflow_delta,
-                reserve_delta=-event.reserve_delta, meter_after=meter, overflow_after=overflow,
-                reserve_after=reserve, round=round, seat=event.seat,
-                actor_id=int(actor.id) if actor.kind == "user" and actor.id else None,
-                actor_name=actor.name, reason=f"reverses #{event.seq} {event.kind}: {reason}",
-            )
-        )
-    MeterEvent.objects.bulk_create(rows)
-    pool.meter, pool.overflow, pool.reserve = meter, overflow, reserve
-    pool.save(update_fields=["meter", "overflow", "reserve", "last_event_seq", "updated_at"])
-    return rows
+    return ledger_write(draft) if originals else []

@@ -1,9 +1,8 @@
-"""Writes to pools and their ledger. Every meter change goes through here.
+"""Writes to pools and their ledger.
 
-Each write that moves a meter takes the pool's row lock first and keeps it
-until its transaction ends, so two writers on one pool queue instead of
-interleaving; the audit chain's head is always locked after it, never before,
-the same order ``rounds.services.ingest_round`` keeps.
+Each write that moves a meter takes the pool's row lock first
+(``casino.locks``, whose order every writer keeps) and moves the meter only
+by appending events (``progressive.ledger``).
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
+from casino import locks
 from casino.models import ZERO
-from casino.rows import new_row
 from rounds.engine.progressive import MeterEvent as EngineEvent
 from rounds.engine.progressive import Meters
 
@@ -30,6 +29,7 @@ from .configuration import (
     minor_unit_check,
     pool_numbers_check,
 )
+from .ledger import LedgerDraft, ledger_write
 from .models import MeterEvent, MeterReading, Pool, PoolVersion
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "ReadingError",
     "meter_adjust",
     "meter_record_round_events",
-    "meter_round_event_rows",
     "meter_transfer_overflow",
     "pool_create",
     "pool_lock",
@@ -50,15 +49,6 @@ __all__ = [
     "reading_record",
 ]
 
-# How each kind of event moves the visible meter, given its (positive) amount.
-_METER_SIGN = {
-    MeterEvent.Kind.CONTRIBUTION: 1,
-    MeterEvent.Kind.AWARD: -1,
-    MeterEvent.Kind.RESEED: 1,
-    MeterEvent.Kind.FIXED_AWARD: 0,
-    MeterEvent.Kind.OVERFLOW: 0,
-    MeterEvent.Kind.RESERVE: 0,
-}
 OPENING_REASON = "opening meter at the reseed amount"
 # A display read "in the future" by more than this is a clock problem, not a reading.
 READING_CLOCK_SKEW = timedelta(minutes=5)
@@ -78,7 +68,7 @@ class NotLinkedError(ReadingError):
 
 def pool_lock(*, pool_id: int) -> Pool:
     """The pool, row-locked until the surrounding transaction ends."""
-    return Pool.objects.select_for_update().get(pk=pool_id)
+    return locks.rows_locked(Pool.objects.filter(pk=pool_id), [pool_id]).get()
 
 
 def pool_meters(pool: Pool) -> Meters:
@@ -227,38 +217,9 @@ def _version_snapshot(version: PoolVersion) -> dict:
 
 def meter_record_round_events(*, pool: Pool, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
     """Store a round's meter events and move the locked ``pool`` to where they end."""
-    rows = meter_round_event_rows(pool=pool, events=events, round=round)
-    if rows:
-        MeterEvent.objects.bulk_create(rows)
-        pool.save(update_fields=["meter", "overflow", "reserve", "last_event_seq", "updated_at"])
-    return rows
-
-
-def meter_round_event_rows(*, pool: Pool, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
-    """A round's meter events as ledger rows, the locked ``pool`` moved to where they end.
-
-    Nothing is written: the caller stores the rows and the pool in the same
-    transaction (``rounds.services.ingest`` sends them with the round's other
-    writes in one round trip).
-    """
-    rows = []
-    for event in events:
-        seq = pool.last_event_seq + 1
-        delta = _METER_SIGN[event.kind] * event.amount
-        rows.append(
-            new_row(
-                MeterEvent, pool=pool, seq=seq, kind=event.kind, amount=event.amount, delta=delta,
-                overflow_delta=event.overflow - pool.overflow,
-                reserve_delta=event.reserve - pool.reserve,
-                meter_after=event.meter, overflow_after=event.overflow,
-                reserve_after=event.reserve, round=round, seat=event.seat,
-            )
-        )
-        if pool.meter + delta != event.meter:
-            raise MeterError(f"event {event.kind} does not add up on pool {pool.code}")
-        pool.meter, pool.overflow, pool.reserve = event.meter, event.overflow, event.reserve
-        pool.last_event_seq = seq
-    return rows
+    draft = LedgerDraft(pool)
+    draft.add_round(events, round)
+    return ledger_write(draft)
 
 
 def pool_open(*, pool: Pool, amount: Decimal, actor: Actor, reason: str) -> MeterEvent:
@@ -348,16 +309,10 @@ def _write_single(
     pool: Pool, kind: str, amount: Decimal, delta: Decimal, actor: Actor, reason: str,
     *, overflow_delta: Decimal = ZERO,
 ) -> MeterEvent:
-    pool.meter += delta
-    pool.overflow += overflow_delta
-    pool.last_event_seq += 1
-    event = MeterEvent.objects.create(
-        pool=pool, seq=pool.last_event_seq, kind=kind, amount=amount, delta=delta,
-        overflow_delta=overflow_delta,
-        meter_after=pool.meter, overflow_after=pool.overflow, reserve_after=pool.reserve,
-        actor_id=_user_id(actor), actor_name=actor.name, reason=reason,
-    )
-    pool.save(update_fields=["meter", "overflow", "last_event_seq", "updated_at"])
+    draft = LedgerDraft(pool)
+    draft.add(kind, amount, delta=delta, overflow_delta=overflow_delta,
+              actor_id=_user_id(actor), actor_name=actor.name, reason=reason)
+    [event] = ledger_write(draft)
     return event
 
 

@@ -10,10 +10,9 @@ from django.db.models import Q
 
 from casino.models import ImmutableModel, money_field
 from casino.work import WorkedFinding
-from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
-from rounds.engine.findings import ALL_CODES
-from rounds.engine.rules import BETS, DECISION_MULTIPLES, TableRules, pay_table
-from rounds.engine.verdict import STATUSES
+from rounds.engine.evaluator import CATEGORIES
+from rounds.engine.rules import TABLE_NUMBERS, TableRules, table_rules
+from rounds.engine.vocabulary import BETS, Decision, FindingCode, RoundStatus
 
 CATEGORY_CHOICES = [(name, name.replace("_", " ")) for name in CATEGORIES]
 
@@ -33,7 +32,12 @@ class TableConfig(models.Model):
 
 
 class TableConfigVersion(ImmutableModel):
-    """The numbers of RULES.md a casino can change, as they stood from ``effective_from``."""
+    """The numbers of RULES.md a casino can change, as they stood from ``effective_from``.
+
+    Its numbers are the engine's ``TABLE_NUMBERS``, one column each, in the
+    form ``rules.table_rules`` reads (tests/rounds/test_vocabulary.py holds
+    the two lists together).
+    """
 
     config = models.ForeignKey(TableConfig, on_delete=models.PROTECT, related_name="versions")
     version = models.PositiveIntegerField()
@@ -77,20 +81,7 @@ class TableConfigVersion(ImmutableModel):
         return f"{self.config.name} v{self.version}"
 
     def rules(self) -> TableRules:
-        return TableRules(
-            currency=self.currency,
-            minor_unit=self.minor_unit.normalize(),
-            unit=self.unit,
-            ante_min=self.ante_min,
-            ante_max=self.ante_max,
-            trips_min=self.trips_min,
-            trips_max=self.trips_max,
-            blind_pays=pay_table(self.blind_pays),
-            trips_pays=pay_table(self.trips_pays),
-            aggregate_limit=self.aggregate_limit,
-            dealer_qualifier=CATEGORY_INDEX[self.dealer_qualifier],
-            one_hand_per_player=self.one_hand_per_player,
-        )
+        return table_rules({name: getattr(self, name) for name in TABLE_NUMBERS})
 
 
 class Table(models.Model):
@@ -158,7 +149,7 @@ REFERS_TO_ROUND = {"on_delete": models.PROTECT, "db_constraint": False}
 
 
 class Round(models.Model):
-    Status = models.TextChoices("Status", [(s.upper(), s) for s in STATUSES])
+    Status = models.TextChoices("Status", [(status.name, status.value) for status in RoundStatus])
 
     # No foreign key of its own on PostgreSQL: the round's key (migration 0009)
     # already holds its table to its RoundKey's, whose table must exist, and a
@@ -223,7 +214,7 @@ class Round(models.Model):
 
 
 class Seat(models.Model):
-    DECISIONS = [(d, d) for d in DECISION_MULTIPLES]
+    DECISIONS = [(decision.value, decision.value) for decision in Decision]
 
     # Indexed by seat_unique_per_round, which leads with it.
     round = models.ForeignKey(Round, related_name="seats", db_index=False, **REFERS_TO_ROUND)
@@ -277,8 +268,10 @@ class Seat(models.Model):
 class Finding(WorkedFinding):
     """What the engine found wrong with a round, worked by auditors (its states: casino.work)."""
 
+    CODES = [(code.value, code.value) for code in FindingCode]
+
     round = models.ForeignKey(Round, related_name="findings", **REFERS_TO_ROUND)
-    code = models.CharField(max_length=40, choices=[(c, c) for c in ALL_CODES])
+    code = models.CharField(max_length=40, choices=CODES)
     informational = models.BooleanField(default=False)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     bet = models.CharField(max_length=12, blank=True)

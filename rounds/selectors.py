@@ -8,28 +8,27 @@ from django.db.models import Prefetch, QuerySet
 
 from progressive.models import MeterEvent, Pool, PoolVersion
 
+from .engine.versions import in_force
 from .models import Finding, Round, Seat, TableConfig, TableConfigVersion
 
 
 def config_version_in_force(*, config: TableConfig, at: datetime) -> TableConfigVersion:
-    """The version of ``config`` that was in force at ``at`` (the earliest, before any)."""
+    """The version of ``config`` that was in force at ``at`` (``rounds.engine.versions.in_force``)."""
     versions = TableConfigVersion.objects.filter(config=config).select_related("config", "pool")
-    version = versions.filter(effective_from__lte=at).order_by("-effective_from", "-version").first()
-    if version is None:
-        version = versions.order_by("effective_from", "version").first()
-    if version is None:
-        raise TableConfigVersion.DoesNotExist(f"configuration {config.name} has no version")
-    return version
+    return _in_force(versions, at, f"configuration {config.name} has no version")
 
 
 def pool_version_in_force(*, pool: Pool, at: datetime) -> PoolVersion:
     versions = PoolVersion.objects.filter(pool=pool).select_related("pool")
-    version = versions.filter(effective_from__lte=at).order_by("-effective_from", "-version").first()
-    if version is None:
-        version = versions.order_by("effective_from", "version").first()
-    if version is None:
-        raise PoolVersion.DoesNotExist(f"pool {pool.code} has no version")
-    return version
+    return _in_force(versions, at, f"pool {pool.code} has no version")
+
+
+def _in_force(versions: QuerySet, at: datetime, missing: str):
+    # A configuration has a handful of versions: all of them, and the one rule.
+    rows = list(versions)
+    if not rows:
+        raise versions.model.DoesNotExist(missing)
+    return in_force(((v, v.effective_from, v.version) for v in rows), at)
 
 
 def round_list() -> QuerySet[Round]:

@@ -4,6 +4,7 @@ import importlib
 
 import pytest
 from django.apps import apps
+from django.db import transaction
 from rest_framework.test import APIClient
 
 from audit.services import SYSTEM
@@ -11,9 +12,22 @@ from rounds.services import table_register
 
 
 def ship_configuration() -> None:
-    """The configurations and pool the migrations ship, as the migrations write them."""
-    importlib.import_module("progressive.migrations.0003_shipped_pool").ship_pool(apps, None)
-    importlib.import_module("rounds.migrations.0002_shipped_configs").ship_configs(apps, None)
+    """The configurations and pool the migrations ship, as the migrations write them (in one
+    transaction, as a migration runs: a pool and its opening event commit together)."""
+    with transaction.atomic():
+        importlib.import_module("progressive.migrations.0003_shipped_pool").ship_pool(apps, None)
+        importlib.import_module("rounds.migrations.0002_shipped_configs").ship_configs(apps, None)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """On SQLite the test database is a file of its own, as the embedded default's is:
+    Django's in-memory default would have no WAL and no second connection."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3" and not database.get("TEST", {}).get("NAME"):
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("sqlite") / "test.sqlite3")
 
 
 @pytest.fixture(autouse=True)

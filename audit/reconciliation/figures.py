@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
+from rounds.engine.findings import LIMIT_BREAK_CODES
+from rounds.engine.vocabulary import BETS, Bet
 
-BETS = ("ante", "blind", "play", "trips", "progressive")
-BASE_BETS = ("ante", "blind", "play")
+BASE_BETS = (Bet.ANTE.value, Bet.BLIND.value, Bet.PLAY.value)
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 FINE = Decimal("0.000001")  # theoretical sums are kept this fine, then shown to the cent
@@ -37,8 +38,6 @@ def keeps_currencies(figures: Mapping | None) -> bool:
 
 # A report's groups, as the figures name them and as one of them is called.
 SCOPE_OF = {"tables": "table", "dealers": "dealer", "shifts": "shift", "players": "player"}
-LIMIT_BREAK_CODES = ("bet_below_minimum", "bet_above_maximum")
-PAYOUT_MISMATCH = "payout_mismatch"
 
 
 class CurrencyMismatch(ValueError):

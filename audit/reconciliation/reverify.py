@@ -17,8 +17,9 @@ from rounds.engine.progressive import Meters
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
 from rounds.engine.verdict import FLAGGED, VOID
+from rounds.engine.vocabulary import MeterEventKind
 
-REVERSAL = "reversal"  # progressive.models.MeterEvent.Kind.REVERSAL
+REVERSAL = MeterEventKind.REVERSAL.value
 
 ZERO = Decimal(0)
 EXAMPLES_KEPT = 50
@@ -53,8 +54,9 @@ def round_differences(
         # taken back one by one, the findings of the dealt round kept.
         expected_status = VOID
     elif len(stored_codes) != len(stored.codes):
-        # A refused conflicting resubmission flags the stored round whatever the engine says.
-        expected_status = FLAGGED
+        # A refused conflicting resubmission flags the stored round whatever the
+        # engine says, but for a void one: void wins over flagged (ROUND_RECORD.md).
+        expected_status = VOID if verdict.status == VOID else FLAGGED
     else:
         expected_status = verdict.status
     if stored.status != expected_status:

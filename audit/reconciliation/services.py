@@ -25,6 +25,7 @@ from django.utils import timezone
 from audit.models import ReconciliationPart, ReconciliationReport
 from audit.services import SYSTEM, audit_record
 from audit.shifts import gaming_day_of
+from casino import locks
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
 
@@ -78,9 +79,9 @@ def report_start(
 
 def _open(day_from: date, day_to: date, inputs: dict, requested_by: str) -> ReconciliationReport:
     reports = list(
-        ReconciliationReport.objects.select_for_update()
-        .filter(day_from=day_from, day_to=day_to).order_by("-version")
+        locks.rows_locked(ReconciliationReport.objects.filter(day_from=day_from, day_to=day_to))
     )
+    reports.sort(key=lambda r: -r.version)
     latest = reports[0] if reports else None
     if latest is not None and latest.status in (Status.RUNNING, Status.FAILED) and latest.inputs == inputs:
         if latest.status == Status.FAILED:
@@ -242,8 +243,8 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
         report = ReconciliationReport.objects.get(pk=report_id)
         # Every report of the range, locked in one order: two finishing runs take turns.
         reports = list(
-            ReconciliationReport.objects.select_for_update()
-            .filter(day_from=report.day_from, day_to=report.day_to).order_by("pk")
+            locks.rows_locked(
+                ReconciliationReport.objects.filter(day_from=report.day_from, day_to=report.day_to))
         )
         report = next(r for r in reports if r.pk == report_id)
         if report.status != Status.RUNNING:

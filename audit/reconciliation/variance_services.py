@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from audit.models import ReconciliationReport, VarianceFinding, VarianceTestSetting
 from audit.services import SYSTEM, Actor, AuditEntry, audit_record, audit_record_many
+from casino import locks
 from casino.validation import ErrorList, FieldErrors, decimal_of
 
 from .variance_tests import (
@@ -69,7 +70,7 @@ def variance_test_configure(
         code=code, enabled=enabled, threshold=threshold, base_hold=base_hold
     )
     with transaction.atomic():
-        row = VarianceTestSetting.objects.select_for_update().filter(code=checked.code).first()
+        row = locks.rows_locked(VarianceTestSetting.objects.filter(code=checked.code)).first()
         # A database migrated without data (or flushed by a test) has no row yet.
         before = _snapshot(row) if row is not None else None
         row = row or VarianceTestSetting(code=checked.code)

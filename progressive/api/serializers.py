@@ -7,10 +7,9 @@ from datetime import datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from casino.models import MONEY
 from progressive.selectors import pool_version_current
 from rounds.api.fields import AmountField, OffsetDateTimeField
-
-MONEY = {"max_digits": 14, "decimal_places": 2}
 
 
 class PayLineSerializer(serializers.Serializer):

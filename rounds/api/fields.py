@@ -1,4 +1,9 @@
-"""Wire types of ROUND_RECORD.md: amounts, cards, moments with an offset."""
+"""Wire types of ROUND_RECORD.md: amounts, cards, moments with an offset.
+
+Each comes as the DRF field that reads it from a record (and words what is
+wrong) and, where an answer writes it, the DRF field that documents it.
+``rounds.api.contract`` says which field of the record or answer is which.
+"""
 
 from __future__ import annotations
 
@@ -11,52 +16,64 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rounds.engine.cards import CardError, card_text, parse_card
+from rounds.engine.cards import RANKS, SUITS, CardError, card_text, parse_card
 
-# ASCII digits only, matched whole: "100\n" or full-width digits are not amounts.
-_UNSIGNED = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,2})?$")
-_SIGNED = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,2})?$")
+from .memo import BoundedMemo
+
 CENT = Decimal("0.01")
 MAX_UTC_OFFSET = timedelta(hours=14)
 FIRST_YEAR, LAST_YEAR = 2000, 2099
+# Digits and an optional fraction, ASCII only: what an amount past its limits still looks like.
+_NUMBER = re.compile(r"^(-?)([0-9]+)(\.[0-9]{1,2})?$")
+
+
+def _money_text(amount) -> str:
+    amount = amount if type(amount) is Decimal else Decimal(amount)
+    return format(amount.quantize(CENT), "f") if amount else "0.00"
+
+
+# Every answer writes dozens of amounts, nearly all of them the same few stakes
+# and results. Keyed by value: Decimal("5") and Decimal("5.00") are one key,
+# and have one text.
+MONEY_TEXTS = BoundedMemo(_money_text)
 
 
 def money_text(amount: Decimal) -> str:
     """The canonical text of an amount: two decimals, no exponent.
 
-    Every answer writes dozens of amounts, nearly all of them the same few
-    stakes and results: each is worked out once per process and remembered
-    (bounded, as amounts can be anything). Zero of either sign is "0.00", as
-    PostgreSQL, which has no negative zero, reads it back.
+    Zero of either sign is "0.00", as PostgreSQL, which has no negative zero,
+    reads it back.
     """
-    try:
-        return _MONEY_TEXTS[amount]
-    except KeyError:
-        pass
-    text = format(amount.quantize(CENT), "f") if amount else "0.00"
-    if len(_MONEY_TEXTS) >= _MONEY_TEXTS_KEPT:
-        _MONEY_TEXTS.clear()
-    _MONEY_TEXTS[amount] = text
-    return text
-
-
-# By value: Decimal("5") and Decimal("5.00") are one key, and have one text.
-_MONEY_TEXTS: dict[Decimal, str] = {}
-_MONEY_TEXTS_KEPT = 4096
+    return MONEY_TEXTS[amount]
 
 
 class AmountField(serializers.Field):
-    """A decimal string or an integer with at most two decimals; never a float."""
+    """A decimal string or an integer with at most two decimals; never a float.
+
+    ``whole_digits`` bounds the digits before the decimal point; only a
+    ``signed`` amount may be negative.
+    """
 
     default_error_messages = {
         "float": "Send amounts as decimal strings or integers, not floats ({value!r}).",
         "invalid": "{value!r} is not an amount: digits with at most 2 decimals.",
         "negative": "An amount here cannot be negative.",
+        "whole_digits": "At most {whole_digits} digits before the decimal point; {value!r} has {digits}.",
     }
 
-    def __init__(self, *, signed: bool = False, **kwargs):
+    def __init__(self, *, signed: bool = False, whole_digits: int = 12, **kwargs):
         self.signed = signed
+        self.whole_digits = whole_digits
+        # ASCII digits only, matched whole: "100\n" or full-width digits are not amounts.
+        self.pattern = re.compile(
+            rf"^{'-?' if signed else ''}[0-9]{{1,{whole_digits}}}(\.[0-9]{{1,2}})?$"
+        )
         super().__init__(**kwargs)
+
+    @property
+    def largest(self) -> int:
+        """The largest whole amount: the bound of an amount sent as an integer."""
+        return 10**self.whole_digits - 1
 
     def to_internal_value(self, data) -> str:
         if isinstance(data, bool):
@@ -66,9 +83,15 @@ class AmountField(serializers.Field):
         text = str(data) if isinstance(data, int) else data
         if not isinstance(text, str):
             self.fail("invalid", value=data)
-        if (_SIGNED if self.signed else _UNSIGNED).fullmatch(text) is None:
-            if not self.signed and _SIGNED.fullmatch(text):
+        if self.pattern.fullmatch(text) is None:
+            number = _NUMBER.fullmatch(text)
+            if number is None:
+                self.fail("invalid", value=data)
+            sign, whole, _ = number.groups()
+            if sign and not self.signed:
                 self.fail("negative")
+            if len(whole) > self.whole_digits:
+                self.fail("whole_digits", whole_digits=self.whole_digits, value=data, digits=len(whole))
             self.fail("invalid", value=data)
         return money_text(Decimal(text))
 
@@ -77,14 +100,31 @@ class AmountField(serializers.Field):
 
 
 class AmountFieldSchema(OpenApiSerializerFieldExtension):
-    """Only ``paid`` amounts may be negative; the schema says which is which."""
+    """Only ``paid`` amounts may be negative, and each kind has its own digits: the schema says which."""
 
     target_class = AmountField
 
     def map_serializer_field(self, auto_schema, direction):
-        pattern = (_SIGNED if self.target.signed else _UNSIGNED).pattern
-        integer = {"type": "integer"} if self.target.signed else {"type": "integer", "minimum": 0}
-        return {"oneOf": [{"type": "string", "pattern": pattern}, integer]}
+        field = self.target
+        low = -field.largest if field.signed else 0
+        integer = {"type": "integer", "minimum": low, "maximum": field.largest}
+        return {"oneOf": [{"type": "string", "pattern": field.pattern.pattern}, integer]}
+
+
+class MoneyField(serializers.DecimalField):
+    """An amount in an answer: its canonical text (``money_text``)."""
+
+    def __init__(self, *, max_digits: int, **kwargs):
+        super().__init__(max_digits=max_digits, decimal_places=2, **kwargs)
+
+    def to_representation(self, value) -> str:
+        return money_text(value)
+
+
+# Every spelling of a card RULES.md allows, and its canonical text ("AH" is "Ah").
+CARD_TEXTS: dict[str, str] = {
+    rank + suit: card_text(parse_card(rank + suit)) for rank in RANKS for suit in SUITS + SUITS.upper()
+}
 
 
 @extend_schema_field({"type": "string", "pattern": "^[2-9TJQKA][cdhsCDHS]$", "example": "Ah"})
@@ -108,6 +148,30 @@ def cards_field(count: int, **kwargs) -> serializers.ListField:
         },
         **kwargs,
     )
+
+
+def split_cards(text: str) -> list[str] | None:
+    """Stored cards ("AhKh") as the wire writes them (["Ah", "Kh"]); none is None."""
+    if not text:
+        return None
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
+
+
+class StoredCardsField(serializers.ListField):
+    """Cards in an answer, from the stored text of a row (``split_cards``)."""
+
+    def __init__(self, *, count: int, **kwargs):
+        super().__init__(child=CardField(), min_length=count, max_length=count, **kwargs)
+
+    def to_representation(self, value) -> list[str] | None:
+        return split_cards(value)
+
+
+class NoneIfBlankCharField(serializers.CharField):
+    """Text in an answer that is null where the row has none (a blank column)."""
+
+    def to_representation(self, value) -> str | None:
+        return str(value) if value else None
 
 
 @extend_schema_field(OpenApiTypes.DATETIME)

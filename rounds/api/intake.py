@@ -81,7 +81,13 @@ def receive_round(*, table: Table, payload, body: bytes, request, request_id: st
     record, refusal = _check(table, payload, body, request, request_id)
     if refusal is not None:
         return refusal
-    result = ingest_round(table=table, record=record, body=body, request_id=request_id)
+    try:
+        result = ingest_round(table=table, record=record, body=body, request_id=request_id)
+    except OperationalError:
+        raise  # the database cannot serve: a 503 to retry (casino.errors)
+    except Exception as error:
+        logger.exception("round %s of table %s could not be stored", record["round"], table.code)
+        return _not_stored(table, Received(record, body), error, request, request_id)
     return answer_of(result, request)
 
 
@@ -103,15 +109,14 @@ def receive_batch(*, table: Table, items: list, request, request_id: str) -> lis
     run: list[tuple[int, Received]] = []
 
     def store_run() -> None:
-        try:
-            results = ingest_rounds(table=table, received=[r for _, r in run], request_id=request_id)
-        except OperationalError:
-            raise  # the database cannot serve: the whole request is a 503 to retry
-        except Exception:
-            logger.exception("a batch run of table %s failed; storing its records one by one", table.code)
-            results = [_one_alone(table, received, request, request_id) for _, received in run]
-        for (number, _), result in zip(run, results):
-            answers[number] = result if isinstance(result, Answer) else answer_of(result, request)
+        # A run that fails together is stored again record by record (ingest_rounds);
+        # the database unable to serve raises: the whole request is a 503 to retry.
+        results = ingest_rounds(table=table, received=[r for _, r in run], request_id=request_id)
+        for (number, received), result in zip(run, results, strict=True):
+            answers[number] = (
+                _not_stored(table, received, result, request, request_id)
+                if isinstance(result, Exception) else answer_of(result, request)
+            )
         run.clear()
 
     for number, item in enumerate(items):
@@ -134,18 +139,16 @@ def item_body(item) -> bytes:
     return write_json(item).encode()
 
 
-def _one_alone(table: Table, received: Received, request, request_id: str):
-    try:
-        return ingest_round(table=table, record=received.record, body=received.body, request_id=request_id)
-    except OperationalError:
-        raise
-    except Exception:
-        logger.exception("round %s of table %s could not be stored", received.record["round"], table.code)
-        return Answer(500, error_body(
-            "server_error",
-            "This round could not be stored; the error was logged. The other rounds were not affected.",
-            request,
-        ))
+def _not_stored(table: Table, received: Received, error: Exception, request, request_id: str) -> Answer:
+    """A well-formed record the service failed to store (a fault of the service, logged with
+    ``error``): its body is kept all the same, as a refusal an auditor can find."""
+    message = "This round could not be stored; the error was logged and the body kept. Send it again later."
+    submission_refuse(
+        table=table, body=received.body, outcome=Submission.Outcome.REJECTED, http_status=500,
+        errors={"non_field_errors": [f"{message} ({type(error).__name__})"]},
+        round_id=received.record["round"], request_id=request_id,
+    )
+    return Answer(500, error_body("server_error", message, request))
 
 
 def _check(table: Table, payload, body: bytes, request, request_id: str,
@@ -185,8 +188,12 @@ def _check(table: Table, payload, body: bytes, request, request_id: str,
 
 def answer_of(result, request) -> Answer:
     """The answer to one stored record: the round as it was just written, or as stored."""
-    round_ = result.round if result.snapshot else round_detail(round_pk=result.round.pk)
-    stored = round_data(round_)
+    if result.snapshot:
+        # The rows the record just wrote, where the result has them (otherwise read from the round).
+        stored = round_data(result.round, seats=result.seats, findings=result.findings,
+                            meter_events=result.meter_events)
+    else:
+        stored = round_data(round_detail(round_pk=result.round.pk))
     if result.outcome == Submission.Outcome.CONFLICT:
         body_ = error_body(
             "conflicting_resubmission",

@@ -1,43 +1,32 @@
-"""What a verdict can find wrong (or note) in a round."""
+"""What a verdict can find wrong (or note) in a round; the codes are ``vocabulary.FindingCode``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
 
-PAYOUT_MISMATCH = "payout_mismatch"
-ANTE_BLIND_UNEQUAL = "ante_blind_unequal"
-BET_OFF_UNIT = "bet_off_unit"
-BET_BELOW_MINIMUM = "bet_below_minimum"
-BET_ABOVE_MAXIMUM = "bet_above_maximum"
-PLAY_MISMATCH = "play_mismatch"
-DUPLICATE_CARD = "duplicate_card"
-PLAYER_MULTIPLE_HANDS = "player_multiple_hands"
-PROGRESSIVE_WAGER_INVALID = "progressive_wager_invalid"
-PROGRESSIVE_NOT_LIT = "progressive_not_lit"
-AGGREGATE_LIMIT_APPLIED = "aggregate_limit_applied"
-PROGRESSIVE_AWARD = "progressive_award"
-# Raised by the service, not the engine: it needs the stored history.
-CONFLICTING_RESUBMISSION = "conflicting_resubmission"
+from .vocabulary import FINDING_CODES, INFORMATIONAL_CODES, FindingCode
 
-# Findings that describe a correct round rather than a problem with it.
-INFORMATIONAL = frozenset({AGGREGATE_LIMIT_APPLIED, PROGRESSIVE_AWARD})
+# The codes by the names the engine and the services have always used.
+PAYOUT_MISMATCH = FindingCode.PAYOUT_MISMATCH.value
+ANTE_BLIND_UNEQUAL = FindingCode.ANTE_BLIND_UNEQUAL.value
+BET_OFF_UNIT = FindingCode.BET_OFF_UNIT.value
+BET_BELOW_MINIMUM = FindingCode.BET_BELOW_MINIMUM.value
+BET_ABOVE_MAXIMUM = FindingCode.BET_ABOVE_MAXIMUM.value
+PLAY_MISMATCH = FindingCode.PLAY_MISMATCH.value
+DUPLICATE_CARD = FindingCode.DUPLICATE_CARD.value
+PLAYER_MULTIPLE_HANDS = FindingCode.PLAYER_MULTIPLE_HANDS.value
+PROGRESSIVE_WAGER_INVALID = FindingCode.PROGRESSIVE_WAGER_INVALID.value
+PROGRESSIVE_NOT_LIT = FindingCode.PROGRESSIVE_NOT_LIT.value
+AGGREGATE_LIMIT_APPLIED = FindingCode.AGGREGATE_LIMIT_APPLIED.value
+PROGRESSIVE_AWARD = FindingCode.PROGRESSIVE_AWARD.value
+# Raised by the service, not the engine (vocabulary.SERVICE_CODES says why).
+CONFLICTING_RESUBMISSION = FindingCode.CONFLICTING_RESUBMISSION.value
 
-ALL_CODES = (
-    PAYOUT_MISMATCH,
-    ANTE_BLIND_UNEQUAL,
-    BET_OFF_UNIT,
-    BET_BELOW_MINIMUM,
-    BET_ABOVE_MAXIMUM,
-    PLAY_MISMATCH,
-    DUPLICATE_CARD,
-    PLAYER_MULTIPLE_HANDS,
-    PROGRESSIVE_WAGER_INVALID,
-    PROGRESSIVE_NOT_LIT,
-    AGGREGATE_LIMIT_APPLIED,
-    PROGRESSIVE_AWARD,
-    CONFLICTING_RESUBMISSION,
-)
+INFORMATIONAL = INFORMATIONAL_CODES
+ALL_CODES = FINDING_CODES
+# A limit break: an Ante or Trips outside the table's limits.
+LIMIT_BREAK_CODES = (BET_BELOW_MINIMUM, BET_ABOVE_MAXIMUM)
 
 
 @dataclass(frozen=True, slots=True)

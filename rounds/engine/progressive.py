@@ -2,8 +2,9 @@
 
 The meter is the caller's to lock and store; this module only says, given the
 meter before the round, which events the round makes and in what order
-(RULES.md: every lit wager's contribution first, then awards from the highest
-seat down, a reseed right after a 100 % award).
+(RULES.md: every lit wager's contribution first, then the awards, each seat by
+seat from the highest seat number down whatever order the body lists them in,
+a reseed right after a 100 % award).
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ from .evaluator import CATEGORIES, best_using_hole, category_of, evaluate
 from .findings import Finding
 from .record import RoundRecord, SeatRecord
 from .rules import PayLine, PoolRules
-from .settlement import ZERO, floor_to
+from .settlement import ZERO, floor_to, seat_number
+from .vocabulary import Bet, MeterEventKind
 
-CONTRIBUTION = "contribution"
-OVERFLOW = "overflow"
-RESERVE = "reserve"
-AWARD = "award"
-FIXED_AWARD = "fixed_award"
-RESEED = "reseed"
+# The kinds a round makes, by the names this module has always used.
+CONTRIBUTION = MeterEventKind.CONTRIBUTION.value
+OVERFLOW = MeterEventKind.OVERFLOW.value
+RESERVE = MeterEventKind.RESERVE.value
+AWARD = MeterEventKind.AWARD.value
+FIXED_AWARD = MeterEventKind.FIXED_AWARD.value
+RESEED = MeterEventKind.RESEED.value
+_BET = Bet.PROGRESSIVE.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,21 +71,25 @@ def settle_progressive(
     out = ProgressiveSettlement(results={s.seat: ZERO for s in record.seats}, meters=meters)
     if record.void:
         return out
+    wagered = [seat for seat in record.seats if seat.progressive]
+    if not wagered:
+        return out
+    # Highest seat first, for the findings as for the events: what the round
+    # records never depends on the order of the body's seats.
+    wagered.sort(key=seat_number, reverse=True)
     lit: list[SeatRecord] = []
-    for seat in record.seats:
-        if not seat.progressive:
-            continue
+    for seat in wagered:
         if not seat.progressive_lit:
             out.findings.append(
                 Finding(
-                    f.PROGRESSIVE_NOT_LIT, seat.seat, "progressive", claimed=seat.progressive,
+                    f.PROGRESSIVE_NOT_LIT, seat.seat, _BET, claimed=seat.progressive,
                     detail="the sensor was not lit at coin-in: the wager is void",
                 )
             )
         elif pool is None:
             out.findings.append(
                 Finding(
-                    f.PROGRESSIVE_WAGER_INVALID, seat.seat, "progressive", claimed=seat.progressive,
+                    f.PROGRESSIVE_WAGER_INVALID, seat.seat, _BET, claimed=seat.progressive,
                     detail="this table feeds no progressive pool: the wager is void",
                 )
             )
@@ -89,7 +97,7 @@ def settle_progressive(
             if seat.progressive != pool.wager:
                 out.findings.append(
                     Finding(
-                        f.PROGRESSIVE_WAGER_INVALID, seat.seat, "progressive",
+                        f.PROGRESSIVE_WAGER_INVALID, seat.seat, _BET,
                         expected=pool.wager, claimed=seat.progressive,
                         detail=f"the pool's wager is exactly {pool.wager} {pool.currency}; "
                         "this one is collected but cannot win",
@@ -107,8 +115,9 @@ def settle_progressive(
         board_category = category_of(evaluate(record.board))
         # Only the pool's own wager plays for the pay table: a lit wager of
         # another amount (an operator error) must not take a share of the meter.
-        eligible = [s for s in lit if s.progressive == pool.wager]
-        for seat in sorted(eligible, key=lambda s: -s.seat):
+        for seat in lit:
+            if seat.progressive != pool.wager:
+                continue
             hand = hands.get(seat.seat) if hands is not None else None
             line = winning_line(pool.lines, record.board, seat.hole, board_category, hand)
             if line is None:
@@ -117,7 +126,7 @@ def settle_progressive(
             out.results[seat.seat] = award - seat.progressive
             out.findings.append(
                 Finding(
-                    f.PROGRESSIVE_AWARD, seat.seat, "progressive", expected=award,
+                    f.PROGRESSIVE_AWARD, seat.seat, _BET, expected=award,
                     detail=f"{CATEGORIES[line.category]} ({line.qualifier}): "
                     + (f"{line.amount} % of the meter" if line.kind == "percent" else "fixed pay"),
                 )

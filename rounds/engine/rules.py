@@ -7,21 +7,22 @@ frozen values, so a verdict depends on nothing but its inputs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import ROUND_FLOOR, Decimal
 
 from .evaluator import CATEGORY_INDEX, PAIR
+# BETS and GAME_BETS stay importable from here, where their callers have always found them.
+from .vocabulary import BETS, GAME_BETS, Decision  # noqa: F401
 
+# The Play bet as a multiple of the Ante, by decision (RULES.md "A round").
 DECISION_MULTIPLES: Mapping[str, int] = {
-    "preflop_4x": 4,
-    "preflop_3x": 3,
-    "flop_2x": 2,
-    "river_1x": 1,
-    "fold": 0,
+    Decision.PREFLOP_4X.value: 4,
+    Decision.PREFLOP_3X.value: 3,
+    Decision.FLOP_2X.value: 2,
+    Decision.RIVER_1X.value: 1,
+    Decision.FOLD.value: 0,
 }
-FOLD = "fold"
-BETS: tuple[str, ...] = ("ante", "blind", "play", "trips", "progressive")
-GAME_BETS: tuple[str, ...] = ("ante", "blind", "play", "trips")
+FOLD = Decision.FOLD.value
 
 QUALIFIERS = ("hole", "board", "any")
 PAY_KINDS = ("percent", "fixed")
@@ -76,6 +77,50 @@ class TableRules:
             raise RulesError("an aggregate limit must be positive")
         object.__setattr__(self, "legal_antes", _whole_units(self.ante_min, self.ante_max, self.unit))
         object.__setattr__(self, "legal_trips", _whole_units(self.trips_min, self.trips_max, self.unit))
+
+
+# The numbers a table configuration is made of, in TableRules' order: what a
+# configuration version stores, what a new version's numbers are checked for,
+# what the engine is built from. A number added to TableRules is one of them.
+TABLE_NUMBERS: tuple[str, ...] = tuple(f.name for f in fields(TableRules) if f.init)
+
+
+def _category(name: object) -> int:
+    if name not in CATEGORY_INDEX:
+        raise RulesError(f"unknown hand category {name!r}")
+    return CATEGORY_INDEX[str(name)]
+
+
+def _minor_unit(amount: object) -> Decimal:
+    # A column of four decimals reads 0.01 as 0.0100; settled amounts take the
+    # minor unit's own places, so it is normalised before the engine sees it.
+    return Decimal(str(amount)).normalize()
+
+
+# The numbers a configuration keeps in another form than the engine's, that
+# form's type, and how the engine reads it: pay tables by hand name
+# ({"royal_flush": "500"}), the dealer's qualifier by name ("pair").
+_STORED_FORMS = {
+    "minor_unit": ("Decimal", _minor_unit),
+    "blind_pays": ("dict[str, str]", pay_table),
+    "trips_pays": ("dict[str, str]", pay_table),
+    "dealer_qualifier": ("str", _category),
+}
+# Each number's type as a configuration keeps it (see ``table_rules``).
+STORED_TYPES: Mapping[str, str] = {
+    f.name: _STORED_FORMS[f.name][0] if f.name in _STORED_FORMS else str(f.type)
+    for f in fields(TableRules)
+    if f.init
+}
+
+
+def table_rules(numbers: Mapping[str, object]) -> TableRules:
+    """A configuration's rules from its numbers as it keeps them: every name of ``TABLE_NUMBERS``."""
+    engine = {}
+    for name in TABLE_NUMBERS:
+        value = numbers[name]
+        engine[name] = _STORED_FORMS[name][1](value) if name in _STORED_FORMS else value
+    return TableRules(**engine)
 
 
 _MAX_LISTED = 10_000

@@ -92,6 +92,7 @@ def _settle_seat(
     if seat.trips:
         trips_pay = rules.trips_pays.get(category)
         trips = floor_to(seat.trips * trips_pay, rules.minor_unit) if trips_pay else -seat.trips
+    # vocabulary.GAME_BETS, spelled out: a display of constant keys is built in one step.
     return {"ante": ante, "blind": blind, "play": play, "trips": trips}
 
 
@@ -106,10 +107,20 @@ def _apply_aggregate_limit(seats: dict[int, SeatSettlement], rules: TableRules) 
                 total += amount
     if total <= limit:
         return []
+    minor = rules.minor_unit
+    # Scaled in whole numbers, exactly: a 500:1 Blind times a large limit has
+    # more digits than the decimal context keeps (28), and a product rounded
+    # there can fall a minor unit short of the floor of the true share.
+    limit_n, limit_d = limit.as_integer_ratio()
+    total_n, total_d = total.as_integer_ratio()
+    minor_n, minor_d = minor.as_integer_ratio()
+    over = limit_n * total_d * minor_d
+    under = limit_d * total_n * minor_n
     for s in seats.values():
         for bet, amount in s.results.items():
             if amount > ZERO:
-                s.results[bet] = floor_to(amount * limit / total, rules.minor_unit)
+                amount_n, amount_d = amount.as_integer_ratio()
+                s.results[bet] = minor * ((amount_n * over) // (amount_d * under))
     return [
         Finding(
             f.AGGREGATE_LIMIT_APPLIED, expected=limit, claimed=total,

@@ -15,6 +15,10 @@ from .cards import card_text
 from .findings import Finding
 from .record import RoundRecord, SeatRecord
 from .rules import DECISION_MULTIPLES, TableRules
+from .vocabulary import Bet
+
+# The wagers a seat places in chips, each a whole number of units (its Play too).
+_WAGERS = (Bet.ANTE.value, Bet.BLIND.value, Bet.TRIPS.value, Bet.PLAY.value)
 
 
 def duplicate_cards(record: RoundRecord) -> list[Finding]:
@@ -61,11 +65,11 @@ def _seat_breaks(seat: SeatRecord, rules: TableRules) -> list[Finding]:
     if seat.ante != seat.blind:
         found.append(
             Finding(
-                f.ANTE_BLIND_UNEQUAL, n, "blind", expected=seat.ante, claimed=seat.blind,
+                f.ANTE_BLIND_UNEQUAL, n, Bet.BLIND.value, expected=seat.ante, claimed=seat.blind,
                 detail=f"Blind {seat.blind} differs from Ante {seat.ante}",
             )
         )
-    for bet in ("ante", "blind", "trips", "play"):
+    for bet in _WAGERS:
         amount: Decimal = getattr(seat, bet)
         if amount % rules.unit:
             found.append(
@@ -74,14 +78,14 @@ def _seat_breaks(seat: SeatRecord, rules: TableRules) -> list[Finding]:
                     detail=f"{bet} {amount} is not a whole number of {rules.unit} {rules.currency} units",
                 )
             )
-    found.extend(_limit_breaks(n, "ante", seat.ante, rules.ante_min, rules.ante_max, rules))
+    found.extend(_limit_breaks(n, Bet.ANTE.value, seat.ante, rules.ante_min, rules.ante_max, rules))
     if seat.trips:
-        found.extend(_limit_breaks(n, "trips", seat.trips, rules.trips_min, rules.trips_max, rules))
+        found.extend(_limit_breaks(n, Bet.TRIPS.value, seat.trips, rules.trips_min, rules.trips_max, rules))
     expected_play = seat.ante * DECISION_MULTIPLES[seat.decision]
     if seat.play != expected_play:
         found.append(
             Finding(
-                f.PLAY_MISMATCH, n, "play", expected=expected_play, claimed=seat.play,
+                f.PLAY_MISMATCH, n, Bet.PLAY.value, expected=expected_play, claimed=seat.play,
                 detail=f"{seat.decision} requires a Play of {expected_play}, {seat.play} was placed",
             )
         )

@@ -12,12 +12,13 @@ from .record import RoundRecord
 from .rules import BETS, PoolRules, TableRules
 from .settlement import ZERO, GameSettlement, seat_number, settle_game
 from .validation import duplicate_cards, rule_breaks
+from .vocabulary import STATUSES, RoundStatus  # noqa: F401 (STATUSES: importable from here too)
 
-VERIFIED = "verified"
-FLAGGED = "flagged"
-SETTLED = "settled"
-VOID = "void"
-STATUSES = (VERIFIED, FLAGGED, SETTLED, VOID)
+# The statuses by the names this module has always used; STATUSES lists them all.
+VERIFIED = RoundStatus.VERIFIED.value
+FLAGGED = RoundStatus.FLAGGED.value
+SETTLED = RoundStatus.SETTLED.value
+VOID = RoundStatus.VOID.value
 
 
 @dataclass(slots=True)
@@ -99,7 +100,7 @@ def judge_prepared(prepared: Prepared, pool: PoolRules | None = None, meters: Me
         number = seat.seat
         game_seat = game_seats[number]
         settled = game_seat.results  # the game's own dict, completed with the side bet
-        settled["progressive"] = side_bets[number]
+        settled["progressive"] = side_bets[number]  # vocabulary.Bet.PROGRESSIVE, spelled in the hot loop
         seats.append(SeatVerdict(number, game_seat.hand, settled))
         paid = seat.paid
         if paid is not None:
@@ -136,10 +137,15 @@ def _payout_mismatches(
 
 
 def _status(record: RoundRecord, found: list[Finding], reported: bool) -> str:
-    """``reported``: at least one seat says what the dealer paid."""
+    """``reported``: at least one seat says what the dealer paid.
+
+    A void round is void even when it also breaks a rule (RULES.md "Void
+    rounds"): every bet settles at 0, and its findings are still recorded and
+    listed.
+    """
+    if record.void:
+        return VOID
     for finding in found:
         if not finding.informational:
             return FLAGGED
-    if record.void:
-        return VOID
     return VERIFIED if reported else SETTLED

@@ -3,44 +3,35 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import make_dataclass
 from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
 
 from audit.services import Actor, audit_record
+from casino import locks
 from casino.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
 from progressive.models import Pool
 from rounds.engine.evaluator import CATEGORY_INDEX
-from rounds.engine.rules import RulesError, TableRules, pay_table
+from rounds.engine.rules import STORED_TYPES, TABLE_NUMBERS, RulesError, pay_table, table_rules
 from rounds.models import Round, TableConfig, TableConfigVersion
 
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
-SNAPSHOT_FIELDS = (
-    "currency", "minor_unit", "unit", "ante_min", "ante_max", "trips_min", "trips_max",
-    "blind_pays", "trips_pays", "aggregate_limit", "dealer_qualifier", "one_hand_per_player",
-)
+# What a version stores and its audit snapshot shows: the engine's numbers.
+SNAPSHOT_FIELDS = TABLE_NUMBERS
 
 
 class ConfigError(FieldErrors):
     """Configuration numbers the service will not store."""
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigNumbers:
-    currency: str
-    minor_unit: Decimal
-    unit: Decimal
-    ante_min: Decimal
-    ante_max: Decimal
-    trips_min: Decimal
-    trips_max: Decimal
-    blind_pays: dict[str, str]
-    trips_pays: dict[str, str]
-    aggregate_limit: Decimal | None
-    dealer_qualifier: str
-    one_hand_per_player: bool
+# A configuration's numbers, checked, as a version keeps them: a field for each
+# of the engine's TABLE_NUMBERS, so a number added to TableRules is a field
+# here too (and a column of TableConfigVersion: tests/rounds/test_vocabulary.py).
+ConfigNumbers = make_dataclass(
+    "ConfigNumbers", list(STORED_TYPES.items()), frozen=True, slots=True, module=__name__
+)
 
 
 def config_numbers_check(
@@ -87,13 +78,7 @@ def config_numbers_check(
         dealer_qualifier=dealer_qualifier, one_hand_per_player=bool(one_hand_per_player),
     )
     try:
-        TableRules(
-            currency=checked.currency, minor_unit=checked.minor_unit, unit=checked.unit,
-            ante_min=checked.ante_min, ante_max=checked.ante_max, trips_min=checked.trips_min,
-            trips_max=checked.trips_max, blind_pays=pay_table(checked.blind_pays),
-            trips_pays=pay_table(checked.trips_pays), aggregate_limit=checked.aggregate_limit,
-            dealer_qualifier=CATEGORY_INDEX[checked.dealer_qualifier],
-        )
+        table_rules({name: getattr(checked, name) for name in TABLE_NUMBERS})
     except RulesError as exc:
         raise ConfigError(str(exc)) from None
     return checked
@@ -114,7 +99,7 @@ def config_version_create(
     if pool is not None and pool.currency != checked.currency:
         raise ConfigError(f"pool {pool.code} pays in {pool.currency}.", field="pool")
     with transaction.atomic():
-        locked = TableConfig.objects.select_for_update().get(pk=config.pk)
+        locked = locks.rows_locked(TableConfig.objects.filter(pk=config.pk), [config.pk]).get()
         latest = TableConfigVersion.objects.filter(config=locked).order_by("-version").first()
         if latest is not None and effective_from < latest.effective_from:
             raise ConfigError(

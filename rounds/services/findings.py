@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
+from casino import locks
 from casino.validation import FieldErrors
 from casino.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
 from rounds.models import Finding
@@ -38,7 +39,7 @@ def finding_transition(
     now = timezone.now()
     with transaction.atomic():
         findings = list(
-            model.objects.select_for_update().filter(pk__in=finding_ids).order_by("pk")
+            locks.rows_locked(model.objects.filter(pk__in=finding_ids), finding_ids)
         )
         if len(findings) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")

@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
+from casino import locks
 from rounds.models import Table, TableConfig, TableKey
 
 KEY_PREFIX = "ta"
@@ -44,7 +45,7 @@ def table_register(
     """
     config = TableConfig.objects.get(name=config_name)
     with transaction.atomic():
-        table, created = Table.objects.select_for_update().get_or_create(
+        table, created = locks.rows_locked(Table.objects.all()).get_or_create(
             code=code, defaults={"config": config}
         )
         before = None if created else {"config": table.config.name}

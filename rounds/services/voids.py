@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
+from casino import locks
 from casino.models import ZERO
 from casino.validation import FieldErrors
 from progressive.reversal import ReversalError, meter_reverse_round
@@ -26,13 +27,17 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
     if not user.has_perm("rounds.void_round"):
         raise VoidError("only a supervisor may void a round", field="round")
     actor = Actor.of_user(user)
+    # The round's pool never changes once it is stored: read without a lock, so
+    # that the pool's lock can come before the round's (casino.locks).
+    pool_id = (
+        Round.objects.filter(pk=round_pk).values_list("pool_version__pool_id", flat=True).first()
+    )
     with transaction.atomic():
-        round_ = Round.objects.select_for_update().get(pk=round_pk)
+        pool = pool_lock(pool_id=pool_id) if pool_id is not None else None
+        round_ = locks.rows_locked(Round.objects.filter(pk=round_pk), [round_pk]).get()
         if round_.status == Round.Status.VOID:
             raise VoidError(f"round {round_} is already void", field="round")
-        # Pool before audit head, the lock order every writer keeps.
-        if round_.pool_version_id is not None:
-            pool = pool_lock(pool_id=round_.pool_version.pool_id)
+        if pool is not None:
             try:
                 reversed_events = meter_reverse_round(pool=pool, round=round_, actor=actor, reason=reason)
             except ReversalError as exc:

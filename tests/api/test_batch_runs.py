@@ -53,4 +53,23 @@ def test_a_record_that_breaks_its_runs_transaction_sinks_alone(table_client, mon
     assert statuses == [201, 500, 201, 201]
     assert results.json()["results"][1]["body"]["code"] == "server_error"
     assert sorted(Round.objects.values_list("round_id", flat=True)) == ["R-1", "R-3", "R-4"]
+    # Nothing lost: the body the service failed to store is kept, with what became of it.
+    kept = Submission.objects.get(claimed_round="R-2")
+    assert (kept.http_status, kept.outcome, kept.round_id) == (500, Submission.Outcome.REJECTED, None)
+    assert b'"R-2"' in bytes(kept.body)
     assert audit_chain_verify().ok
+
+
+def test_a_single_post_the_service_fails_to_store_keeps_its_body(table_client, monkeypatch):
+    def read(wire):
+        raise RuntimeError("an engine bug")
+
+    monkeypatch.setattr(ingest, "round_from_wire", read)
+    client = table_client("S01", "se-50kr")
+    client.raise_request_exception = False
+    response = client.post("/api/v1/rounds/", record("R-9"), format="json")
+    assert response.status_code == 500
+    assert response.json()["code"] == "server_error"
+    kept = Submission.objects.get(claimed_round="R-9")
+    assert (kept.http_status, kept.outcome) == (500, Submission.Outcome.REJECTED)
+    assert not Round.objects.exists()

@@ -1,4 +1,4 @@
-"""Single posts that arrive together share a transaction (rounds.services.ingest._Combiner).
+"""Single posts that arrive together share a transaction (rounds.services.combiner).
 
 These run outside the test's transaction, as a web worker does: the
 process's round writer has a connection of its own and commits for real.
@@ -31,7 +31,7 @@ def combining(settings, monkeypatch):
     """The writer holds its first transaction back a moment, so the other posts queue behind it."""
     settings.INGEST_COMBINE = True
     held = threading.Event()
-    real = ingest._ingest_entries
+    real = ingest.ingest_entries
 
     def first_waits(entries, **kwargs):
         if not held.is_set():
@@ -39,7 +39,7 @@ def combining(settings, monkeypatch):
             threading.Event().wait(0.5)
         return real(entries, **kwargs)
 
-    monkeypatch.setattr(ingest, "_ingest_entries", first_waits)
+    monkeypatch.setattr(ingest, "ingest_entries", first_waits)
     ingest._COMBINER.largest = 0
     yield ingest._COMBINER
     ingest._COMBINER.stop()  # its connections closed, so the test database can be dropped
@@ -103,6 +103,7 @@ def test_a_record_that_breaks_the_shared_transaction_fails_alone(combining, monk
     assert statuses.pop("C00") == [201, 500]
     assert all(s == [201, 201] for s in statuses.values()), statuses
     assert not Round.objects.filter(round_id="C00-1").exists()
+    assert Submission.objects.get(claimed_round="C00-1").http_status == 500  # its body kept
     assert Round.objects.count() == 2 * TABLES - 1
     assert audit_chain_verify().ok
 

@@ -484,7 +484,8 @@ def test_the_answer_has_every_field_the_contract_names(table_client):
     progressive = answer["progressive"]
     assert (progressive["pool"], progressive["meter_after"]) == ("us-progressive", "10004.00")
     assert [(e["kind"], e["seat"], e["amount"], e["meter"]) for e in progressive["events"]] == [
-        ("contribution", n, "1.00", f"1000{n}.00") for n in (1, 2, 3, 4)
+        # highest seat first, like the awards (ROUND_RECORD.md)
+        ("contribution", 5 - n, "1.00", f"1000{n}.00") for n in (1, 2, 3, 4)
     ]
 
     [finding] = answer["findings"]

@@ -6,8 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
+
+from rounds.api import contract
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
 REGENERATE = ".venv/bin/python manage.py spectacular --file docs/openapi.yaml"
@@ -32,6 +35,19 @@ def test_the_schema_documents_the_round_contract():
     # The answer's seats and progressive block are typed, not free-form objects.
     assert "$ref: '#/components/schemas/Seat'" in text
     assert "$ref: '#/components/schemas/RoundProgressive'" in text
+
+
+def test_every_field_the_contract_states_is_in_the_schema_in_its_order():
+    components = yaml.safe_load(COMMITTED.read_text())["components"]["schemas"]
+    for shape in (contract.RECORD, contract.SEAT_RECORD, contract.PAID):
+        assert list(components[f"{shape.name}Request"]["properties"]) == [f.name for f in shape.fields]
+    for shape in (contract.ROUND, contract.SEAT, contract.BET_AMOUNTS, contract.FINDING,
+                  contract.ROUND_METER_EVENT, contract.ROUND_PROGRESSIVE, contract.ROUND_CONFIG):
+        assert list(components[shape.name]["properties"]) == [f.name for f in shape.fields]
+    paid = components["PaidRequest"]["properties"]["blind"]["oneOf"]
+    assert paid[0]["pattern"] == r"^-?[0-9]{1,15}(\.[0-9]{1,2})?$"
+    assert paid[1]["maximum"] == 10**15 - 1
+    assert components["BetAmounts"]["properties"]["blind"]["pattern"] == r"^-?\d{0,18}(?:\.\d{0,2})?$"
 
 
 @pytest.mark.django_db

@@ -11,6 +11,7 @@ from audit.models import ReconciliationReport
 from audit.reconciliation.services import report_run
 from audit.statistics import trips_math
 from rounds.models import TableConfigVersion
+from tests.rollback import rolled_back_block
 
 from .days import BETS, DAY, NEXT_DAY, Group, post_day
 
@@ -41,7 +42,7 @@ def assert_group(figures: dict, group: Group, where: str) -> None:
 @pytest.fixture(scope="module")
 def reported(django_db_setup, django_db_blocker):
     """One posted day and its reports, shared by this module's tests, rolled back after them."""
-    with django_db_blocker.unblock(), transaction.atomic():
+    with django_db_blocker.unblock(), rolled_back_block():
         expected = post_day()
         reports = {
             "day": report_run(day_from=DAY),

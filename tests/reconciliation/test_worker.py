@@ -55,13 +55,15 @@ def _ship() -> None:
     from importlib import import_module
 
     from django.apps import apps
+    from django.db import transaction
 
     for module, function in SHIPPED:
         try:
             ship = getattr(import_module(module), function)
         except (ImportError, AttributeError):
             continue
-        ship(apps, None)
+        with transaction.atomic():  # as a migration runs: a pool commits with its opening event
+            ship(apps, None)
 
 
 @pytest.fixture(scope="module", autouse=True)

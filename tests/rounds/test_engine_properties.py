@@ -229,11 +229,8 @@ def test_settlement_is_deterministic_and_blind_to_seat_order_and_suits(case, sui
     assert reordered.seats == verdict.seats
     assert reordered.meters_after == verdict.meters_after
     assert sorted(reordered.findings, key=repr) == sorted(verdict.findings, key=repr)
-    # Contributions follow the record's order; the awards do not.
-    def awards(events):
-        return [e for e in events if e.kind not in ("contribution", "overflow", "reserve")]
-
-    assert awards(reordered.events) == awards(verdict.events)
+    # Contributions and awards alike go from the highest seat down, whatever the body's order.
+    assert reordered.events == verdict.events
 
     def recolour(cards):
         return tuple(c - c % 4 + suits[c % 4] for c in cards)
@@ -313,7 +310,9 @@ def test_the_meter_is_the_sum_of_its_events_and_never_negative(record, pool_and_
     assert after.meter == before.meter + contributed - awarded + reseeded
     assert (after.meter, after.overflow, after.reserve) == (meter, overflow, reserve)
     lit = [s for s in record.seats if s.progressive_lit and s.progressive]
-    assert [e.seat for e in verdict.events if e.kind == "contribution"] == [s.seat for s in lit]
+    assert [e.seat for e in verdict.events if e.kind == "contribution"] == sorted(
+        (s.seat for s in lit), reverse=True
+    )
     # A lit wager is always collected: its result is award − wager.
     awards = {e.seat: e.amount for e in verdict.events if e.kind in ("award", "fixed_award")}
     for seat in verdict.seats:

@@ -14,7 +14,7 @@ from audit.services import SYSTEM
 from casino.partitioning import partition_by_month
 from rounds import partitions
 from rounds.models import Round, RoundKey, Seat
-from rounds.services import ingest, table_register
+from rounds.services import table_register, write_plan
 from rounds.tasks import partitions_ahead
 from tests.api.records import ROUNDS, record
 
@@ -110,7 +110,7 @@ def test_two_bodies_of_one_round_id_racing_on_different_days_store_one(settings,
     settings.INGEST_COMBINE = False
     issued = table_register(code="S01", config_name="se-50kr", actor=SYSTEM)
     both_looked = threading.Barrier(2, timeout=10)
-    real_look = ingest._look
+    real_look = write_plan.look
     racing = {"on": True}
 
     def look_together(*args, **kwargs):
@@ -122,7 +122,7 @@ def test_two_bodies_of_one_round_id_racing_on_different_days_store_one(settings,
                 pass
         return found
 
-    monkeypatch.setattr(ingest, "_look", look_together)
+    monkeypatch.setattr(write_plan, "look", look_together)
     partitions.partitions_make([date(2019, 3, 14), date(2019, 6, 1)])  # no DDL in the race
     answers = []
 

@@ -126,9 +126,9 @@ def test_a_royal_on_the_board_pays_line_3_to_every_lit_seat_but_a_straight_flush
     )
     verdict = judge_round(record, US_30K, US_PROGRESSIVE, START)
     assert events(verdict) == [
-        ("contribution", 1, D("1.00"), D("10001.00")),
+        ("contribution", 5, D("1.00"), D("10001.00")),
         ("contribution", 3, D("1.00"), D("10002.00")),
-        ("contribution", 5, D("1.00"), D("10003.00")),
+        ("contribution", 1, D("1.00"), D("10003.00")),
         ("fixed_award", 5, D(1000), D("10003.00")),
         ("award", 3, D("1000.30"), D("9002.70")),
         ("fixed_award", 1, D(1000), D("9002.70")),
@@ -155,10 +155,10 @@ def test_progressive_md_worked_order():
     )
     out = settle_progressive(record, US_PROGRESSIVE, START)
     assert events(out.events) == [
-        # 1. Contributions: 3 × 1.00 → meter 10,003.00.
-        ("contribution", 2, D("1.00"), D("10001.00")),
+        # 1. Contributions: 3 × 1.00 → meter 10,003.00 (highest seat first, as the awards).
+        ("contribution", 6, D("1.00"), D("10001.00")),
         ("contribution", 5, D("1.00"), D("10002.00")),
-        ("contribution", 6, D("1.00"), D("10003.00")),
+        ("contribution", 2, D("1.00"), D("10003.00")),
         # 2. Seat 6: 100 % → award 10,003.00, meter 0.00; reseed → meter 10,000.00.
         ("award", 6, D("10003.00"), D("0.00")),
         ("reseed", 6, D("10000.00"), D("10000.00")),
@@ -169,16 +169,16 @@ def test_progressive_md_worked_order():
     assert out.meters == Meters(D("10000.00"))
 
 
-def test_contributions_in_record_order_awards_from_the_highest_seat_and_reseed_at_once():
+def test_contributions_then_awards_each_from_the_highest_seat_and_reseed_at_once():
     record = deal(
         "Qh Jh Th 2c 3d", DEALER,
         lit(2, "Ah Kh"), lit(6, "9h 8h"), lit(4, "5h 7h"), lit(1, "2d 2s"),
     )
     out = settle_progressive(record, US_PROGRESSIVE, START)
     assert events(out.events) == [
-        ("contribution", 2, D("1.00"), D("10001.00")),
-        ("contribution", 6, D("1.00"), D("10002.00")),
-        ("contribution", 4, D("1.00"), D("10003.00")),
+        ("contribution", 6, D("1.00"), D("10001.00")),
+        ("contribution", 4, D("1.00"), D("10002.00")),
+        ("contribution", 2, D("1.00"), D("10003.00")),
         ("contribution", 1, D("1.00"), D("10004.00")),
         ("award", 6, D("1000.40"), D("9003.60")),
         ("fixed_award", 4, D(20), D("9003.60")),
@@ -241,11 +241,11 @@ def test_the_ceiling_sends_contributions_to_overflow():
     record = deal("9h 8d 7h 2c Kd", DEALER, lit(1, "9s 9c"), lit(2, "As 3c"), lit(3, "Ac 3d"))
     out = settle_progressive(record, pool, Meters(D("10000.00")))
     assert [(e.kind, e.seat, e.amount, e.meter, e.overflow) for e in out.events] == [
-        ("contribution", 1, D("1.00"), D("10001.00"), D(0)),
+        ("contribution", 3, D("1.00"), D("10001.00"), D(0)),
         ("contribution", 2, D("0.50"), D("10001.50"), D(0)),
         ("overflow", 2, D("0.50"), D("10001.50"), D("0.50")),
-        ("contribution", 3, D("0.00"), D("10001.50"), D("0.50")),
-        ("overflow", 3, D("1.00"), D("10001.50"), D("1.50")),
+        ("contribution", 1, D("0.00"), D("10001.50"), D("0.50")),
+        ("overflow", 1, D("1.00"), D("10001.50"), D("1.50")),
     ]
     assert out.meters == Meters(D("10001.50"), overflow=D("1.50"))
     assert out.results == {1: D(-5), 2: D(-5), 3: D(-5)}
@@ -268,10 +268,10 @@ def test_the_reserve_rate_feeds_the_hidden_meter():
     record = deal("9h 8d 7h 2c Kd", DEALER, lit(1, "9s 9c"), lit(2, "As 3c"))
     out = settle_progressive(record, pool, Meters(D("10000.00"), reserve=D("100.00")))
     assert [(e.kind, e.seat, e.amount, e.meter, e.reserve) for e in out.events] == [
-        ("contribution", 1, D("1.00"), D("10001.00"), D("100.00")),
-        ("reserve", 1, D("0.50"), D("10001.00"), D("100.50")),
-        ("contribution", 2, D("1.00"), D("10002.00"), D("100.50")),
-        ("reserve", 2, D("0.50"), D("10002.00"), D("101.00")),
+        ("contribution", 2, D("1.00"), D("10001.00"), D("100.00")),
+        ("reserve", 2, D("0.50"), D("10001.00"), D("100.50")),
+        ("contribution", 1, D("1.00"), D("10002.00"), D("100.50")),
+        ("reserve", 1, D("0.50"), D("10002.00"), D("101.00")),
     ]
     assert out.meters == Meters(D("10002.00"), reserve=D("101.00"))
 
@@ -314,3 +314,27 @@ def test_no_pool_or_no_meters_settles_no_progressive():
     out = settle_progressive(record, None, None)
     assert out.events == [] and out.results == {1: D(0)}
     assert [f.code for f in out.findings] == ["progressive_wager_invalid"]
+
+
+@pytest.mark.parametrize("order", [(2, 6, 4, 1), (1, 2, 4, 6), (6, 4, 2, 1), (4, 1, 6, 2)])
+def test_the_bodys_seat_order_never_changes_what_a_round_records(order):
+    # RULES.md: contributions, then awards, each from the highest seat down.
+    hole = {2: "Ah Kh", 6: "9h 8h", 4: "5h 7h", 1: "2d 2s"}
+    seats = {n: lit(n, hole[n]) for n in hole}
+    seats[4] = seat(4, hole[4], ante="5", progressive="10")  # lit, but not the pool's wager
+    seats[1] = seat(1, hole[1], ante="5", progressive="5", lit=False)
+    out = settle_progressive(deal("Qh Jh Th 2c 3d", DEALER, *(seats[n] for n in order)), US_PROGRESSIVE, START)
+    assert events(out.events) == [
+        ("contribution", 6, D("1.00"), D("10001.00")),
+        ("contribution", 4, D("2.00"), D("10003.00")),
+        ("contribution", 2, D("1.00"), D("10004.00")),
+        ("award", 6, D("1000.40"), D("9003.60")),
+        ("award", 2, D("9003.60"), D("0.00")),
+        ("reseed", 2, D("10000.00"), D("10000.00")),
+    ]
+    # The wager's own findings come highest seat first too, then the awards.
+    assert [(f.code, f.seat) for f in out.findings] == [
+        ("progressive_wager_invalid", 4), ("progressive_not_lit", 1),
+        ("progressive_award", 6), ("progressive_award", 2),
+    ]
+    assert out.results == {1: D(0), 2: D("8998.60"), 4: D(-10), 6: D("995.40")}

@@ -291,10 +291,20 @@ def test_void_when_the_round_is_void_and_nothing_is_wrong():
     assert verdict.status == "void"
 
 
-def test_flagged_beats_void():
+def test_void_beats_flagged_and_its_findings_are_kept():
     record = deal(BOARD, DEALER, seat(1, WINNER, paid={"ante": "100"}), void=True)
     verdict = judge_round(record, SE_50KR)
-    assert verdict.status == "flagged"
+    assert verdict.status == "void"
+    assert [(x.code, x.bet) for x in verdict.findings] == [(f.PAYOUT_MISMATCH, "ante")]
+
+
+def test_a_void_round_that_breaks_a_rule_is_void_with_the_break_recorded():
+    # Off the unit and above the maximum: settled at 0 all the same, and listed.
+    record = deal(BOARD, DEALER, seat(1, WINNER, ante="1025"), void=True)
+    verdict = judge_round(record, SE_50KR)
+    assert verdict.status == "void"
+    assert sorted({x.code for x in verdict.findings}) == [f.BET_ABOVE_MAXIMUM, f.BET_OFF_UNIT]
+    assert all(not amount for amount in results(verdict)[1].values())
 
 
 def test_findings_come_in_a_stable_order_rule_breaks_before_payouts():

@@ -50,6 +50,7 @@ from progressive.services import MeterError, meter_adjust
 from rounds.api.serializers import RoundRecordSerializer
 from rounds.models import Finding, Round, Submission
 from rounds.services import VoidError, record_hash, round_void, table_register
+from tests.rollback import rolled_back_block
 from tests.security.people import person
 
 from . import invariants
@@ -81,7 +82,7 @@ class Books(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         # Every run of the machine in its own savepoint, undone in teardown().
-        self._run = transaction.atomic()
+        self._run = rolled_back_block()
         self._run.__enter__()
         self.clients = {}
         for code, key in self.keys.items():

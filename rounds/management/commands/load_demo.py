@@ -30,6 +30,7 @@ from django.test import Client
 from django.utils import timezone
 
 from audit.services import SYSTEM
+from casino import locks
 from casino.gaming_day import gaming_day_of
 from casino.services import user_roles_set
 from progressive.models import Pool
@@ -166,6 +167,9 @@ def _post_gaming_day(*, day, keys: dict[str, str], rounds: int) -> tuple[int, in
     remaining = dict.fromkeys((s.table for s in simulators), rounds)
     disagreements = 0
     with transaction.atomic():
+        # One transaction of many rounds: their pools locked first, as every write
+        # takes its locks (casino.locks), not after the audit head's.
+        list(locks.rows_locked(Pool.objects.filter(pk__in=set(pool_ids.values())), set(pool_ids.values())))
         while any(remaining.values()):
             simulator = min(
                 (s for s in simulators if remaining[s.table]), key=lambda s: (s.next_at, s.table)

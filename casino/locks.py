@@ -1,0 +1,117 @@
+"""Every row lock the service takes, in the one order that cannot deadlock.
+
+Two transactions deadlock when each holds a row the other waits for. They
+cannot if every transaction takes its locks in one global order, so every
+write asks this module for its locks, and this module refuses a lock that
+breaks the order (``LockOrderError``, raised before the database is asked):
+
+1. table configurations, then tables (registration, a new configuration version);
+2. progressive pools, in primary-key order;
+3. rounds, in primary-key order (a new round's key row, inserted by
+   ``rounds.services.ingest``, ranks here too: it is inserted after the pools'
+   locks and before the audit head's);
+4. findings, in primary-key order;
+5. reconciliation reports and variance-test settings;
+6. the audit chain's head, always last: every writer of the service queues for it.
+
+A write that needs several rows of one rank takes them in one call (they are
+locked in primary-key order); a later call in the same transaction may take
+rows of a higher rank, or of the same rank with higher keys, never a lower
+one (rows the transaction holds already may be asked for again at any
+time: that waits for no one). Models are named by label, so this module sits
+below the apps that own them. ``tests/test_lock_order.py`` holds every write path to it: no other
+module locks a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import QuerySet
+
+from casino import sql
+
+RANKS: tuple[tuple[str, ...], ...] = (
+    ("rounds.TableConfig",),
+    ("rounds.Table",),
+    ("progressive.Pool",),
+    ("rounds.Round",),
+    ("rounds.Finding", "audit.VarianceFinding"),
+    ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
+    ("audit.ChainHead",),
+)
+_RANK_OF = {label: rank for rank, labels in enumerate(RANKS) for label in labels}
+
+
+class LockOrderError(RuntimeError):
+    """A lock asked for after one that ranks above it, in the same transaction."""
+
+
+def rows_locked(queryset: QuerySet, pks: Iterable[int] | None = None) -> QuerySet:
+    """``queryset``'s rows, locked (``SELECT … FOR UPDATE``) in primary-key order.
+
+    ``pks``: the keys the caller is about to lock, when it knows them (the
+    order check then compares them with what the transaction holds).
+    """
+    _check(queryset.model._meta.label, pks, queryset.db)
+    return queryset.select_for_update().order_by("pk")
+
+
+def rows_locked_statement(queryset: QuerySet, pks: Iterable[int] | None = None) -> sql.Statement:
+    """``rows_locked`` as a statement, for a caller that sends several in one round trip."""
+    return sql.select(rows_locked(queryset, pks))
+
+
+def raw_lock_statement(label: str, statement: sql.Statement, pks: Iterable[int] | None = None,
+                       using: str = DEFAULT_DB_ALIAS) -> sql.Statement:
+    """A locking statement written by hand (prepared once per connection) for rows of ``label``."""
+    _check(label, pks, using)
+    return statement
+
+
+@dataclass(slots=True)
+class _Held:
+    block: object  # the atomic block that opened the transaction (never a test case's)
+    keys: dict[int, set[int]]  # by rank, the rows locked so far
+    top: int = -1  # the highest rank locked so far
+
+
+def _check(label: str, pks: Iterable[int] | None, using: str) -> None:
+    rank = _RANK_OF.get(label)
+    if rank is None:
+        raise LockOrderError(f"{label} has no place in the lock order (casino.locks.RANKS)")
+    connection = connections[using]
+    block = _transaction_block(connection)
+    if block is None:
+        return  # autocommit: the lock ends with its statement
+    held: _Held | None = getattr(connection, "_table_audit_locks", None)
+    if held is None or held.block is not block:
+        held = connection._table_audit_locks = _Held(block, {})
+    taken = held.keys.setdefault(rank, set())
+    keys = set(pks) if pks is not None else None
+    if keys is not None and keys <= taken:
+        return  # held already: taking them again waits for no one
+    if rank < held.top:
+        raise LockOrderError(
+            f"{label} is locked after {', '.join(RANKS[held.top])} in one transaction; "
+            "the order is casino.locks.RANKS"
+        )
+    new = (keys or set()) - taken
+    if rank == held.top and new and taken and min(new) < max(taken):
+        raise LockOrderError(
+            f"{label} {min(new)} is locked after {label} {max(taken)}; rows of one rank "
+            "go in primary-key order"
+        )
+    taken |= new
+    held.top = rank
+
+
+def _transaction_block(connection):
+    """The atomic block that opened the current transaction; a test case's own blocks
+    (which stand for no transaction of the service) are passed over."""
+    for block in connection.atomic_blocks:
+        if not getattr(block, "_from_testcase", False):
+            return block
+    return None

@@ -1,0 +1,122 @@
+"""The one way a pool's meter moves: by appending events to its ledger.
+
+A pool's ``meter``, ``overflow``, ``reserve`` and ``last_event_seq`` are the
+figures of its last ledger event, never set any other way. Every path that
+moves a meter (a stored round, an opening reseed, an adjustment, an overflow
+transfer, a void's reversal) builds its events with a ``LedgerDraft`` on the
+row-locked pool and writes them with ``ledger_statements``: the events'
+INSERT and the pool's UPDATE to the last one's figures, together: the
+pool's figures are copied from its last event, never computed apart.
+
+On PostgreSQL the database holds every path to this: a deferred constraint
+trigger (migration ``0008_meter_is_its_ledger``) refuses to commit a
+transaction after which a pool's figures differ from its last event's, so a
+raw ``UPDATE`` of a meter, or an event written without moving its pool,
+never lands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from django.db import connection
+from django.utils import timezone
+
+from casino import sql
+from casino.models import ZERO
+from casino.rows import new_row
+from rounds.engine.progressive import MeterEvent as EngineEvent
+
+from .models import MeterEvent, Pool
+
+# How each kind of event the engine makes moves the visible meter, given its (positive) amount.
+ROUND_EVENT_SIGN = {
+    MeterEvent.Kind.CONTRIBUTION: 1,
+    MeterEvent.Kind.AWARD: -1,
+    MeterEvent.Kind.RESEED: 1,
+    MeterEvent.Kind.FIXED_AWARD: 0,
+    MeterEvent.Kind.OVERFLOW: 0,
+    MeterEvent.Kind.RESERVE: 0,
+}
+# The triggers that hold a pool to its ledger: deferred to the commit even where
+# a writer makes every other constraint immediate (``rounds.services.ingest``).
+TRIGGERS = ("pool_meter_is_its_ledger", "meter_event_moves_its_pool")
+
+
+class LedgerError(ValueError):
+    """Events that do not add up: a bug in the caller, never a table's mistake."""
+
+
+class LedgerDraft:
+    """The next events of one row-locked pool, each starting where the last left the pool.
+
+    The pool object moves with each event, in memory; nothing is written until
+    the caller sends ``ledger_statements(draft)`` in its transaction.
+    """
+
+    def __init__(self, pool: Pool):
+        self.pool = pool
+        self.rows: list[MeterEvent] = []
+
+    def add(self, kind: str, amount: Decimal, *, delta: Decimal, overflow_delta: Decimal = ZERO,
+            reserve_delta: Decimal = ZERO, **columns) -> MeterEvent:
+        pool = self.pool
+        meter, overflow, reserve = pool.meter + delta, pool.overflow + overflow_delta, pool.reserve + reserve_delta
+        row = new_row(
+            MeterEvent, pool=pool, seq=pool.last_event_seq + 1, kind=kind, amount=amount, delta=delta,
+            overflow_delta=overflow_delta, reserve_delta=reserve_delta, meter_after=meter,
+            overflow_after=overflow, reserve_after=reserve, **columns,
+        )
+        pool.meter, pool.overflow, pool.reserve = meter, overflow, reserve
+        pool.last_event_seq = row.seq
+        self.rows.append(row)
+        return row
+
+    def add_round(self, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
+        """A round's events as the engine made them (each with the figures after it)."""
+        added = []
+        for event in events:
+            pool = self.pool
+            row = self.add(
+                event.kind, event.amount, delta=ROUND_EVENT_SIGN[event.kind] * event.amount,
+                overflow_delta=event.overflow - pool.overflow, reserve_delta=event.reserve - pool.reserve,
+                round=round, seat=event.seat,
+            )
+            if row.meter_after != event.meter:
+                raise LedgerError(f"event {event.kind} does not add up on pool {pool.code}")
+            added.append(row)
+        return added
+
+
+
+def ledger_statements(rows: Sequence[MeterEvent]) -> list[sql.Statement]:
+    """The INSERT of ``rows`` (their pools' next events, in order) and each pool's
+    UPDATE to its last row's figures: the pool takes its meter from the ledger."""
+    if not rows:
+        return []
+    last = {row.pool_id: row for row in rows}
+    now = timezone.now()
+    return [*sql.insert(MeterEvent, rows), *(_pool_move(row, now) for row in last.values())]
+
+
+def ledger_write(draft: LedgerDraft) -> list[MeterEvent]:
+    """Write one draft now (a person's change: one pool, a few events), the events with their ids."""
+    if draft.rows:
+        MeterEvent.objects.bulk_create(draft.rows)
+        sql.run([_pool_move(draft.rows[-1], timezone.now())])
+    return draft.rows
+
+
+def _pool_move(last: MeterEvent, now) -> sql.Statement:
+    figures = [last.meter_after, last.overflow_after, last.reserve_after, last.seq, now, last.pool_id]
+    if connection.vendor != "postgresql":
+        return sql.update(Pool.objects.filter(pk=last.pool_id), meter=figures[0], overflow=figures[1],
+                          reserve=figures[2], last_event_seq=figures[3], updated_at=now)
+    return sql.raw(_POOL_MOVE, figures, prepare=True)
+
+
+_POOL_MOVE = (
+    f'UPDATE "{Pool._meta.db_table}" SET "meter" = %s, "overflow" = %s, "reserve" = %s, '
+    '"last_event_seq" = %s, "updated_at" = %s WHERE "id" = %s'
+)

@@ -1,0 +1,34 @@
+"""A record sent again under a round id that is stored already."""
+
+from __future__ import annotations
+
+from audit.services import Actor, audit_record
+from rounds.engine.findings import CONFLICTING_RESUBMISSION
+from rounds.models import Finding, Round, Submission
+
+from .submissions import body_keep
+
+
+def resubmission(table, existing: Round, digest: str, body: bytes, request_id: str) -> str:
+    """Keep the body; the same record is a replay, a different one is refused and flags the round.
+
+    ``existing`` is row-locked by the caller (``casino.locks``). Returns the
+    ``Submission.Outcome``.
+    """
+    if existing.record_hash == digest:
+        body_keep(table, body, existing.round_id, Submission.Outcome.REPLAYED, 200, request_id, existing)
+        return Submission.Outcome.REPLAYED
+    submission = body_keep(table, body, existing.round_id, Submission.Outcome.CONFLICT, 409, request_id, existing)
+    Finding.objects.create(
+        round=existing, code=CONFLICTING_RESUBMISSION,
+        detail=f"submission {submission.pk} sent a different body for this round id; it was refused and kept",
+    )
+    if existing.status not in (Round.Status.FLAGGED, Round.Status.VOID):
+        existing.status = Round.Status.FLAGGED
+        # With its gaming day, the update looks in one partition only.
+        Round.objects.filter(pk=existing.pk, gaming_day=existing.gaming_day).update(status=existing.status)
+    audit_record(
+        actor=Actor.of_table(table), action="round.conflict_refused", obj=existing,
+        after={"submission": submission.pk}, request_id=request_id,
+    )
+    return Submission.Outcome.CONFLICT
