@@ -11,6 +11,7 @@ from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from casino.models import ZERO
+from rounds.engine.versions import in_force
 
 from .models import MeterEvent, MeterReading, Pool, PoolVersion
 
@@ -29,14 +30,20 @@ def pool_list() -> QuerySet[Pool]:
     )
 
 
+def pool_version_in_force(*, pool: Pool, at: datetime) -> PoolVersion:
+    """The version of ``pool`` that judges a round dealt at ``at`` (``rounds.engine.versions.in_force``)."""
+    versions = list(PoolVersion.objects.filter(pool=pool).select_related("pool"))
+    if not versions:
+        raise PoolVersion.DoesNotExist(f"pool {pool.code} has no version")
+    return in_force(((v, v.effective_from, v.version) for v in versions), at)
+
+
 def pool_version_current(*, pool: Pool, at: datetime | None = None) -> PoolVersion | None:
-    """The version in force at ``at`` (now), read from the prefetched versions of ``pool_list``."""
-    at = at or timezone.now()
-    versions = list(pool.versions.all())  # newest effective first
-    for version in versions:
-        if version.effective_from <= at:
-            return version
-    return versions[-1] if versions else None
+    """The version in force at ``at`` (now), from the prefetched versions of ``pool_list``."""
+    versions = list(pool.versions.all())
+    if not versions:
+        return None
+    return in_force(((v, v.effective_from, v.version) for v in versions), at or timezone.now())
 
 
 def pool_version_list() -> QuerySet[PoolVersion]:

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
@@ -31,6 +32,7 @@ from .configuration import (
 )
 from .ledger import LedgerDraft, ledger_write
 from .models import MeterEvent, MeterReading, Pool, PoolVersion
+from .selectors import pool_version_in_force
 
 __all__ = [
     "MeterError",
@@ -152,8 +154,6 @@ def pool_version_create(
     A version never reaches back over a round already judged: rounds keep the
     version that judged them, and a late round must meet the same rules.
     """
-    from rounds.models import Round  # rounds' models import this app's; read them late
-
     numbers = pool_numbers_check(
         currency=pool.currency, minor_unit=pool.minor_unit, wager=wager, rate=rate, reseed=reseed,
         ceiling=ceiling, reserve_rate=reserve_rate, reading_tolerance=reading_tolerance, lines=lines,
@@ -170,9 +170,10 @@ def pool_version_create(
                 "a new version cannot start before it.",
                 field="effective_from",
             )
+        # The rounds its versions judged, through their relation: rounds stand above this app.
         judged = (
-            Round.objects.filter(pool_version__pool=locked, dealt_at__gte=effective_from)
-            .order_by("-dealt_at").values_list("dealt_at", flat=True).first()
+            PoolVersion.objects.filter(pool=locked, rounds__dealt_at__gte=effective_from)
+            .aggregate(last=Max("rounds__dealt_at"))["last"]
         )
         if judged is not None:
             raise PoolConfigError(
@@ -268,8 +269,6 @@ def meter_transfer_overflow(
 
     Without ``amount``, as much as the overflow holds and the ceiling leaves room for.
     """
-    from rounds.selectors import pool_version_in_force  # rounds' selectors import this app's models
-
     reason = _reason_check(reason, "an overflow transfer")
     if amount is not None:
         amount = _amount_check(amount, pool, "amount", signed=False)
@@ -353,7 +352,7 @@ def reading_record(
     ``pool``, that one). The reading is flagged when the two differ by more
     than the tolerance of the pool version in force when it was read.
     """
-    from rounds.selectors import config_version_in_force, pool_version_in_force
+    from rounds.selectors import config_version_in_force  # a table's configuration is rounds'
 
     if not isinstance(reported_at, datetime):
         raise ReadingError("a date and time with its time zone.", field="reported_at")

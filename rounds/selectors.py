@@ -6,7 +6,8 @@ from datetime import datetime
 
 from django.db.models import Prefetch, QuerySet
 
-from progressive.models import MeterEvent, Pool, PoolVersion
+from progressive.models import MeterEvent
+from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
 
 from .engine.versions import in_force
 from .models import Finding, Round, Seat, TableConfig, TableConfigVersion
@@ -16,11 +17,6 @@ def config_version_in_force(*, config: TableConfig, at: datetime) -> TableConfig
     """The version of ``config`` that was in force at ``at`` (``rounds.engine.versions.in_force``)."""
     versions = TableConfigVersion.objects.filter(config=config).select_related("config", "pool")
     return _in_force(versions, at, f"configuration {config.name} has no version")
-
-
-def pool_version_in_force(*, pool: Pool, at: datetime) -> PoolVersion:
-    versions = PoolVersion.objects.filter(pool=pool).select_related("pool")
-    return _in_force(versions, at, f"pool {pool.code} has no version")
 
 
 def _in_force(versions: QuerySet, at: datetime, missing: str):

@@ -34,7 +34,6 @@ KNOWN = {
     ("progressive.api.views", "rounds.api.views"),
     ("progressive.api.views", "rounds.authentication"),
     ("progressive.selectors", "rounds.models"),
-    ("progressive.services", "rounds.models"),
     ("progressive.services", "rounds.selectors"),
 }
 

@@ -27,27 +27,26 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from audit.services import Actor, AuditEntry, audit_record_many
 from casino.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft
-from progressive.models import MeterEvent
 from progressive.services import pool_meters
 from rounds import partitions
 from rounds.engine.record import round_from_wire
-from rounds.engine.verdict import Prepared, judge_prepared, prepare_round
+from rounds.engine.verdict import judge_prepared, prepare_round
 from rounds.engine.versions import in_force
-from rounds.models import Finding, Round, RoundKey, Seat, Submission, Table, TableConfigVersion
+from rounds.models import Round, Submission, Table
 from rounds.selectors import round_detail
 
 from . import round_rows, versions, write_plan
 from .combiner import Combiner
 from .entries import Entry, IngestResult, Received, record_hash
 from .resubmissions import resubmission
+from .steps import Again, New, runs_of, steps_of
 
 logger = logging.getLogger(__name__)
 
@@ -135,50 +134,21 @@ def _transaction(entries: Sequence[Entry], durable: bool) -> list[IngestResult]:
 # ---- the story -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _New:
-    """A new round, and everything written with it."""
-
-    at: int  # its place among the records
-    entry: Entry
-    dealt_at: datetime
-    gaming_day: date
-    version: TableConfigVersion | None = None
-    ready: Prepared | None = None
-    round: Round | None = None
-    key: RoundKey | None = None
-    body: Submission | None = None
-    seats: list[Seat] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    events: list[MeterEvent] = field(default_factory=list)
-    codes: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _Again:
-    """A resubmission: of a round stored before (``stored``), or of one new in this call (``new``)."""
-
-    at: int
-    entry: Entry
-    stored: tuple[int, date] | None
-    new: _New | None
-
-
 def _story(entries: Sequence[Entry], look: write_plan.Look) -> list[IngestResult]:
     if look.days_missing:
         partitions.partitions_make(look.days_missing)  # in the caller's own transaction
-    steps = _steps(entries, look.stored)
-    new = [step for step in steps if isinstance(step, _New)]
+    steps = steps_of(entries, look.stored)
+    new = [step for step in steps if isinstance(step, New)]
     free_pks = iter(look.free_pks) if look.free_pks is not None else None
     pool_ids = {_prepare(item, look.versions, free_pks) for item in new} - {None}
-    again = {step.stored for step in steps if isinstance(step, _Again) and step.stored}
+    again = {step.stored for step in steps if isinstance(step, Again) and step.stored}
     held = write_plan.lock(pool_ids, sorted(again), [item.key for item in new if item.key is not None])
     ledgers = {pk: LedgerDraft(pool) for pk, pool in held.pools.items()}
     for item in new:
         _judge(item, held.pool_versions, ledgers)
     results: list[IngestResult | None] = [None] * len(entries)
-    for run in _runs(steps):
-        if isinstance(run, _Again):
+    for run in runs_of(steps):
+        if isinstance(run, Again):
             results[run.at] = _answer_again(run, held.rounds)
         else:
             _write(run)
@@ -188,37 +158,7 @@ def _story(entries: Sequence[Entry], look: write_plan.Look) -> list[IngestResult
     return results
 
 
-def _steps(entries: Sequence[Entry], stored: dict) -> list[_New | _Again]:
-    """Each record as a new round or a resubmission, in the order sent."""
-    steps: list[_New | _Again] = []
-    new_here: dict[tuple[int, str], _New] = {}
-    for at, entry in enumerate(entries):
-        if entry.key in stored:
-            steps.append(_Again(at, entry, stored[entry.key], None))
-        elif entry.key in new_here:
-            steps.append(_Again(at, entry, None, new_here[entry.key]))
-        else:
-            dealt_at = datetime.fromisoformat(entry.record["dealt_at"])
-            steps.append(new_here.setdefault(entry.key, _New(at, entry, dealt_at, gaming_day_of(dealt_at))))
-    return steps
-
-
-def _runs(steps: list[_New | _Again]):
-    """Runs of new rounds, written together, and each resubmission alone, in order."""
-    run: list[_New] = []
-    for step in steps:
-        if isinstance(step, _New):
-            run.append(step)
-            continue
-        if run:
-            yield run
-            run = []
-        yield step
-    if run:
-        yield run
-
-
-def _prepare(item: _New, config_versions: write_plan.Versions, free_pks) -> int | None:
+def _prepare(item: New, config_versions: write_plan.Versions, free_pks) -> int | None:
     """Step 2 for one new round; the pool whose lock it needs, if any."""
     entry = item.entry
     item.version, rules = versions.config_version(in_force(config_versions[entry.table.config_id], item.dealt_at))
@@ -235,7 +175,7 @@ def _prepare(item: _New, config_versions: write_plan.Versions, free_pks) -> int 
     return item.version.pool_id
 
 
-def _judge(item: _New, pool_versions: write_plan.Versions, ledgers: dict[int, LedgerDraft]) -> None:
+def _judge(item: New, pool_versions: write_plan.Versions, ledgers: dict[int, LedgerDraft]) -> None:
     """Step 4: the round finished at its pool's meter, as the rounds before it left the meter."""
     ledger = ledgers.get(item.version.pool_id)
     pool_version = pool_rules = meters = None
@@ -251,7 +191,7 @@ def _judge(item: _New, pool_versions: write_plan.Versions, ledgers: dict[int, Le
         item.events = ledger.add_round(verdict.events, item.round)
 
 
-def _write(run: list[_New]) -> None:
+def _write(run: list[New]) -> None:
     """Steps 5 and 6 for a run of new rounds."""
     head = write_plan.write(
         [item.round for item in run], [s for item in run for s in item.seats],
@@ -268,7 +208,7 @@ def _write(run: list[_New]) -> None:
     ])
 
 
-def _answer_again(step: _Again, locked: dict[int, Round]) -> IngestResult:
+def _answer_again(step: Again, locked: dict[int, Round]) -> IngestResult:
     entry = step.entry
     if step.stored is not None:
         existing = locked[step.stored[0]]
