@@ -40,12 +40,16 @@ def round_finish(round_: Round, verdict: Verdict, pool_version, meter_before) ->
     round_.meter_after = verdict.meters_after.meter if verdict.meters_after else None
 
 
+# Each bet with its two columns, named once (a batch builds hundreds of seats).
+_BET_COLUMNS = tuple((bet, f"settled_{bet}", f"paid_{bet}") for bet in BETS)
+
+
 def seat_rows(round_: Round, record: dict, ready: Prepared) -> list[Seat]:
     """The seats' rows in seat order, but for the Progressive's settlement (``seats_finish``).
     Amounts are the ones the engine read from the record, not parsed a second time."""
     by_number = ready.game.seats
     rows = []
-    for wire, read in sorted(zip(record["seats"], ready.record.seats, strict=True), key=lambda s: s[1].seat):
+    for wire, read in sorted(zip(record["seats"], ready.record.seats, strict=True), key=_seat_number):
         judged = by_number[read.seat]
         paid = read.paid
         row = new_row(
@@ -56,12 +60,17 @@ def seat_rows(round_: Round, record: dict, ready: Prepared) -> list[Seat]:
             paid_reported=paid is not None,
         )
         columns = row.__dict__  # plain attributes: new_row set every one
-        for bet in BETS:
-            columns[f"settled_{bet}"] = judged.results.get(bet, ZERO)
+        results = judged.results
+        for bet, settled, claimed in _BET_COLUMNS:
+            columns[settled] = results.get(bet, ZERO)
             if paid is not None:
-                columns[f"paid_{bet}"] = paid.get(bet, ZERO)
+                columns[claimed] = paid.get(bet, ZERO)
         rows.append(row)
     return rows
+
+
+def _seat_number(pair) -> int:
+    return pair[1].seat
 
 
 def seats_finish(seats: list[Seat], verdict: Verdict) -> None:

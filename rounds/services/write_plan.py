@@ -209,8 +209,9 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
     finding_pks = sorted(row[0] for rows in results[first : first + len(finding_inserts)] for row in rows)
     for finding, pk in zip(findings, finding_pks):
         finding.pk = pk
+    alias = connection.alias  # looked up once: each lookup goes through the connection's thread-local
     for row in (*rounds, *findings, *events, *bodies):
-        row._state.adding, row._state.db = False, connection.alias
+        row._state.adding, row._state.db = False, alias
     return results[-1][0] if results[-1] else None
 
 
