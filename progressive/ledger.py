@@ -27,18 +27,12 @@ from casino import sql
 from casino.models import ZERO
 from casino.rows import new_row
 from rounds.engine.progressive import MeterEvent as EngineEvent
+from rounds.engine.vocabulary import METER_MOVES, ROUND_EVENT_KINDS
 
 from .models import MeterEvent, Pool
 
-# How each kind of event the engine makes moves the visible meter, given its (positive) amount.
-ROUND_EVENT_SIGN = {
-    MeterEvent.Kind.CONTRIBUTION: 1,
-    MeterEvent.Kind.AWARD: -1,
-    MeterEvent.Kind.RESEED: 1,
-    MeterEvent.Kind.FIXED_AWARD: 0,
-    MeterEvent.Kind.OVERFLOW: 0,
-    MeterEvent.Kind.RESERVE: 0,
-}
+# How each kind a round makes moves the visible meter, given its (positive) amount.
+ROUND_EVENT_SIGN = {kind: METER_MOVES[kind][0] for kind in ROUND_EVENT_KINDS}
 # The triggers that hold a pool to its ledger: deferred to the commit even where
 # a writer makes every other constraint immediate (``rounds.services.ingest``).
 TRIGGERS = ("pool_meter_is_its_ledger", "meter_event_moves_its_pool")

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from casino.models import ZERO
 from rounds.engine.versions import in_force
+from rounds.engine.vocabulary import METER_MOVES
 
 from .models import MeterEvent, MeterReading, Pool, PoolVersion
 
@@ -81,20 +82,8 @@ def meter_reading_list() -> QuerySet[MeterReading]:
 
 # ---- proving a ledger ------------------------------------------------------------
 
-# The meter moves a kind may make, as multiples of its (positive) amount: an
-# adjustment goes either way; a reversal undoes a contribution, an award or an
-# adjustment (either way) or an event that never moved the meter (0).
-METER_MOVES_OF_KIND = {
-    MeterEvent.Kind.CONTRIBUTION: (1,),
-    MeterEvent.Kind.RESEED: (1,),
-    MeterEvent.Kind.OVERFLOW_TRANSFER: (1,),
-    MeterEvent.Kind.AWARD: (-1,),
-    MeterEvent.Kind.FIXED_AWARD: (0,),
-    MeterEvent.Kind.OVERFLOW: (0,),
-    MeterEvent.Kind.RESERVE: (0,),
-    MeterEvent.Kind.ADJUSTMENT: (1, -1),
-    MeterEvent.Kind.REVERSAL: (1, -1, 0),
-}
+# The meter moves a kind may make (one table, the engine's, for the writer and this check).
+METER_MOVES_OF_KIND = METER_MOVES
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from django.db import OperationalError
 
 from casino.errors import error_body
 from casino.jsons import read_json, write_json
+from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.selectors import round_detail
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
@@ -196,7 +197,7 @@ def answer_of(result, request) -> Answer:
         stored = round_data(round_detail(round_pk=result.round.pk))
     if result.outcome == Submission.Outcome.CONFLICT:
         body_ = error_body(
-            "conflicting_resubmission",
+            CONFLICTING_RESUBMISSION,
             f"Round {result.round.round_id} was already stored with a different body; "
             "this one was kept and refused, and the stored round is flagged.",
             request,

@@ -118,3 +118,19 @@ PERSON_EVENT_KINDS: tuple[str, ...] = (
     MeterEventKind.OVERFLOW_TRANSFER.value,
     MeterEventKind.REVERSAL.value,
 )
+
+# How each kind may move the visible meter, as multiples of its (positive)
+# amount: a round's kinds one way each; an adjustment either way; a reversal
+# undoes a contribution, an award or an adjustment (either way), or an event
+# that never moved the meter (0). The ledger writes by it, its check proves by it.
+METER_MOVES: dict[str, tuple[int, ...]] = {
+    MeterEventKind.CONTRIBUTION.value: (1,),
+    MeterEventKind.RESEED.value: (1,),
+    MeterEventKind.OVERFLOW_TRANSFER.value: (1,),
+    MeterEventKind.AWARD.value: (-1,),
+    MeterEventKind.FIXED_AWARD.value: (0,),
+    MeterEventKind.OVERFLOW.value: (0,),
+    MeterEventKind.RESERVE.value: (0,),
+    MeterEventKind.ADJUSTMENT.value: (1, -1),
+    MeterEventKind.REVERSAL.value: (1, -1, 0),
+}
