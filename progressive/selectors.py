@@ -62,9 +62,9 @@ def pool_hit_history(*, pool: Pool | None = None, include_reseeds: bool = True) 
     Nothing is ever pruned, so the history reaches back far beyond the last
     ``HIT_HISTORY_MINIMUM`` hits.
     """
-    from rounds.models import Seat  # rounds' models import this app's; read them late
-
-    hand = Seat.objects.filter(round=OuterRef("round"), seat=OuterRef("seat")).values("hand")[:1]
+    # The seat's hand through the event's round (rounds stand above this app).
+    seats = MeterEvent._meta.get_field("round").related_model._meta.get_field("seats").related_model
+    hand = seats.objects.filter(round=OuterRef("round"), seat=OuterRef("seat")).values("hand")[:1]
     # A voided round's events are reversed, never removed: its hits stay, marked.
     reversed_ = MeterEvent.objects.filter(round=OuterRef("round"), kind=MeterEvent.Kind.REVERSAL)
     events = (

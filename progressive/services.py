@@ -20,6 +20,7 @@ from casino import locks
 from casino.models import ZERO
 from rounds.engine.progressive import MeterEvent as EngineEvent
 from rounds.engine.progressive import Meters
+from rounds.engine.versions import in_force
 
 from .configuration import (
     MONEY_LIMIT,
@@ -352,15 +353,15 @@ def reading_record(
     ``pool``, that one). The reading is flagged when the two differ by more
     than the tolerance of the pool version in force when it was read.
     """
-    from rounds.selectors import config_version_in_force  # a table's configuration is rounds'
-
     if not isinstance(reported_at, datetime):
         raise ReadingError("a date and time with its time zone.", field="reported_at")
     reported_at = _aware(reported_at, error=ReadingError, field="reported_at")
     if reported_at > timezone.now() + READING_CLOCK_SKEW:
         raise ReadingError("is in the future: check the reporter's clock.", field="reported_at")
     if table is not None:
-        linked_id = config_version_in_force(config=table.config, at=reported_at).pool_id
+        # The table's configuration versions through the table itself: tables are rounds'.
+        linked_id = in_force(((v, v.effective_from, v.version) for v in table.config.versions.all()),
+                             reported_at).pool_id
         if pool is None:
             if linked_id is None:
                 raise ReadingError(f"table {table.code} feeds no progressive pool.", field="pool")

@@ -21,8 +21,10 @@ findings and meter events it has, and a batch of rounds in the same number
 Statements that run for every round are written here once, from the models'
 own column names, and prepared once per connection (``casino.sql``).
 SQLite has no sequences and no row locks: its branches draw keys from the
-inserts and rely on the database's one writer. docs/SCALING.md, "The write
-path", has the measurements behind each step.
+inserts and rely on the database's one writer (immediate transactions,
+``casino.settings``). docs/SCALING.md has the measurements behind each step
+("What the first round changed" onwards) and behind this layout ("The write
+path as the round's story").
 """
 
 from __future__ import annotations
