@@ -1,11 +1,12 @@
-"""Every row lock the service takes, in the one order that cannot deadlock.
+"""Every row lock the service asks for, in the one order that cannot deadlock.
 
 Two transactions deadlock when each holds a row the other waits for. They
 cannot if every transaction takes its locks in one global order, so every
 write asks this module for its locks, and this module refuses a lock that
 breaks the order (``LockOrderError``, raised before the database is asked):
 
-1. table configurations, then tables (registration, a new configuration version);
+1. table configurations, then tables (registration, a new configuration
+   version; a table ``no_key``, so that its rounds go on being stored);
 2. progressive pools, in primary-key order;
 3. rounds, in primary-key order (a new round's key row, inserted by
    ``rounds.services.ingest``, ranks here too: it is inserted after the pools'
@@ -16,11 +17,18 @@ breaks the order (``LockOrderError``, raised before the database is asked):
 
 A write that needs several rows of one rank takes them in one call (they are
 locked in primary-key order); a later call in the same transaction may take
-rows of a higher rank, or of the same rank with higher keys, never a lower
-one (rows the transaction holds already may be asked for again at any
+rows of a higher rank, or of the same rank with higher (model, key), never a
+lower one (rows the transaction holds already may be asked for again at any
 time: that waits for no one). Models are named by label, so this module sits
-below the apps that own them. ``tests/test_lock_order.py`` holds every write path to it: no other
-module locks a row.
+below the apps that own them.
+
+What this module sees is the locks a write asks for (``SELECT … FOR
+UPDATE``); no other module asks for one (``tests/test_lock_order.py`` reads
+the source for it). The rows a write then updates are rows it locked here,
+and the rows it inserts wait only on their parents' key locks (``FOR KEY
+SHARE``, taken by foreign-key checks), which conflict with no lock taken here
+on a parent whose children others insert (``no_key``). The interleavings
+that deadlocked before this order are run in that test.
 """
 
 from __future__ import annotations
@@ -49,14 +57,17 @@ class LockOrderError(RuntimeError):
     """A lock asked for after one that ranks above it, in the same transaction."""
 
 
-def rows_locked(queryset: QuerySet, pks: Iterable[int] | None = None) -> QuerySet:
+def rows_locked(queryset: QuerySet, pks: Iterable[int] | None = None, *, no_key: bool = False) -> QuerySet:
     """``queryset``'s rows, locked (``SELECT … FOR UPDATE``) in primary-key order.
 
     ``pks``: the keys the caller is about to lock, when it knows them (the
     order check then compares them with what the transaction holds).
+    ``no_key``: ``FOR NO KEY UPDATE``, for a row whose children other writers
+    insert meanwhile (a table: its rounds' keys); their foreign-key checks
+    (``FOR KEY SHARE``) then never wait for it.
     """
     _check(queryset.model._meta.label, pks, queryset.db)
-    return queryset.select_for_update().order_by("pk")
+    return queryset.select_for_update(no_key=no_key).order_by("pk")
 
 
 def rows_locked_statement(queryset: QuerySet, pks: Iterable[int] | None = None) -> sql.Statement:
@@ -74,7 +85,7 @@ def raw_lock_statement(label: str, statement: sql.Statement, pks: Iterable[int] 
 @dataclass(slots=True)
 class _Held:
     block: object  # the atomic block that opened the transaction (never a test case's)
-    keys: dict[int, set[int]]  # by rank, the rows locked so far
+    keys: dict[int, set[tuple[str, int]]]  # by rank, the rows (model, key) locked so far
     top: int = -1  # the highest rank locked so far
 
 
@@ -90,7 +101,7 @@ def _check(label: str, pks: Iterable[int] | None, using: str) -> None:
     if held is None or held.block is not block:
         held = connection._table_audit_locks = _Held(block, {})
     taken = held.keys.setdefault(rank, set())
-    keys = set(pks) if pks is not None else None
+    keys = {(label, pk) for pk in pks} if pks is not None else None
     if keys is not None and keys <= taken:
         return  # held already: taking them again waits for no one
     if rank < held.top:
@@ -100,9 +111,10 @@ def _check(label: str, pks: Iterable[int] | None, using: str) -> None:
         )
     new = (keys or set()) - taken
     if rank == held.top and new and taken and min(new) < max(taken):
+        (first, first_pk), (last, last_pk) = min(new), max(taken)
         raise LockOrderError(
-            f"{label} {min(new)} is locked after {label} {max(taken)}; rows of one rank "
-            "go in primary-key order"
+            f"{first} {first_pk} is locked after {last} {last_pk}; rows of one rank go in "
+            "(model, primary key) order"
         )
     taken |= new
     held.top = rank

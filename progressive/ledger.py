@@ -4,15 +4,17 @@ A pool's ``meter``, ``overflow``, ``reserve`` and ``last_event_seq`` are the
 figures of its last ledger event, never set any other way. Every path that
 moves a meter (a stored round, an opening reseed, an adjustment, an overflow
 transfer, a void's reversal) builds its events with a ``LedgerDraft`` on the
-row-locked pool and writes them with ``ledger_statements``: the events'
-INSERT and the pool's UPDATE to the last one's figures, together: the
-pool's figures are copied from its last event, never computed apart.
+row-locked pool and writes them with ``ledger_statements`` (sent with a
+round's other writes) or ``ledger_write`` (a person's change, at once): the
+events' INSERT and the pool's UPDATE to the last one's figures, together.
+The pool's figures are copied from its last event, never computed apart.
 
-On PostgreSQL the database holds every path to this: a deferred constraint
-trigger (migration ``0008_meter_is_its_ledger``) refuses to commit a
-transaction after which a pool's figures differ from its last event's, so a
-raw ``UPDATE`` of a meter, or an event written without moving its pool,
-never lands.
+On PostgreSQL the database holds every path to this: deferred constraint
+triggers refuse to commit a transaction after which a pool's figures differ
+from its last event's (migration ``0008_meter_is_its_ledger``) or an event
+does not follow from the one before it (``0010_each_event_follows_the_last``),
+so a raw ``UPDATE`` of a meter, an event written without moving its pool, or
+an event with made-up figures and its pool set to match never lands.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from .models import MeterEvent, Pool
 ROUND_EVENT_SIGN = {kind: METER_MOVES[kind][0] for kind in ROUND_EVENT_KINDS}
 # The triggers that hold a pool to its ledger: deferred to the commit even where
 # a writer makes every other constraint immediate (``rounds.services.ingest``).
-TRIGGERS = ("pool_meter_is_its_ledger", "meter_event_moves_its_pool")
+TRIGGERS = ("pool_meter_is_its_ledger", "meter_event_moves_its_pool", "meter_event_follows_the_last")
 
 
 class LedgerError(ValueError):

@@ -7,7 +7,6 @@ by appending events (``progressive.ledger``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -18,7 +17,6 @@ from django.utils import timezone
 from audit.services import Actor, audit_record
 from casino import locks
 from casino.models import ZERO
-from rounds.engine.progressive import MeterEvent as EngineEvent
 from rounds.engine.progressive import Meters
 from rounds.engine.versions import in_force
 
@@ -42,12 +40,10 @@ __all__ = [
     "ProgressiveError",
     "ReadingError",
     "meter_adjust",
-    "meter_record_round_events",
     "meter_transfer_overflow",
     "pool_create",
     "pool_lock",
     "pool_meters",
-    "pool_open",
     "pool_version_create",
     "reading_record",
 ]
@@ -215,22 +211,6 @@ def _version_snapshot(version: PoolVersion) -> dict:
 
 
 # ---- the meter ---------------------------------------------------------------
-
-
-def meter_record_round_events(*, pool: Pool, events: Iterable[EngineEvent], round) -> list[MeterEvent]:
-    """Store a round's meter events and move the locked ``pool`` to where they end."""
-    draft = LedgerDraft(pool)
-    draft.add_round(events, round)
-    return ledger_write(draft)
-
-
-def pool_open(*, pool: Pool, amount: Decimal, actor: Actor, reason: str) -> MeterEvent:
-    """The opening reseed of a new pool: the meter starts at its reseed amount."""
-    with transaction.atomic():
-        locked = pool_lock(pool_id=pool.pk)
-        if locked.last_event_seq:
-            raise MeterError(f"pool {pool.code} is already open")
-        return _write_single(locked, MeterEvent.Kind.RESEED, amount, amount, actor, reason)
 
 
 def meter_adjust(*, pool: Pool, delta: Decimal, actor: Actor, reason: str, request_id: str = "") -> MeterEvent:

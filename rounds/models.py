@@ -116,6 +116,10 @@ class TableKey(models.Model):
         return f"{self.table.code} key {self.key_id}"
 
 
+# Where two tables' racing inserts of one round id meet (rounds.services.ingest retries on it).
+ROUND_ID_UNIQUE = "round_unique_per_table"
+
+
 class RoundKey(models.Model):
     """A stored round's id and its table's round id: unique across every gaming day.
 
@@ -135,7 +139,7 @@ class RoundKey(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["table", "round_id"], name="round_unique_per_table"),
+            models.UniqueConstraint(fields=["table", "round_id"], name=ROUND_ID_UNIQUE),
         ]
 
     def __str__(self) -> str:

@@ -7,6 +7,8 @@ from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
+from rounds.engine.progressive import in_contract_order
+
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "shared" / "examples"
 # Each file is one table's rounds in order: (file, table code, configuration).
 EXAMPLE_FILES = (("se-50kr.jsonl", "S01", "se-50kr"), ("us-30k.jsonl", "U01", "us-30k"))
@@ -32,39 +34,13 @@ def as_decimals(results: dict) -> dict:
     return {str(seat): {bet: Decimal(v) for bet, v in bets.items()} for seat, bets in results.items()}
 
 
-# What a contribution brings with it (the part above a ceiling, the reserve's share).
-_WITH_CONTRIBUTION = {"overflow", "reserve"}
-
-
 def expected_events(example: dict) -> list[tuple]:
-    """The round's events in the contract's order.
-
-    The examples list a round's contributions in the order of the body's
-    seats; ROUND_RECORD.md records them highest seat first, like the awards
-    (RULES.md: the order of the seats in the body never matters). Same
-    events, same amounts: the contributions are put in that order, and the
-    meter after each counted again from the meter before the round.
-    """
-    events = [(kind, seat, Decimal(amount), Decimal(meter)) for kind, seat, amount, meter in example["expect"]["events"]]
-    contributions = 0
-    while contributions < len(events) and (
-        events[contributions][0] == "contribution" or events[contributions][0] in _WITH_CONTRIBUTION
-    ):
-        contributions += 1
-    if not contributions:
-        return events
-    first_kind, _, first_amount, first_meter = events[0]
-    meter = first_meter - first_amount if first_kind == "contribution" else first_meter
-    chunks: dict[int, list[tuple]] = {}
-    for event in events[:contributions]:
-        chunks.setdefault(event[1], []).append(event)
-    ordered = []
-    for seat in sorted(chunks, reverse=True):
-        for kind, _, amount, _ in chunks[seat]:
-            if kind == "contribution":
-                meter += amount
-            ordered.append((kind, seat, amount, meter))
-    return ordered + events[contributions:]
+    """The round's events in the contract's order (``rounds.engine.progressive.in_contract_order``):
+    the examples list a round's contributions in the order of the body's seats, ROUND_RECORD.md
+    records them highest seat first, like the awards."""
+    return in_contract_order([
+        (kind, seat, Decimal(amount), Decimal(meter)) for kind, seat, amount, meter in example["expect"]["events"]
+    ])
 
 
 def label(example: dict, index: int) -> str:

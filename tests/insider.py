@@ -8,7 +8,8 @@ from django.db import connection
 
 from progressive.ledger import TRIGGERS
 
-_ON = {"progressive_pool": TRIGGERS[0], "progressive_meterevent": TRIGGERS[1]}
+_ON = (("progressive_pool", TRIGGERS[0]), ("progressive_meterevent", TRIGGERS[1]),
+       ("progressive_meterevent", TRIGGERS[2]))
 
 
 @contextmanager
@@ -22,11 +23,11 @@ def meter_triggers_off():
         # A table with trigger events still pending (the test's earlier writes,
         # checked at its end) cannot be altered: they are checked now.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        for table, trigger in _ON.items():
+        for table, trigger in _ON:
             cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}")
         try:
             yield
         finally:
-            for table, trigger in _ON.items():
+            for table, trigger in _ON:
                 cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")

@@ -11,11 +11,12 @@ import pytest
 from django.db import connection, transaction
 from rest_framework.test import APIClient
 
+from audit.models import VarianceFinding
 from audit.services import SYSTEM, audit_record
 from casino import locks
 from progressive.models import Pool
-from rounds.models import Round
-from rounds.services import VoidError, round_void, table_register
+from rounds.models import Finding, Round
+from rounds.services import VoidError, ingest, round_void, table_register
 from tests.progressive.records import ROUNDS, us_rounds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +50,7 @@ def test_a_lock_below_one_already_held_is_refused_before_the_database_is_asked()
 
 @pytest.mark.django_db
 def test_rows_of_one_rank_go_in_key_order():
-    with pytest.raises(locks.LockOrderError, match="primary-key order"):
+    with pytest.raises(locks.LockOrderError, match="progressive.Pool 3 is locked after progressive.Pool 5"):
         with transaction.atomic():
             list(locks.rows_locked(Pool.objects.filter(pk=5), [5]))
             list(locks.rows_locked(Pool.objects.filter(pk=3), [3]))
@@ -57,6 +58,15 @@ def test_rows_of_one_rank_go_in_key_order():
         list(locks.rows_locked(Pool.objects.filter(pk=3), [3]))
         list(locks.rows_locked(Pool.objects.filter(pk=3), [3]))
         list(locks.rows_locked(Pool.objects.filter(pk=5), [5]))
+
+
+@pytest.mark.django_db
+def test_keys_of_two_models_of_one_rank_are_not_compared_as_one():
+    """Findings and variance findings share a rank, in (model, key) order: a variance finding's
+    key says nothing of a round's finding's."""
+    with transaction.atomic():
+        list(locks.rows_locked(VarianceFinding.objects.filter(pk=9), [9]))
+        list(locks.rows_locked(Finding.objects.filter(pk=2), [2]))
 
 
 @pytest.mark.django_db
@@ -94,11 +104,21 @@ def voider(transactional_db, django_user_model):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif("connection.vendor != 'postgresql'", reason="row locks are PostgreSQL's")
-def test_batches_single_posts_and_voids_on_one_pool_and_round_never_deadlock(settings, voider):
+@pytest.mark.parametrize("combine", [False, True], ids=["each-post-alone", "round-writer"])
+def test_batches_single_posts_and_voids_on_one_pool_and_round_never_deadlock(settings, voider, combine):
     """The interleavings that deadlocked: a batch holding a conflicting resubmission and then a
     new pool round (round and head locked before the pool), against single posts of the pool and
-    voids of the same rounds (round, then pool). Every answer is a real one: no 503, no 500."""
-    settings.INGEST_COMBINE = False  # each post its own transaction: the most interleavings
+    voids of the same rounds (round, then pool). Every answer is a real one: no 503, no 500.
+    Single posts each in their own transaction (the most interleavings), and through the
+    process's round writer, as production runs them."""
+    settings.INGEST_COMBINE = combine
+    try:
+        _interleave(voider)
+    finally:
+        ingest._COMBINER.stop()  # its connections closed, so the test database can be dropped
+
+
+def _interleave(voider):
     keys = {code: table_register(code=code, config_name="us-30k", actor=SYSTEM).key for code in ("L01", "L02")}
     stored = us_rounds("L01", "stored", ROUNDS_EACH)
     client = _client(keys["L01"])

@@ -13,10 +13,10 @@ from decimal import Decimal
 
 from rounds.engine import judge_round
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
-from rounds.engine.progressive import Meters
+from rounds.engine.progressive import Meters, in_contract_order
 from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
-from rounds.engine.verdict import FLAGGED, VOID
+from rounds.engine.verdict import VOID, status_after_conflict
 from rounds.engine.vocabulary import MeterEventKind
 
 REVERSAL = MeterEventKind.REVERSAL.value
@@ -54,9 +54,8 @@ def round_differences(
         # taken back one by one, the findings of the dealt round kept.
         expected_status = VOID
     elif len(stored_codes) != len(stored.codes):
-        # A refused conflicting resubmission flags the stored round whatever the
-        # engine says, but for a void one: void wins over flagged (ROUND_RECORD.md).
-        expected_status = VOID if verdict.status == VOID else FLAGGED
+        # A refused conflicting resubmission flags the stored round whatever the engine says.
+        expected_status = status_after_conflict(verdict.status)
     else:
         expected_status = verdict.status
     if stored.status != expected_status:
@@ -77,7 +76,8 @@ def round_differences(
             if old != new:
                 found.append(f"seat {seat} {bet} {old} is now {new}")
 
-    dealt = [(k, s, a, m) for k, s, a, m, *_ in stored.events if k != REVERSAL]
+    # Stored before the contract recorded contributions highest seat first: the same events.
+    dealt = in_contract_order([(k, s, a, m) for k, s, a, m, *_ in stored.events if k != REVERSAL])
     fresh_events = [(e.kind, e.seat, e.amount, e.meter) for e in verdict.events]
     if dealt != fresh_events:
         found.append(f"meter events {_events_text(dealt)} are now {_events_text(fresh_events)}")

@@ -12,6 +12,7 @@ given another meaning.
 
 from __future__ import annotations
 
+from casino.models import MONEY
 from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES
 from rounds.models import Finding, Round
@@ -39,7 +40,7 @@ PAID_DIGITS = 15
 # What an answer's amounts may hold: as the stored money columns
 # (casino.models.MONEY), room for all that follows from the largest amounts
 # (a 500:1 Blind, seven seats summed, a meter fed by such rounds).
-ANSWER_MONEY_DIGITS = 20
+ANSWER_MONEY_DIGITS = MONEY["max_digits"]
 
 SEATS = (1, 7)  # seat numbers, and how many seats a round has at most
 NO_AMOUNT = "0.00"

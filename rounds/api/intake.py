@@ -18,7 +18,6 @@ from casino.errors import error_body
 from casino.jsons import read_json, write_json
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
-from rounds.selectors import round_detail
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
 
 from .serializers import RoundRecordSerializer, record_fast, round_data
@@ -52,13 +51,16 @@ def read_body(request) -> bytes:
 
 
 def storable(value):
-    """``value`` without NUL characters, which PostgreSQL text and jsonb refuse.
+    """``value`` as text PostgreSQL keeps: NUL characters and lone surrogates (which
+    JSON's ``\\ud800`` escapes can carry, and UTF-8 cannot) written out as escapes.
 
     Error messages may quote what the table sent (an unknown decision, an
     unknown ``paid`` key); the refusal must still be kept, not turn into a 500.
     """
     if isinstance(value, str):
-        return value.replace("\x00", "\\x00")
+        if value.isascii():
+            return value.replace("\x00", "\\x00")
+        return value.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
     if isinstance(value, dict):
         return {storable(k): storable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -84,7 +86,8 @@ def receive_round(*, table: Table, payload, body: bytes, request, request_id: st
         return refusal
     try:
         result = ingest_round(table=table, record=record, body=body, request_id=request_id)
-    except OperationalError:
+    except OperationalError as error:
+        _kept_anyway(table, [Received(record, body)], error, request_id)
         raise  # the database cannot serve: a 503 to retry (casino.errors)
     except Exception as error:
         logger.exception("round %s of table %s could not be stored", record["round"], table.code)
@@ -112,7 +115,11 @@ def receive_batch(*, table: Table, items: list, request, request_id: str) -> lis
     def store_run() -> None:
         # A run that fails together is stored again record by record (ingest_rounds);
         # the database unable to serve raises: the whole request is a 503 to retry.
-        results = ingest_rounds(table=table, received=[r for _, r in run], request_id=request_id)
+        try:
+            results = ingest_rounds(table=table, received=[r for _, r in run], request_id=request_id)
+        except OperationalError as error:
+            _kept_anyway(table, [r for _, r in run], error, request_id)
+            raise
         for (number, received), result in zip(run, results, strict=True):
             answers[number] = (
                 _not_stored(table, received, result, request, request_id)
@@ -140,6 +147,21 @@ def item_body(item) -> bytes:
     return write_json(item).encode()
 
 
+def _kept_anyway(table: Table, received: list[Received], error: OperationalError, request_id: str) -> None:
+    """The bodies of records the database could not serve (a deadlock, a timeout, a lost
+    connection) kept as 503 refusals, as far as it serves that; the request is a 503 all the same."""
+    try:
+        for one in received:
+            submission_refuse(
+                table=table, body=one.body, outcome=Submission.Outcome.REJECTED, http_status=503,
+                errors={"non_field_errors": [f"The database could not serve this round; send it again. "
+                                             f"({type(error).__name__})"]},
+                round_id=storable(one.record["round"]), request_id=request_id,
+            )
+    except Exception:
+        logger.exception("the bodies of %d records could not be kept either", len(received))
+
+
 def _not_stored(table: Table, received: Received, error: Exception, request, request_id: str) -> Answer:
     """A well-formed record the service failed to store (a fault of the service, logged with
     ``error``): its body is kept all the same, as a refusal an auditor can find."""
@@ -147,7 +169,7 @@ def _not_stored(table: Table, received: Received, error: Exception, request, req
     submission_refuse(
         table=table, body=received.body, outcome=Submission.Outcome.REJECTED, http_status=500,
         errors={"non_field_errors": [f"{message} ({type(error).__name__})"]},
-        round_id=received.record["round"], request_id=request_id,
+        round_id=storable(received.record["round"]), request_id=request_id,
     )
     return Answer(500, error_body("server_error", message, request))
 
@@ -188,13 +210,9 @@ def _check(table: Table, payload, body: bytes, request, request_id: str,
 
 
 def answer_of(result, request) -> Answer:
-    """The answer to one stored record: the round as it was just written, or as stored."""
-    if result.snapshot:
-        # The rows the record just wrote, where the result has them (otherwise read from the round).
-        stored = round_data(result.round, seats=result.seats, findings=result.findings,
-                            meter_events=result.meter_events)
-    else:
-        stored = round_data(round_detail(round_pk=result.round.pk))
+    """The answer to one stored record: the round as this record left it."""
+    stored = round_data(result.round, seats=result.seats, findings=result.findings,
+                        meter_events=result.meter_events)
     if result.outcome == Submission.Outcome.CONFLICT:
         body_ = error_body(
             CONFLICTING_RESUBMISSION,

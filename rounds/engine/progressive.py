@@ -9,7 +9,7 @@ a reseed right after a 100 % award).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -195,3 +195,36 @@ class _State:
             self.meter += self.pool.reseed
             self._event(RESEED, seat, self.pool.reseed)
         return award
+
+
+# What a contribution brings with it: the part above a ceiling, the reserve's share.
+_WITH_CONTRIBUTION = (OVERFLOW, RESERVE)
+
+
+def in_contract_order(events: Sequence[tuple]) -> list[tuple]:
+    """A round's ``(kind, seat, amount, meter after)`` events with its contributions highest seat first.
+
+    Rounds stored before ROUND_RECORD.md settled the order (and the worked
+    examples) list the contributions in the order of the body's seats. The
+    same events in the contract's order: each seat's contribution with what it
+    brings, from the highest seat down, the meter after each counted again
+    from the meter before the round; the awards and reseeds after them as they
+    were. Events already in that order come back as they are.
+    """
+    contributions = 0
+    while contributions < len(events) and events[contributions][0] in (CONTRIBUTION, *_WITH_CONTRIBUTION):
+        contributions += 1
+    if not contributions:
+        return list(events)
+    first_kind, _, first_amount, first_meter = events[0]
+    meter = first_meter - first_amount if first_kind == CONTRIBUTION else first_meter
+    by_seat: dict[int, list[tuple]] = {}
+    for event in events[:contributions]:
+        by_seat.setdefault(event[1], []).append(event)
+    ordered = []
+    for seat in sorted(by_seat, reverse=True):
+        for kind, _, amount, _ in by_seat[seat]:
+            if kind == CONTRIBUTION:
+                meter += amount
+            ordered.append((kind, seat, amount, meter))
+    return ordered + list(events[contributions:])

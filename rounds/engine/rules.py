@@ -24,6 +24,10 @@ DECISION_MULTIPLES: Mapping[str, int] = {
 }
 FOLD = Decision.FOLD.value
 
+# The highest pay a configuration may set: ROUND_RECORD.md bounds a wager at 12
+# integer digits and a paid amount at 15, a 500:1 pay on the largest wager.
+MOST_PAY = 500
+
 QUALIFIERS = ("hole", "board", "any")
 PAY_KINDS = ("percent", "fixed")
 

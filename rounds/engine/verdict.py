@@ -136,6 +136,12 @@ def _payout_mismatches(
     return found
 
 
+def status_after_conflict(status: str) -> str:
+    """A stored round's status once a different body came under its id: flagged, but for a
+    void round, which stays void (void wins over flagged, as in ``_status``)."""
+    return VOID if status == VOID else FLAGGED
+
+
 def _status(record: RoundRecord, found: list[Finding], reported: bool) -> str:
     """``reported``: at least one seat says what the dealer paid.
 

@@ -14,7 +14,14 @@ from casino import locks
 from casino.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
 from progressive.models import Pool
 from rounds.engine.evaluator import CATEGORY_INDEX
-from rounds.engine.rules import STORED_TYPES, TABLE_NUMBERS, RulesError, pay_table, table_rules
+from rounds.engine.rules import (
+    MOST_PAY,
+    STORED_TYPES,
+    TABLE_NUMBERS,
+    RulesError,
+    pay_table,
+    table_rules,
+)
 from rounds.models import Round, TableConfig, TableConfigVersion
 
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -63,6 +70,9 @@ def config_numbers_check(
             continue
         if not parsed:
             errors.add(name, "a pay table needs at least one hand category.")
+        elif max(parsed.values()) > MOST_PAY:
+            # ROUND_RECORD.md bounds a paid amount at 15 digits: 500:1 on the largest wager.
+            errors.add(name, f"a pay above {MOST_PAY}:1 could owe more than a table can claim.")
         pays[name] = {name_: str(Decimal(str(pay))) for name_, pay in table.items()}
     if dealer_qualifier not in CATEGORY_INDEX:
         errors.add("dealer_qualifier", f"one of {', '.join(CATEGORY_INDEX)}.")

@@ -12,14 +12,15 @@ from rounds.models import Finding, Round, Seat, Table
 
 @dataclass(frozen=True, slots=True)
 class IngestResult:
+    # The round as this record left it: a later record of the same batch (a
+    # conflict flags the round) does not change its answer.
     round: Round
     outcome: str  # a Submission.Outcome: accepted, replayed or conflict
-    # The rows as this record left them, so its answer needs no read, and a
-    # later record of the batch (a conflict flags the round) does not change it.
+    # A new round's rows as just written, so that its answer needs no read
+    # (None: the round was read with them, prefetched).
     seats: list[Seat] | None = None
     findings: list[Finding] | None = None
     meter_events: list[MeterEvent] | None = None
-    snapshot: bool = False  # ``round`` is as the record left it (otherwise read it again)
 
     @property
     def http_status(self) -> int:

@@ -12,8 +12,9 @@ round goes through the same steps:
    rounds' keys, in the one order of ``casino.locks``;
 4. judge: each new round finished at its pool's meter, in the order sent,
    its meter events drafted on the pool's ledger (``progressive.ledger``);
-5. write: the rows of each run of new rounds, the audit head locked last;
-6. audit: one ``round.stored`` event each;
+5. write: the rows of each run of new rounds, and each resubmission's;
+6. audit: one ``round.stored`` event each (and a conflict's), under one lock
+   of the chain's head, taken last;
 7. answer: each record's result, as the record left the round.
 
 A record whose round id is stored already (or came earlier in the same call)
@@ -39,14 +40,14 @@ from rounds import partitions
 from rounds.engine.record import round_from_wire
 from rounds.engine.verdict import judge_prepared, prepare_round
 from rounds.engine.versions import in_force
-from rounds.models import Round, Submission, Table
+from rounds.models import ROUND_ID_UNIQUE, Round, RoundKey, Submission, Table
 from rounds.selectors import round_detail
 
 from . import round_rows, versions, write_plan
 from .combiner import Combiner
 from .entries import Entry, IngestResult, Received, record_hash
 from .resubmissions import resubmission
-from .steps import Again, New, runs_of, steps_of
+from .steps import NewRound, Resubmission, runs_of, steps_of
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +113,18 @@ def ingest_entries(entries: Sequence[Entry], *, durable: bool = True) -> list[In
     """
     try:
         return _transaction(entries, durable)
-    except IntegrityError:
+    except IntegrityError as error:
+        if not _lost_the_race(error):
+            raise
         return _transaction(entries, durable)
+
+
+def _lost_the_race(error: IntegrityError) -> bool:
+    """The round key's unique index refused an id another transaction stored first."""
+    diagnosis = getattr(error.__cause__, "diag", None)
+    if diagnosis is not None:
+        return diagnosis.constraint_name == ROUND_ID_UNIQUE
+    return f"{RoundKey._meta.db_table}.round_id" in str(error)  # SQLite names the columns
 
 
 def _transaction(entries: Sequence[Entry], durable: bool) -> list[IngestResult]:
@@ -138,36 +149,46 @@ def _story(entries: Sequence[Entry], look: write_plan.Look) -> list[IngestResult
     if look.days_missing:
         partitions.partitions_make(look.days_missing)  # in the caller's own transaction
     steps = steps_of(entries, look.stored)
-    new = [step for step in steps if isinstance(step, New)]
+    new = [step for step in steps if isinstance(step, NewRound)]
     free_pks = iter(look.free_pks) if look.free_pks is not None else None
-    pool_ids = {_prepare(item, look.versions, free_pks) for item in new} - {None}
-    again = {step.stored for step in steps if isinstance(step, Again) and step.stored}
-    held = write_plan.lock(pool_ids, sorted(again), [item.key for item in new if item.key is not None])
+    pool_ids = set()
+    for item in new:
+        if (pool_id := _prepare(item, look.versions, free_pks)) is not None:
+            pool_ids.add(pool_id)
+    stored_again = {step.stored for step in steps if isinstance(step, Resubmission) and step.stored}
+    held = write_plan.lock(pool_ids, sorted(stored_again), [item.key for item in new if item.key is not None])
     ledgers = {pk: LedgerDraft(pool) for pk, pool in held.pools.items()}
     for item in new:
         _judge(item, held.pool_versions, ledgers)
     results: list[IngestResult | None] = [None] * len(entries)
-    for run in runs_of(steps):
-        if isinstance(run, Again):
-            results[run.at] = _answer_again(run, held.rounds)
-        else:
-            _write(run)
-            for item in run:
-                results[item.at] = IngestResult(item.round, Submission.Outcome.ACCEPTED, item.seats,
-                                                item.findings, item.events, snapshot=True)
+    audit: list[AuditEntry] = []
+    head = None
+    runs = list(runs_of(steps))
+    for number, run in enumerate(runs):
+        if isinstance(run, Resubmission):
+            results[run.at], said = _answer_again(run, held.rounds)
+            audit += said
+            continue
+        # The chain's head is locked with the last write, so it is held for the audit alone.
+        head = _write(run, head_too=number == len(runs) - 1)
+        for item in run:
+            results[item.at] = IngestResult(item.round, Submission.Outcome.ACCEPTED, item.seats,
+                                            item.findings, item.events)
+            audit.append(_stored(item))
+    audit_record_many(head=head, entries=audit)
     return results
 
 
-def _prepare(item: New, config_versions: write_plan.Versions, free_pks) -> int | None:
+def _prepare(item: NewRound, config_versions: write_plan.Versions, free_pks) -> int | None:
     """Step 2 for one new round; the pool whose lock it needs, if any."""
     entry = item.entry
     item.version, rules = versions.config_version(in_force(config_versions[entry.table.config_id], item.dealt_at))
-    item.ready = prepare_round(entry.wire if entry.wire is not None else round_from_wire(entry.record), rules)
+    item.prepared = prepare_round(entry.wire if entry.wire is not None else round_from_wire(entry.record), rules)
     digest = entry.digest or record_hash(entry.record)
     pk = next(free_pks) if free_pks is not None else None
     item.round = round_rows.round_row(entry.record, entry.table, digest, item.dealt_at, item.gaming_day,
-                                      item.version, item.ready, pk)
-    item.seats = round_rows.seat_rows(item.round, entry.record, item.ready)
+                                      item.version, item.prepared, pk)
+    item.seats = round_rows.seat_rows(item.round, entry.record, item.prepared)
     item.body = round_rows.submission_row(entry.table, entry.body, entry.record["round"],
                                           Submission.Outcome.ACCEPTED, 201, entry.request_id, item.round)
     if pk is not None:
@@ -175,14 +196,14 @@ def _prepare(item: New, config_versions: write_plan.Versions, free_pks) -> int |
     return item.version.pool_id
 
 
-def _judge(item: New, pool_versions: write_plan.Versions, ledgers: dict[int, LedgerDraft]) -> None:
+def _judge(item: NewRound, pool_versions: write_plan.Versions, ledgers: dict[int, LedgerDraft]) -> None:
     """Step 4: the round finished at its pool's meter, as the rounds before it left the meter."""
     ledger = ledgers.get(item.version.pool_id)
     pool_version = pool_rules = meters = None
     if ledger is not None:
         pool_version, pool_rules = versions.pool_version(in_force(pool_versions[ledger.pool.pk], item.dealt_at))
         meters = pool_meters(ledger.pool)
-    verdict = judge_prepared(item.ready, pool_rules, meters)
+    verdict = judge_prepared(item.prepared, pool_rules, meters)
     round_rows.round_finish(item.round, verdict, pool_version, meters.meter if meters else None)
     round_rows.seats_finish(item.seats, verdict)
     item.findings = round_rows.finding_rows(item.round, verdict)
@@ -191,32 +212,34 @@ def _judge(item: New, pool_versions: write_plan.Versions, ledgers: dict[int, Led
         item.events = ledger.add_round(verdict.events, item.round)
 
 
-def _write(run: list[New]) -> None:
-    """Steps 5 and 6 for a run of new rounds."""
-    head = write_plan.write(
+def _write(run: list[NewRound], *, head_too: bool) -> tuple[int, str] | None:
+    """Step 5 for a run of new rounds; with ``head_too``, the audit head's lock (and its
+    figures) in the same round trip."""
+    return write_plan.write(
         [item.round for item in run], [s for item in run for s in item.seats],
         [f for item in run for f in item.findings], [e for item in run for e in item.events],
-        [item.body for item in run],
+        [item.body for item in run], head_too=head_too,
     )
-    audit_record_many(head=head, entries=[
-        AuditEntry(
-            actor=Actor.of_table(item.entry.table), action="round.stored", obj=item.round,
-            after={"status": item.round.status, "record_hash": item.round.record_hash, "findings": item.codes},
-            request_id=item.entry.request_id,
-        )
-        for item in run
-    ])
 
 
-def _answer_again(step: Again, locked: dict[int, Round]) -> IngestResult:
+def _stored(item: NewRound) -> AuditEntry:
+    """Step 6 for a new round: what the chain says of it."""
+    return AuditEntry(
+        actor=Actor.of_table(item.entry.table), action="round.stored", obj=item.round,
+        after={"status": item.round.status, "record_hash": item.round.record_hash, "findings": item.codes},
+        request_id=item.entry.request_id,
+    )
+
+
+def _answer_again(step: Resubmission, locked: dict[int, Round]) -> tuple[IngestResult, list[AuditEntry]]:
     entry = step.entry
     if step.stored is not None:
         existing = locked[step.stored[0]]
     else:  # written earlier in this transaction: ours, no lock needed
         existing = Round.objects.get(pk=step.new.round.pk, gaming_day=step.new.gaming_day)
     digest = entry.digest or record_hash(entry.record)
-    outcome = resubmission(entry.table, existing, digest, entry.body, entry.request_id)
-    return IngestResult(_round_read(existing.pk), outcome, snapshot=True)
+    outcome, said = resubmission(entry.table, existing, digest, entry.body, entry.request_id)
+    return IngestResult(_round_read(existing.pk), outcome), said
 
 
 def _round_read(pk: int) -> Round:

@@ -2,33 +2,34 @@
 
 from __future__ import annotations
 
-from audit.services import Actor, audit_record
+from audit.services import Actor, AuditEntry
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
+from rounds.engine.verdict import status_after_conflict
 from rounds.models import Finding, Round, Submission
 
 from .submissions import body_keep
 
 
-def resubmission(table, existing: Round, digest: str, body: bytes, request_id: str) -> str:
+def resubmission(table, existing: Round, digest: str, body: bytes, request_id: str) -> tuple[str, list[AuditEntry]]:
     """Keep the body; the same record is a replay, a different one is refused and flags the round.
 
     ``existing`` is row-locked by the caller (``casino.locks``). Returns the
-    ``Submission.Outcome``.
+    ``Submission.Outcome`` and what the audit chain must say of it, for the
+    caller to append with its other events under one lock of the chain's head.
     """
     if existing.record_hash == digest:
         body_keep(table, body, existing.round_id, Submission.Outcome.REPLAYED, 200, request_id, existing)
-        return Submission.Outcome.REPLAYED
+        return Submission.Outcome.REPLAYED, []
     submission = body_keep(table, body, existing.round_id, Submission.Outcome.CONFLICT, 409, request_id, existing)
     Finding.objects.create(
         round=existing, code=CONFLICTING_RESUBMISSION,
         detail=f"submission {submission.pk} sent a different body for this round id; it was refused and kept",
     )
-    if existing.status not in (Round.Status.FLAGGED, Round.Status.VOID):
-        existing.status = Round.Status.FLAGGED
+    if existing.status != status_after_conflict(existing.status):
+        existing.status = status_after_conflict(existing.status)
         # With its gaming day, the update looks in one partition only.
         Round.objects.filter(pk=existing.pk, gaming_day=existing.gaming_day).update(status=existing.status)
-    audit_record(
+    return Submission.Outcome.CONFLICT, [AuditEntry(
         actor=Actor.of_table(table), action="round.conflict_refused", obj=existing,
         after={"submission": submission.pk}, request_id=request_id,
-    )
-    return Submission.Outcome.CONFLICT
+    )]

@@ -1,8 +1,9 @@
 """The rows a stored round is written as, built from the record and the engine's verdict.
 
 Built with ``casino.rows.new_row`` (a round is a dozen rows, and
-``Model.__init__`` was a third of a batch's CPU) and written by
-``write_plan``. A column added to a model is filled here, once.
+``Model.__init__`` costs more than the rest of building them: ``casino.rows``
+says why) and written by ``write_plan``. A column added to a model is filled
+here, once.
 """
 
 from __future__ import annotations

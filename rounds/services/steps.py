@@ -20,7 +20,7 @@ from .entries import Entry
 
 
 @dataclass(slots=True)
-class New:
+class NewRound:
     """A new round, and everything written with it."""
 
     at: int  # its place among the records
@@ -28,7 +28,7 @@ class New:
     dealt_at: datetime
     gaming_day: date
     version: TableConfigVersion | None = None
-    ready: Prepared | None = None
+    prepared: Prepared | None = None
     round: Round | None = None
     key: RoundKey | None = None
     body: Submission | None = None
@@ -39,35 +39,35 @@ class New:
 
 
 @dataclass(slots=True)
-class Again:
+class Resubmission:
     """A resubmission: of a round stored before (``stored``), or of one new in this call (``new``)."""
 
     at: int
     entry: Entry
     stored: tuple[int, date] | None
-    new: New | None
+    new: NewRound | None
 
 
-def steps_of(entries: Sequence[Entry], stored: dict) -> list[New | Again]:
+def steps_of(entries: Sequence[Entry], stored: dict) -> list[NewRound | Resubmission]:
     """Each record as a new round or a resubmission, in the order sent."""
-    steps: list[New | Again] = []
-    new_here: dict[tuple[int, str], New] = {}
+    steps: list[NewRound | Resubmission] = []
+    new_here: dict[tuple[int, str], NewRound] = {}
     for at, entry in enumerate(entries):
         if entry.key in stored:
-            steps.append(Again(at, entry, stored[entry.key], None))
+            steps.append(Resubmission(at, entry, stored[entry.key], None))
         elif entry.key in new_here:
-            steps.append(Again(at, entry, None, new_here[entry.key]))
+            steps.append(Resubmission(at, entry, None, new_here[entry.key]))
         else:
             dealt_at = datetime.fromisoformat(entry.record["dealt_at"])
-            steps.append(new_here.setdefault(entry.key, New(at, entry, dealt_at, gaming_day_of(dealt_at))))
+            steps.append(new_here.setdefault(entry.key, NewRound(at, entry, dealt_at, gaming_day_of(dealt_at))))
     return steps
 
 
-def runs_of(steps: list[New | Again]) -> Iterator[list[New] | Again]:
+def runs_of(steps: list[NewRound | Resubmission]) -> Iterator[list[NewRound] | Resubmission]:
     """Runs of new rounds, written together, and each resubmission alone, in order."""
-    run: list[New] = []
+    run: list[NewRound] = []
     for step in steps:
-        if isinstance(step, New):
+        if isinstance(step, NewRound):
             run.append(step)
             continue
         if run:

@@ -45,7 +45,7 @@ def table_register(
     """
     config = TableConfig.objects.get(name=config_name)
     with transaction.atomic():
-        table, created = locks.rows_locked(Table.objects.all()).get_or_create(
+        table, created = locks.rows_locked(Table.objects.all(), no_key=True).get_or_create(
             code=code, defaults={"config": config}
         )
         before = None if created else {"config": table.config.name}

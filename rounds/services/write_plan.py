@@ -184,10 +184,11 @@ def _pools_locked(pools: list[int], then: Sequence[sql.Statement]) -> tuple[dict
 
 
 def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Finding],
-          events: Sequence[MeterEvent], bodies: Sequence[Submission]) -> tuple[int, str] | None:
-    """Step 3: a run of new rounds and all that goes with them; the audit head locked last.
+          events: Sequence[MeterEvent], bodies: Sequence[Submission], *, head_too: bool) -> tuple[int, str] | None:
+    """Step 3: a run of new rounds and all that goes with them; with ``head_too`` the audit
+    head locked last, in the same round trip.
 
-    Returns the head (seq, hash) for ``audit.services.audit_record_many``.
+    Returns the head (seq, hash) for ``audit.services.audit_record_many``, or None.
     """
     statements = []
     if connection.vendor != "postgresql":
@@ -203,7 +204,7 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
         *finding_inserts,
         *ledger_statements(events),
         *sql.insert(Submission, bodies),
-        audit_head_lock_statement(),
+        *([audit_head_lock_statement()] if head_too else []),
     ]
     results = sql.run(statements)
     first = statements.index(finding_inserts[0]) if finding_inserts else 0
@@ -214,6 +215,8 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
     alias = connection.alias  # looked up once: each lookup goes through the connection's thread-local
     for row in (*rounds, *findings, *events, *bodies):
         row._state.adding, row._state.db = False, alias
+    if not head_too:
+        return None
     return results[-1][0] if results[-1] else None
 
 

@@ -71,7 +71,9 @@ def test_a_disk_full_while_storing_a_round_is_a_503_and_leaves_nothing_half_stor
     client.raise_request_exception = False
     with disk_full_for("U-1"):
         assert_503(client.post(ROUNDS, us_record(), format="json"))
-    assert not Round.objects.exists() and not Submission.objects.exists()
+    assert not Round.objects.exists()
+    # Nothing half-stored, and nothing lost: the body is kept as the 503 it was answered.
+    assert list(Submission.objects.values_list("claimed_round", "http_status")) == [("U-1", 503)]
 
     assert client.post(ROUNDS, us_record(), format="json").status_code == 201
     assert Round.objects.count() == 1

@@ -51,6 +51,29 @@ def test_an_event_written_without_moving_its_pool_is_refused(pool):
     assert MeterEvent.objects.filter(pool=pool).count() == last.seq
 
 
+@pytest.mark.parametrize("figure", ["meter_after", "overflow_after", "reserve_after", "seq"])
+def test_an_event_with_made_up_figures_and_its_pool_set_to_match_is_refused(pool, figure):
+    """The pool's last event is no proof by itself: each event must follow from the one before."""
+    last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
+    after = {"meter_after": last.meter_after + 5, "overflow_after": last.overflow_after,
+             "reserve_after": last.reserve_after, "seq": last.seq + 1}
+    after[figure] += 100  # what a delta of 5 on the meter (and 0 on the others) cannot give
+    with pytest.raises(IntegrityError, match="event before it|no event"):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO progressive_meterevent (pool_id, seq, kind, amount, delta, overflow_delta, "
+                "reserve_delta, meter_after, overflow_after, reserve_after, seat, actor_name, reason, created_at) "
+                "VALUES (%s, %s, 'adjustment', 5, 5, 0, 0, %s, %s, %s, NULL, 'insider', 'x', now())",
+                [pool.pk, after["seq"], after["meter_after"], after["overflow_after"], after["reserve_after"]],
+            )
+            cursor.execute(
+                "UPDATE progressive_pool SET meter = %s, overflow = %s, reserve = %s, last_event_seq = %s "
+                "WHERE id = %s",
+                [after["meter_after"], after["overflow_after"], after["reserve_after"], after["seq"], pool.pk],
+            )
+    assert MeterEvent.objects.filter(pool=pool).count() == last.seq
+
+
 def test_an_event_and_its_pool_moved_together_commit(pool):
     """The rule holds at the commit, not statement by statement: a writer moves both in one transaction."""
     event = meter_adjust(pool=pool, delta=Decimal("2.00"), actor=SYSTEM, reason="display fault")

@@ -161,3 +161,28 @@ def test_read_ahead_leaves_no_thread_behind_when_the_reader_stops_early():
     assert not _fetch_threads()
     # It read ahead no more than the two chunks it may keep waiting.
     assert cursor.fetched <= 40
+
+
+def _contributions_lowest_seat_first(stored: StoredRound) -> StoredRound | None:
+    """As rounds were stored before the contract recorded contributions highest seat first."""
+    events = list(stored.events)
+    count = 0
+    while count < len(events) and events[count][0] == "contribution":
+        count += 1
+    if count < 2:
+        return None
+    meter = events[0][3] - events[0][2]
+    old = []
+    for kind, seat, amount, _, overflow, reserve in sorted(events[:count], key=lambda e: e[1]):
+        meter += amount
+        old.append((kind, seat, amount, meter, overflow, reserve))
+    return replace(stored, events=old + events[count:])
+
+
+def test_a_round_stored_with_its_contributions_in_the_bodys_order_is_no_drift(rounds):
+    old = [c for c in (_contributions_lowest_seat_first(r) for r in rounds) if c is not None]
+    assert old, "no round of the dealt day has two contributions"
+    assert [differences(r) for r in old] == [[] for _ in old]
+    # Not any order will do: the same contributions with another round's amounts is drift.
+    moved = replace(old[0], events=[(k, s, a + 1, m + 1, o, r) for k, s, a, m, o, r in old[0].events])
+    assert differences(moved)

@@ -84,6 +84,8 @@ def test_a_version_cannot_reach_back_over_a_judged_round(table_client):
     ({"unit": "0.001"}, "unit"),
     ({"blind_pays": {"royal": "500"}}, "blind_pays"),
     ({"trips_pays": {"flush": "-7"}}, "trips_pays"),
+    # Past what ROUND_RECORD.md's 15-digit paid amounts can claim on the largest wager.
+    ({"blind_pays": {"royal_flush": "501"}}, "blind_pays"),
     ({"dealer_qualifier": "ace_high"}, "dealer_qualifier"),
     ({"aggregate_limit": "0"}, "aggregate_limit"),
 ])
