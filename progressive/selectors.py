@@ -7,7 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import NamedTuple
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery, Sum
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
 from casino.models import ZERO
@@ -62,15 +62,15 @@ def pool_hit_history(*, pool: Pool | None = None, include_reseeds: bool = True) 
     Nothing is ever pruned, so the history reaches back far beyond the last
     ``HIT_HISTORY_MINIMUM`` hits.
     """
-    # The seat's hand through the event's round (rounds stand above this app).
-    seats = MeterEvent._meta.get_field("round").related_model._meta.get_field("seats").related_model
-    hand = seats.objects.filter(round=OuterRef("round"), seat=OuterRef("seat")).values("hand")[:1]
+    # The seat's hand through the event's round and its seats (rounds stand above this app).
+    seat_of_event = FilteredRelation("round__seats", condition=Q(round__seats__seat=F("seat")))
     # A voided round's events are reversed, never removed: its hits stay, marked.
     reversed_ = MeterEvent.objects.filter(round=OuterRef("round"), kind=MeterEvent.Kind.REVERSAL)
     events = (
         meter_event_list()
         .filter(kind__in=HISTORY_KINDS if include_reseeds else HIT_KINDS, round__isnull=False)
-        .annotate(hand=Subquery(hand), reversed=Exists(reversed_))
+        .annotate(seat_of_event=seat_of_event)
+        .annotate(hand=F("seat_of_event__hand"), reversed=Exists(reversed_))
         .order_by("-id")
     )
     return events.filter(pool=pool) if pool is not None else events

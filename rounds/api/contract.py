@@ -42,7 +42,7 @@ PAID_DIGITS = 15
 # (a 500:1 Blind, seven seats summed, a meter fed by such rounds).
 ANSWER_MONEY_DIGITS = MONEY["max_digits"]
 
-SEATS = (1, 7)  # seat numbers, and how many seats a round has at most
+FIRST_SEAT, LAST_SEAT = 1, 7  # seat numbers; a round has at most as many seats as the last number
 NO_AMOUNT = "0.00"
 
 
@@ -56,7 +56,7 @@ PAID = Record(
 )
 
 SEAT_RECORD = Record("SeatRecord", [
-    Integer("seat", minimum=SEATS[0], maximum=SEATS[1]),
+    Integer("seat", minimum=FIRST_SEAT, maximum=LAST_SEAT),
     Text("player", max_length=64, optional=True),
     Cards("hole", count=2, optional=True),
     Amount("ante", whole_digits=WAGER_DIGITS),
@@ -105,7 +105,7 @@ RECORD = Record("RoundRecord", [
     Flag("void", default=False),
     Cards("board", count=5, optional=True),
     Cards("dealer_cards", count=2, optional=True),
-    Many("seats", shape=SEAT_RECORD, min_length=1, max_length=SEATS[1]),
+    Many("seats", shape=SEAT_RECORD, min_length=1, max_length=LAST_SEAT),
 ], rules=record_rules, doc="One dealt round as a table posts it (ROUND_RECORD.md).")
 
 

@@ -74,20 +74,20 @@ def ingest_rounds(
     unable to serve at all (``OperationalError``) is raised at once.
     """
     return ingest_each([Entry(table, r.record, r.body, request_id) for r in received],
-                       whole=(OperationalError,))
+                       not_retried=(OperationalError,))
 
 
 def ingest_each(entries: Sequence[Entry], *, durable: bool = True,
-                whole: tuple[type[BaseException], ...] = ()) -> list[IngestResult | Exception]:
+                not_retried: tuple[type[BaseException], ...] = ()) -> list[IngestResult | Exception]:
     """``entries`` together in one transaction, or, if that fails, each alone.
 
     The one way the service stores a group (a batch's run, the round writer's
     group): a failure of the group costs it its shared transaction, never a
-    good record. Errors of the kinds in ``whole`` are raised, not retried.
+    good record. Errors of the kinds in ``not_retried`` are raised at once.
     """
     try:
         return ingest_entries(entries, durable=durable)
-    except whole:
+    except not_retried:
         raise
     except Exception:
         if len(entries) == 1:
@@ -97,7 +97,7 @@ def ingest_each(entries: Sequence[Entry], *, durable: bool = True,
     for entry in entries:
         try:
             results.append(ingest_entries([entry], durable=durable)[0])
-        except whole:
+        except not_retried:
             raise
         except Exception as error:
             logger.exception("round %s of table %s could not be stored", entry.record["round"], entry.table.code)
