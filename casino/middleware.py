@@ -11,6 +11,8 @@ from django.contrib.messages.middleware import MessageMiddleware as _MessageMidd
 from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 
+from casino.refusals import REFUSALS
+
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 HEADER = "X-Request-ID"
 
@@ -38,7 +40,11 @@ TABLE_POSTS = frozenset({"/api/v1/rounds/", "/api/v1/rounds/batch"})
 
 
 class TableKeyOnAdminMiddleware:
-    """A table's key belongs to the table API; shown to the admin, it is refused and logged.
+    """A table's key belongs to the table API; shown to the admin, it is refused.
+
+    A key in force is an authenticated table: its refusal is an audit event of
+    that table. Any other (a junk key, anyone's) goes to the application's log,
+    throttled (``casino.refusals``): nobody unproven writes to the audit log.
 
     It also marks a table's post of rounds (``request.table_post``): a table
     key's ``POST`` to ``TABLE_POSTS``, which only ``TableKeyAuthentication``
@@ -58,16 +64,33 @@ class TableKeyOnAdminMiddleware:
             request.table_post = True
             return self.get_response(request)
         if request.path.startswith("/admin/"):
-            from audit.services import Actor, audit_record
+            table = _table_proven(request)
+            if table is None:
+                # Nobody proved who they are: the application's log, throttled, never the audit log.
+                REFUSALS.note("table key on the admin", f"{request.method} {request.path}"[:200])
+            else:
+                from audit.services import Actor, audit_record
 
-            audit_record(
-                actor=Actor(kind="table", id="", name="unverified table key"),
-                action="admin.table_key_refused", object_type="endpoint",
-                object_id=request.path[:64], object_repr=f"{request.method} {request.path}"[:200],
-                request_id=request_id_of(request),
-            )
+                audit_record(
+                    actor=Actor.of_table(table), action="admin.table_key_refused", object_type="endpoint",
+                    object_id=request.path[:64], object_repr=f"{request.method} {request.path}"[:200],
+                    request_id=request_id_of(request),
+                )
             return HttpResponseForbidden("Table keys are for the table API only.")
         return self.get_response(request)
+
+
+def _table_proven(request: HttpRequest):
+    """The table whose key the request carries, if the key is one in force; None otherwise."""
+    from rest_framework.exceptions import AuthenticationFailed
+
+    from rounds.authentication import TableKeyAuthentication
+
+    try:
+        proven = TableKeyAuthentication().authenticate(request)
+    except AuthenticationFailed:
+        return None
+    return proven[0].table if proven else None
 
 
 def _people_only(middleware: type) -> type:
