@@ -1,13 +1,18 @@
-"""Rows for the CSV exports: rounds (one row a seat), findings, and the audit log.
+"""Rows for the CSV exports: rounds (one row a seat), findings, and the audit log,
+and the one CSV writer every CSV of the service goes through.
 
 Each export streams: rows come from a server-side cursor in chunks, so a
-million rows cost the memory of one chunk.
+million rows cost the memory of one chunk. The writer makes every text cell
+inert for spreadsheets (``spreadsheet_text``), whichever column it is in: a
+column added later, or text that did not look as if a table could send it,
+needs no one to remember.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -19,6 +24,7 @@ from rounds.models import Finding, Seat
 CHUNK = 2000
 # A spreadsheet runs a cell that starts with one of these as a formula.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,9 +34,18 @@ class Period:
 
 
 def spreadsheet_text(value) -> str:
-    """Untrusted text (ids a table sent, notes) made inert for spreadsheets."""
+    """Text made inert for spreadsheets: a cell a spreadsheet would run as a formula gets a
+    leading apostrophe, which it shows as text. A plain signed number (a loss, "-25.00") is
+    a number to a spreadsheet, never a formula, and stays one."""
     text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA_LEAD) else text
+    if text.startswith(_FORMULA_LEAD) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def _cells(row: Iterable) -> list:
+    # Numbers (a negative amount) are written by csv as they are: only text can be a formula.
+    return [spreadsheet_text(cell) if isinstance(cell, str) else cell for cell in row]
 
 
 ROUND_COLUMNS = (
@@ -57,8 +72,6 @@ def round_rows(period: Period) -> Iterator[list]:
     )
     for row in seats.iterator(chunk_size=CHUNK):
         row = list(row)
-        for text_column in (0, 1, 4, 10):
-            row[text_column] = spreadsheet_text(row[text_column])
         row[2] = row[2].isoformat()
         yield row
 
@@ -82,8 +95,6 @@ def finding_rows(period: Period) -> Iterator[list]:
     )
     for row in findings.iterator(chunk_size=CHUNK):
         row = list(row)
-        for text_column in (1, 2, 5, 12, 15, 16):
-            row[text_column] = spreadsheet_text(row[text_column])
         row[3] = row[3].isoformat()
         row[14] = row[14].isoformat() if row[14] else ""
         yield row
@@ -106,8 +117,6 @@ def audit_rows(period: Period) -> Iterator[list]:
     for row in events.iterator(chunk_size=CHUNK):
         row = list(row)
         row[1] = row[1].isoformat()
-        for text_column in (3, 4, 8):
-            row[text_column] = spreadsheet_text(row[text_column])
         for json_column in (9, 10):
             row[json_column] = "" if row[json_column] is None else json.dumps(row[json_column], sort_keys=True)
         yield row
@@ -119,6 +128,12 @@ class _Echo:
 
 
 def csv_lines(rows: Iterable[list]) -> Iterator[str]:
+    """Each row as a line of CSV, every text cell made inert for spreadsheets."""
     writer = csv.writer(_Echo())
     for row in rows:
-        yield writer.writerow(row)
+        yield writer.writerow(_cells(row))
+
+
+def csv_text(rows: Iterable[list]) -> str:
+    """``csv_lines`` joined, for a CSV small enough to answer at once."""
+    return "".join(csv_lines(rows))
