@@ -66,8 +66,20 @@ def partitions_create(cursor, tables: Iterable[str], day: date) -> bool:
     for table in tables:
         if not _exists(cursor, partition_name(table, day)):
             cursor.execute(_create_statement(table, day))
+            _truncate_refused_like_parent(cursor, table, partition_name(table, day))
             made = True
     return made
+
+
+def _truncate_refused_like_parent(cursor, table: str, partition: str) -> None:
+    """PostgreSQL gives a new partition its parent's row triggers, not its statement ones: a
+    parent that refuses TRUNCATE (audit migration 0010) passes the refusal on here, so that
+    emptying one month's partition directly is refused as emptying the table is."""
+    cursor.execute("SELECT 1 FROM pg_trigger WHERE tgname = %s AND NOT tgisinternal", [f"{table}_never_truncated"])
+    if cursor.fetchone():
+        cursor.execute(sql.SQL(
+            "CREATE TRIGGER {} BEFORE TRUNCATE ON {} FOR EACH STATEMENT EXECUTE FUNCTION table_audit_refuse_change()"
+        ).format(sql.Identifier(f"{partition}_never_truncated"), sql.Identifier(partition)))
 
 
 def days_in_default(cursor, table: str, column: str) -> list[date]:

@@ -119,5 +119,6 @@ def test_a_round_stored_twice_or_not_at_all_is_caught(played):
 def test_a_round_whose_meter_events_differ_from_the_engine_is_caught(played):
     # The ledger refuses edits (append-only trigger), so compare against a round that claims another meter.
     round_ = Round.objects.filter(meter_events__kind=MeterEvent.Kind.CONTRIBUTION).order_by("pk").last()
-    Round.objects.filter(pk=round_.pk).update(meter_before=round_.meter_before + 1)
+    with meter_triggers_off():  # a round's columns are the database's to protect (audit migration 0010)
+        Round.objects.filter(pk=round_.pk).update(meter_before=round_.meter_before + 1)
     assert any("meter_before" in p for p in invariants.results_are_the_engine_verdict())
