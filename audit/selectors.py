@@ -18,12 +18,17 @@ class ChainVerification:
     problem: str = ""
 
 
-def audit_chain_verify(*, batch_size: int = 5000) -> ChainVerification:
+def audit_chain_verify(*, batch_size: int = 5000, anchor: tuple[int, str] | None = None) -> ChainVerification:
     """Walk every event in order; report the first one that does not follow from the last.
 
     An edited event no longer matches its hash; a deleted one leaves a gap in
     ``seq`` and a ``prev_hash`` that points at nothing; a reordered one points
     at the wrong predecessor. Memory stays flat: events stream in batches.
+
+    A chain rehashed from an edited event follows from itself again; what
+    catches it is an ``anchor``, an event's (seq, hash) kept outside the
+    database when it was written: that event must still be in the chain with
+    that hash.
     """
     # The head is read first: events written while the walk runs lie beyond it
     # and are left for the next walk, so a busy service never looks broken.
@@ -42,7 +47,13 @@ def audit_chain_verify(*, batch_size: int = 5000) -> ChainVerification:
             return _broken(checked, prev_hash, seq, f"event {seq} does not follow event {seq - 1}")
         if event_hash(fields) != stored_hash:
             return _broken(checked, prev_hash, seq, f"event {seq} was changed after it was written")
+        if anchor is not None and seq == anchor[0] and stored_hash != anchor[1]:
+            return _broken(checked, prev_hash, seq,
+                           f"event {seq} is not the one anchored outside: the chain was written again from there")
         prev_hash, expected_seq, checked = stored_hash, seq + 1, checked + 1
+    if anchor is not None and checked < anchor[0]:
+        return _broken(checked, prev_hash, checked + 1,
+                       f"the chain ends at event {checked}, before the anchored event {anchor[0]}: events were removed")
     if head is not None and (head.seq, head.hash) != (checked, prev_hash):
         return _broken(
             checked, prev_hash, checked + 1,

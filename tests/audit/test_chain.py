@@ -144,3 +144,55 @@ def test_events_written_during_a_walk_do_not_look_like_a_break(monkeypatch):
     monkeypatch.setattr(audit.selectors.ChainHead.objects, "filter", write_then_read_head)
     result = audit_chain_verify()
     assert result.ok, result.problem
+
+
+def _rehashed_from(event: AuditEvent, actor_name: str) -> None:
+    """An insider edits an event and writes every hash after it again, and the head to match."""
+    from audit.chain import HASHED_FIELDS, event_hash
+    from audit.models import ChainHead
+
+    prev_hash = AuditEvent.objects.get(seq=event.seq - 1).hash if event.seq > 1 else None
+    rows = list(AuditEvent.objects.filter(seq__gte=event.seq).order_by("seq").values_list("pk", *HASHED_FIELDS))
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER audit_auditevent_append_only")
+        for pk, *values in rows:
+            fields = dict(zip(HASHED_FIELDS, values))
+            if pk == event.pk:
+                fields["actor_name"] = actor_name
+            if prev_hash is not None:
+                fields["prev_hash"] = prev_hash
+            prev_hash = event_hash(fields)
+            cursor.execute("UPDATE audit_auditevent SET actor_name = %s, prev_hash = %s, hash = %s WHERE id = %s",
+                           [fields["actor_name"], fields["prev_hash"], prev_hash, pk])
+        cursor.execute("ALTER TABLE audit_auditevent ENABLE TRIGGER audit_auditevent_append_only")
+    ChainHead.objects.filter(pk=1).update(hash=prev_hash)
+
+
+def test_a_chain_rehashed_from_an_edited_event_is_caught_by_the_anchor_kept_outside(capsys):
+    events = _write(4)
+    call_command("verify_audit")
+    anchor = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("anchor: "))
+    kept_outside = anchor.removeprefix("anchor: ")
+    assert kept_outside == f"{events[-1].seq}:{events[-1].hash}"
+
+    _rehashed_from(events[1], "mallory")
+    assert audit_chain_verify().ok  # the chain follows from itself again
+    with pytest.raises(CommandError, match="not the one anchored outside"):
+        call_command("verify_audit", expect=kept_outside)
+
+
+def test_events_removed_from_the_end_with_the_head_moved_back_are_caught_by_the_anchor():
+    from audit.models import ChainHead
+
+    events = _write(3)
+    anchor = (events[-1].seq, events[-1].hash)
+    _untriggered("DELETE FROM audit_auditevent WHERE seq = %s", [events[-1].seq])
+    ChainHead.objects.filter(pk=1).update(seq=events[-2].seq, hash=events[-2].hash)
+    assert audit_chain_verify().ok
+    result = audit_chain_verify(anchor=anchor)
+    assert not result.ok and "before the anchored event" in result.problem
+
+
+def test_an_anchor_in_another_form_is_refused():
+    with pytest.raises(CommandError, match="SEQ:HASH"):
+        call_command("verify_audit", expect="not-an-anchor")

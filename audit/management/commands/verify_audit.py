@@ -1,19 +1,44 @@
-"""``python manage.py verify_audit``: walk the audit chain; exit 1 at the first break."""
+"""``python manage.py verify_audit``: walk the audit chain; exit 1 at the first break.
+
+``--expect SEQ:HASH`` is an anchor kept outside the database (the ``anchor``
+line an earlier run printed, written down or sent elsewhere): the chain must
+still hold that event with that hash, so a chain rewritten and rehashed from
+an edited event is caught too.
+"""
+
+import re
 
 from django.core.management.base import BaseCommand, CommandError
 
 from audit.selectors import audit_chain_verify
 
+ANCHOR = re.compile(r"(?P<seq>[0-9]+):(?P<hash>[0-9a-f]{64})")
+
 
 class Command(BaseCommand):
-    help = "Verify the hash chain of the audit log and print its last hash."
+    help = "Verify the hash chain of the audit log and print its last hash and its anchor."
 
-    def handle(self, *args, **options):
-        result = audit_chain_verify()
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--expect", metavar="SEQ:HASH",
+            help="an anchor kept outside the database: event SEQ must still have this hash",
+        )
+
+    def handle(self, *args, expect=None, **options):
+        anchor = None
+        if expect is not None:
+            match = ANCHOR.fullmatch(expect.strip())
+            if match is None:
+                raise CommandError("--expect is SEQ:HASH, as the 'anchor' line of an earlier run prints it")
+            anchor = (int(match["seq"]), match["hash"])
+        result = audit_chain_verify(anchor=anchor)
         if not result.ok:
             raise CommandError(
                 f"audit chain broken at event {result.break_seq}: {result.problem} "
                 f"({result.checked} events verified before it)"
             )
         self.stdout.write(f"audit chain intact: {result.checked} events")
+        if anchor is not None:
+            self.stdout.write(f"anchor {anchor[0]}:{anchor[1]} holds")
         self.stdout.write(f"last hash: {result.last_hash}")
+        self.stdout.write(f"anchor: {result.last_seq}:{result.last_hash}")
