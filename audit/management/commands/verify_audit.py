@@ -4,6 +4,11 @@
 line an earlier run printed, written down or sent elsewhere): the chain must
 still hold that event with that hash, so a chain rewritten and rehashed from
 an edited event is caught too.
+
+Then every stored round is read again from the body its table sent
+(``rounds.proof``): a round whose stored record, record hash or audit event
+says otherwise than its kept body is printed, and the command exits 1.
+``--chain-only`` skips that walk.
 """
 
 import re
@@ -23,8 +28,9 @@ class Command(BaseCommand):
             "--expect", metavar="SEQ:HASH",
             help="an anchor kept outside the database: event SEQ must still have this hash",
         )
+        parser.add_argument("--chain-only", action="store_true", help="do not read the kept bodies again")
 
-    def handle(self, *args, expect=None, **options):
+    def handle(self, *args, expect=None, chain_only=False, **options):
         anchor = None
         if expect is not None:
             match = ANCHOR.fullmatch(expect.strip())
@@ -42,3 +48,16 @@ class Command(BaseCommand):
             self.stdout.write(f"anchor {anchor[0]}:{anchor[1]} holds")
         self.stdout.write(f"last hash: {result.last_hash}")
         self.stdout.write(f"anchor: {result.last_seq}:{result.last_hash}")
+        if not chain_only:
+            self._bodies()
+
+    def _bodies(self) -> None:
+        from rounds.proof import bodies_differences  # rounds stand above the audit log
+
+        differences = 0
+        for difference in bodies_differences():
+            differences += 1
+            self.stdout.write(f"round {difference.round_id} (#{difference.round_pk}): {difference.problem}")
+        if differences:
+            raise CommandError(f"{differences} differences between stored rounds and the bodies their tables sent")
+        self.stdout.write("every stored round is what its kept body says")

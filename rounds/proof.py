@@ -1,0 +1,82 @@
+"""The kept bodies prove the stored rounds: each accepted body read again, and compared.
+
+A stored round says what the table sent three times over: the body kept as
+it came (``Submission``), the record stored from it with its hash
+(``Round.record``, ``Round.record_hash``), and the hash the audit chain wrote
+when it stored it (``round.stored``). An insider who rewrites a round's
+record and hash (and its payouts) leaves the body and the chain saying
+otherwise; this reads each body again through the wire contract's own reader
+and reports every round where the three differ. The settlement the engine
+gives the stored record is the nightly report's re-verification.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.db.models import CharField, OuterRef, Subquery
+from django.db.models.functions import Cast
+
+from audit.models import AuditEvent
+from rounds.api.intake import UnreadableBody, parse_json
+from rounds.api.serializers import RoundRecordSerializer, record_fast
+from rounds.models import Round, Submission
+from rounds.services import record_hash
+
+CHUNK = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class BodyDifference:
+    round_pk: int
+    round_id: str
+    problem: str
+
+
+def bodies_differences(*, rounds=None) -> Iterator[BodyDifference]:
+    """Every stored round (of ``rounds``, a queryset, or all) whose kept body, stored record,
+    record hash and audit event do not all say the same."""
+    rounds = Round.objects.all() if rounds is None else rounds
+    stored_by_chain = AuditEvent.objects.filter(
+        action="round.stored", object_type=Round._meta.label_lower,
+        object_id=Cast(OuterRef("pk"), output_field=CharField()),
+    ).values("after__record_hash")[:1]
+    kept = Submission.objects.filter(round_id=OuterRef("pk"), outcome=Submission.Outcome.ACCEPTED)
+    rows = (
+        rounds.annotate(chain_hash=Subquery(stored_by_chain), body=Subquery(kept.values("body")[:1]))
+        .order_by("pk").values_list("pk", "round_id", "record", "record_hash", "chain_hash", "body")
+    )
+    for pk, round_id, record, digest, chain_hash, body in rows.iterator(chunk_size=CHUNK):
+        for problem in _problems(record, digest, chain_hash, body):
+            yield BodyDifference(pk, round_id, problem)
+
+
+def _problems(record: dict, digest: str, chain_hash: str | None, body) -> list[str]:
+    problems = []
+    if record_hash(record) != digest:
+        problems.append("the stored record does not hash to the stored record hash")
+    if chain_hash != digest:
+        problems.append(f"the audit chain stored it with hash {chain_hash}, not {digest}")
+    if body is None:
+        problems.append("no accepted body is kept for it")
+        return problems
+    read = _read(bytes(body))
+    if read is None:
+        problems.append("its kept body is not a round record")
+    elif record_hash(read) != digest:
+        problems.append("its kept body says another record than the one stored")
+    return problems
+
+
+def _read(body: bytes) -> dict | None:
+    """The canonical record of a kept body, as the intake read it."""
+    try:
+        payload = parse_json(body)
+    except UnreadableBody:
+        return None
+    record = record_fast(payload)
+    if record is not None:
+        return record
+    serializer = RoundRecordSerializer(data=payload)
+    return serializer.validated_data if serializer.is_valid() else None
