@@ -28,6 +28,7 @@ from audit.shifts import gaming_day_of
 from casino import locks
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
+from rounds.proof import bodies_differences
 
 from . import selectors
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
@@ -377,13 +378,27 @@ def report_merge(*, report: ReconciliationReport) -> dict:
         "pool_versions": sorted(pool_versions),
     }
     figures["covariance_fallbacks"] = selectors.covariance_fallbacks(version_ids=figures["config_versions"])
+    figures["bodies"] = _bodies_checked(report.day_from, report.day_to)
     figures["alerts"] = _alerts(figures)
     return figures
+
+
+def _bodies_checked(day_from: date, day_to: date) -> dict:
+    """The range's stored rounds read again from the bodies their tables sent (``rounds.proof``)."""
+    differences = list(bodies_differences(rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to)))
+    return {
+        "differences": len({d.round_pk for d in differences}),
+        "examples": [f"round {d.round_id} (#{d.round_pk}): {d.problem}" for d in differences[:EXAMPLES_KEPT]],
+    }
 
 
 def _alerts(figures: dict) -> list[str]:
     """What must not wait for somebody to open the report."""
     alerts = []
+    bodies = figures.get("bodies") or {}
+    if bodies.get("differences"):
+        alerts.append(f"BODIES: {bodies['differences']} stored round(s) differ from the bodies their tables "
+                      "sent: " + "; ".join(bodies["examples"][:3]))
     drift = figures["reverification"]["drift"]
     if drift:
         alerts.append(

@@ -65,3 +65,16 @@ def test_a_kept_body_removed_is_found(stored):
     with as_superuser(), connection.cursor() as cursor:
         cursor.execute("DELETE FROM rounds_submission WHERE round_id = %s", [round_.pk])
     assert [d.problem for d in bodies_differences()] == ["no accepted body is kept for it"]
+
+
+def test_the_nightly_report_reads_its_days_bodies_again_and_alerts(stored):
+    from audit.reconciliation.services import report_run
+
+    round_ = stored.first()
+    assert report_run(day_from=round_.gaming_day).figures["bodies"]["differences"] == 0
+    with as_superuser(), connection.cursor() as cursor:
+        cursor.execute("UPDATE rounds_round SET record = jsonb_set(record, '{dealer}', '\"X\"') WHERE id = %s",
+                       [round_.pk])
+    figures = report_run(day_from=round_.gaming_day).figures
+    assert figures["bodies"]["differences"] == 1
+    assert any(alert.startswith("BODIES: 1 stored round") for alert in figures["alerts"])
