@@ -13,6 +13,7 @@ from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connections
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -47,6 +48,40 @@ def admin_change_link(label: str, model_label: str, pk) -> SafeString | str:
     except NoReverseMatch:
         return label
     return format_html('<a href="{}">{}</a>', url, label)
+
+
+class IndexedValuesFilter(admin.AllValuesFieldListFilter):
+    """Every value of a column that leads an index, found by stepping through the index
+    (``MIN`` above the last value found, once per value) instead of Django's ``DISTINCT``,
+    which reads every row: the cost grows with the values there are, not with the rows.
+
+    The values are the whole table's, as Django's are when the admin's queryset is all
+    of it, which is so for every read-only list here.
+    """
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        table = connections["default"].ops.quote_name(field.model._meta.db_table)
+        column = connections["default"].ops.quote_name(field.column)
+        self.lookup_choices = _ValuesByIndex(
+            f"WITH RECURSIVE found(value) AS (SELECT MIN({column}) FROM {table} UNION ALL "
+            f"SELECT (SELECT MIN({column}) FROM {table} WHERE {column} > found.value) "
+            f"FROM found WHERE found.value IS NOT NULL) "
+            f"SELECT value FROM found WHERE value IS NOT NULL"
+        )
+
+
+class _ValuesByIndex:
+    """Read when the sidebar is drawn, as Django's lazy queryset is: a page that does not
+    draw the filter asks nothing."""
+
+    def __init__(self, sql: str):
+        self.sql = sql
+
+    def __iter__(self):
+        with connections["default"].cursor() as cursor:
+            cursor.execute(self.sql)
+            return iter([value for (value,) in cursor.fetchall()])
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -120,10 +155,13 @@ class ReadOnlyStackedInline(ReadOnlyInline, admin.StackedInline):
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ("seq", "at", "actor", "action", "object", "request_id")
     list_display_links = ("seq",)
-    list_filter = ("actor_kind", "action", "object_type")
+    # Values from the (action, at) and (object_type, object_id) indexes; a plain date
+    # filter rather than a date hierarchy, whose drill-down reads every row's date.
+    list_filter = (
+        "actor_kind", ("action", IndexedValuesFilter), ("object_type", IndexedValuesFilter), "at",
+    )
     search_fields = ("=object_id", "object_repr", "=request_id", "actor_name", "=actor_id")
     search_help_text = "Object id, object, request id, actor name or id."
-    date_hierarchy = "at"
     show_full_result_count = False
     fieldsets = (
         (None, {"fields": ("seq", "at", "action", "request_id")}),

@@ -220,6 +220,19 @@ STORAGES = {
 
 # A round of seven seats is about 3 KB; a batch of 1,000 fits well inside this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_BODY_BYTES", str(8 * 1024 * 1024)))
+# Every body a table sends is kept, and the contract lets tables add fields, so
+# only size bounds what one table can make the service keep. A single round
+# (one item of a batch) past this is refused 413, far above a real round of
+# seven seats (about 2 KB) and far below the whole-request limit above.
+ROUND_BODY_MAX_BYTES = int(os.environ.get("ROUND_BODY_MAX_BYTES", str(64 * 1024)))
+# Of a body refused for its size, this many first bytes are kept with its size:
+# enough for an auditor to see what it was, never its bulk.
+ROUND_BODY_KEPT_BYTES = int(os.environ.get("ROUND_BODY_KEPT_BYTES", str(4 * 1024)))
+# The bytes of kept bodies one table may add per hour (a sliding hour, in the
+# cache beside the throttles); past it its posts are 429 with Retry-After. A
+# gaming day of rounds sent at once fits several times over; the bound is what
+# a table with a stolen key could make the service keep. 0: no budget.
+TABLE_KEPT_BYTES_PER_HOUR = int(os.environ.get("TABLE_KEPT_BYTES_PER_HOUR", str(16 * 1024 * 1024)))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -249,10 +249,13 @@ class PoolVersionAdmin(ReadOnlyAdmin):
 class MeterEventAdmin(ReadOnlyAdmin):
     list_display = ("pool", "seq", "kind", "amount", "delta", "meter_after", "overflow_after",
                     "reserve_after", "round_link", "seat", "actor_name", "created_at")
-    list_filter = ("pool", "kind")
+    # A date filter rather than a date hierarchy, whose drill-down reads every event's date.
+    list_filter = ("pool", "kind", "created_at")
     list_select_related = ("pool", "round__table")
     search_fields = ("round__round_id", "reason", "actor_name")
-    date_hierarchy = "created_at"
+    # A filtered list counts its own rows only: the whole table's count beside it is a
+    # second scan of every row.
+    show_full_result_count = False
     ordering = ("-id",)
     readonly_fields = ("pool", "seq", "kind", "amount", "delta", "overflow_delta", "reserve_delta",
                        "meter_after", "overflow_after", "reserve_after", "round_link", "seat",

@@ -319,6 +319,9 @@ class Submission(ImmutableModel):
     request_id = models.CharField(max_length=64, blank=True)
     body = models.BinaryField()
     body_sha256 = models.CharField(max_length=64)
+    # A body past the size limit keeps only its first bytes (ROUND_BODY_KEPT_BYTES):
+    # how long it was as sent, so that an auditor sees what was cut. Null: kept whole.
+    original_size = models.PositiveBigIntegerField(null=True, blank=True)
     claimed_round = models.CharField(max_length=64, blank=True)  # the round id in the body, if readable
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
     http_status = models.PositiveSmallIntegerField()

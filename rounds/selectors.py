@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Prefetch, QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection
+from django.db.models import BooleanField, Exists, F, Func, OuterRef, Prefetch, QuerySet
 
 from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
@@ -38,8 +40,52 @@ def round_list() -> QuerySet[Round]:
     )
 
 
+# A round is filtered by what its findings or seats hold through EXISTS, not a join: a
+# join lists a round once per matching row, and the DISTINCT that undoes it compares
+# every column, the stored record too, so the planner can neither stop at a page nor
+# use an index for the order.
+
+
+def rounds_with_finding(rounds: QuerySet[Round], *, code: str) -> QuerySet[Round]:
+    """Those of ``rounds`` with at least one finding of ``code``, each once."""
+    return rounds.filter(Exists(Finding.objects.filter(round=OuterRef("pk"), code=code)))
+
+
+def player_seated(*, player: str) -> Exists:
+    """True of a round where ``player`` held a seat."""
+    # The gaming day too: a seat lies in its round's partition, and naming it lets the
+    # probe read that partition's index alone.
+    return Exists(Seat.objects.filter(
+        round=OuterRef("pk"), gaming_day=OuterRef("gaming_day"), player=player
+    ))
+
+
+def rounds_with_player(rounds: QuerySet[Round], *, player: str) -> QuerySet[Round]:
+    """Those of ``rounds`` where ``player`` held a seat, each once."""
+    return rounds.filter(player_seated(player=player))
+
+
 def round_detail(*, round_pk: int) -> Round:
     return round_list().get(pk=round_pk)
+
+
+def findings_of_dealer(findings: QuerySet[Finding], *, dealer: str) -> QuerySet[Finding]:
+    """Those of ``findings`` on rounds ``dealer`` dealt."""
+    rounds = Round.objects.filter(dealer=dealer).values("pk")
+    if connection.vendor != "postgresql":
+        return findings.filter(round__in=rounds)
+    # The dealer's rounds first, by their (dealer, dealt_at) index, then their findings by
+    # round. Joined instead, the planner walks every finding newest first and looks its
+    # round up in each partition: for a dealer with few findings, that reads all of them.
+    return findings.filter(_AnyOf(F("round_id"), ArraySubquery(rounds)))
+
+
+class _AnyOf(Func):
+    """``value = ANY(array)``, PostgreSQL's membership of an array."""
+
+    template = "(%(expressions)s))"
+    arg_joiner = " = ANY("
+    output_field = BooleanField()
 
 
 def finding_list() -> QuerySet[Finding]:

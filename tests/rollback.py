@@ -15,3 +15,15 @@ def rolled_back_block() -> transaction.Atomic:
     block = transaction.atomic()
     block._from_testcase = True
     return block
+
+
+def block_of_the_test() -> transaction.Atomic:
+    """``transaction.atomic()`` that a test wraps around a request to catch what it breaks.
+
+    In production a request runs in autocommit, each store of rounds its own
+    transaction; this block stands for none of them (``casino.locks`` judges
+    each inside on its own), like ``rolled_back_block``.
+    """
+    block = transaction.atomic()
+    block._from_testcase = True
+    return block

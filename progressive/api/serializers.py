@@ -10,6 +10,7 @@ from rest_framework import serializers
 from casino.models import MONEY
 from progressive.selectors import pool_version_current
 from rounds.api.fields import AmountField, OffsetDateTimeField
+from rounds.api.work import StrictCharField, StrictSlugField
 
 
 class PayLineSerializer(serializers.Serializer):
@@ -130,7 +131,7 @@ class LedgerCheckSerializer(serializers.Serializer):
 
 
 class MeterReadingInSerializer(serializers.Serializer):
-    pool = serializers.SlugField(max_length=40, required=False, help_text="Defaults to the table's pool.")
+    pool = StrictSlugField(max_length=40, required=False, help_text="Defaults to the table's pool.")
     displayed = AmountField(help_text="What the meter display showed.")
     reported_at = OffsetDateTimeField(help_text="When the display was read, with its UTC offset.")
 
@@ -140,9 +141,9 @@ class MeterReadingInSerializer(serializers.Serializer):
 
 class MeterAdjustmentInSerializer(serializers.Serializer):
     delta = AmountField(signed=True, help_text="The signed change to the meter, e.g. '-25.00'.")
-    reason = serializers.CharField(max_length=2000, help_text="Why: kept with the event, never optional.")
+    reason = StrictCharField(max_length=2000, help_text="Why: kept with the event, never optional.")
 
 
 class OverflowTransferInSerializer(serializers.Serializer):
     amount = AmountField(required=False, help_text="Defaults to all the ceiling leaves room for.")
-    reason = serializers.CharField(max_length=2000)
+    reason = StrictCharField(max_length=2000)

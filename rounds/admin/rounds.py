@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import operator
+from functools import reduce
+from http import HTTPStatus
 
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils import timezone
@@ -28,9 +31,10 @@ from rounds.models import (
     Round,
     Seat,
     Submission,
+    Table,
     TableConfigVersion,
 )
-from rounds.selectors import round_detail
+from rounds.selectors import player_seated, round_detail, rounds_with_finding, rounds_with_player
 
 # A rejected body can be a whole batch; the page shows this much, the download all of it.
 BODY_SHOWN_CHARS = 200_000
@@ -46,8 +50,36 @@ class FindingCodeFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         if self.value():
             # EXISTS rather than a join: one row per round, and its findings count stays true.
-            found = Finding.objects.filter(round=OuterRef("pk"), code=self.value())
-            return queryset.filter(Exists(found))
+            return rounds_with_finding(queryset, code=self.value())
+        return queryset
+
+
+class _ExactIdFilter(admin.SimpleListFilter):
+    """An id given in the address (``?player=P1042``): there are too many to offer as choices,
+    so the sidebar shows only the one chosen, to be cleared."""
+
+    def lookups(self, request, model_admin):
+        value = self.value()
+        return [(value, value)] if value else []
+
+
+class PlayerFilter(_ExactIdFilter):
+    title = "player"
+    parameter_name = "player"
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return rounds_with_player(queryset, player=self.value())
+        return queryset
+
+
+class DealerFilter(_ExactIdFilter):
+    title = "dealer"
+    parameter_name = "dealer"
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(dealer=self.value())
         return queryset
 
 
@@ -84,11 +116,17 @@ class RoundAdmin(ReadOnlyAdmin):
         "gaming_day",
         "void",
         FindingCodeFilter,
+        PlayerFilter,
+        DealerFilter,
         ("config_version", ConfigVersionFilter),
+        # A date filter rather than a date hierarchy, whose drill-down reads every round's date.
+        "dealt_at",
     )
     search_fields = ("round_id", "table__code", "dealer", "seats__player")
     search_help_text = "Round id (its start), or exactly a table code, dealer id or player id."
-    date_hierarchy = "dealt_at"
+    # A filtered list counts its own rows only: the whole table's count beside it is a
+    # second scan of every row.
+    show_full_result_count = False
     change_form_template = "admin/rounds/round/change_form.html"
     # The template lays the round out itself; these only keep the admin's form machinery fed.
     fields = ("table", "round_id", "dealt_at", "gaming_day", "dealer", "status")
@@ -102,16 +140,20 @@ class RoundAdmin(ReadOnlyAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        # Ids match exactly, so the player and dealer indexes serve; players through EXISTS,
-        # so a round with two matching seats is listed once, without DISTINCT.
-        players = Seat.objects.filter(round=OuterRef("pk"), player=term)
-        matches = (
-            Q(round_id__startswith=term)
-            | Q(table__code=term)
-            | Q(dealer=term)
-            | Exists(players)
-        )
-        return queryset.filter(matches), False
+        # Ids match exactly (a round id by its start), so each kind has an index; players
+        # through EXISTS, so a round with two matching seats is listed once, without DISTINCT.
+        # Each kind is first looked up alone, and only those the term names are asked of the
+        # list: an OR of all four, EXISTS among them, can use no index and reads every round.
+        kinds = [
+            (Q(round_id__startswith=term), Round.objects.filter(round_id__startswith=term)),
+            (Q(table__code=term), Table.objects.filter(code=term)),
+            (Q(dealer=term), Round.objects.filter(dealer=term)),
+            (player_seated(player=term), Seat.objects.filter(player=term)),
+        ]
+        named = [condition for condition, rows in kinds if rows.exists()]
+        if not named:
+            return queryset.none(), False
+        return queryset.filter(reduce(operator.or_, named)), False
 
     @admin.display(description="status", ordering="status")
     def status_shown(self, round_: Round) -> SafeString:
@@ -164,6 +206,26 @@ def body_text(body: bytes) -> str:
     return pretty
 
 
+class HttpStatusFilter(admin.SimpleListFilter):
+    """The answers the service gives, named: Django's own choices would be a DISTINCT over
+    every kept body. Any other status still filters by address (``?http_status=418``)."""
+
+    title = "HTTP status"
+    parameter_name = "http_status"
+    ANSWERS = (200, 201, 400, 403, 409, 411, 413, 429, 500, 503)
+
+    def lookups(self, request, model_admin):
+        return [(str(status), f"{status} {HTTPStatus(status).phrase}") for status in self.ANSWERS]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            try:
+                return queryset.filter(http_status=int(self.value()))
+            except ValueError:
+                return queryset.none()
+        return queryset
+
+
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyAdmin):
     list_display = (
@@ -172,10 +234,13 @@ class SubmissionAdmin(ReadOnlyAdmin):
     )
     list_display_links = ("received_at",)
     list_select_related = ("table", "round")
-    list_filter = ("outcome", "table", "http_status")
+    # A date filter rather than a date hierarchy, whose drill-down reads every body's date.
+    list_filter = ("outcome", "table", HttpStatusFilter, "received_at")
     search_fields = ("=claimed_round", "=request_id", "=body_sha256")
     search_help_text = "Exactly a round id, request id or body SHA-256."
-    date_hierarchy = "received_at"
+    # A filtered list counts its own rows only: the whole table's count beside it is a
+    # second scan of every row.
+    show_full_result_count = False
     fieldsets = (
         (None, {"fields": ("table", "received_at", "request_id", "claimed_round", "round_link")}),
         ("Answer", {"fields": ("outcome", "http_status", "errors_json")}),
@@ -196,7 +261,13 @@ class SubmissionAdmin(ReadOnlyAdmin):
 
     def body_view(self, request, object_id):
         """The body byte for byte, as a download: the page only shows it decoded."""
-        submission = get_object_or_404(Submission, pk=object_id)
+        # The URL takes any path, as the admin's own pages do; an id that is not one
+        # is no such submission (a 404), never a query that cannot be run (a 500).
+        try:
+            pk = Submission._meta.pk.to_python(object_id)
+        except ValidationError:
+            raise Http404("No such submission.") from None
+        submission = get_object_or_404(Submission, pk=pk)
         if not self.has_view_permission(request, submission):
             raise PermissionDenied
         response = HttpResponse(bytes(submission.body), content_type="application/octet-stream")

@@ -3,17 +3,18 @@ import django_filters
 from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 from rounds.engine.findings import ALL_CODES
 from rounds.models import Finding, Round
+from rounds.selectors import findings_of_dealer, rounds_with_finding, rounds_with_player
 
 
 class RoundFilter(django_filters.FilterSet):
     table = django_filters.CharFilter(field_name="table__code")
     round = django_filters.CharFilter(field_name="round_id")
     dealer = django_filters.CharFilter()
-    player = django_filters.CharFilter(field_name="seats__player", distinct=True)
+    # Through the round's seats and findings: EXISTS (rounds.selectors), never a join and DISTINCT.
+    player = django_filters.CharFilter(method="filter_player")
     status = django_filters.ChoiceFilter(choices=Round.Status.choices)
     code = django_filters.ChoiceFilter(
-        field_name="findings__code", choices=[(c, c) for c in ALL_CODES], distinct=True,
-        label="Finding code",
+        choices=[(c, c) for c in ALL_CODES], method="filter_code", label="Finding code",
     )
     dealt_after = UtcIsoDateTimeFilter(field_name="dealt_at", lookup_expr="gte")
     dealt_before = UtcIsoDateTimeFilter(field_name="dealt_at", lookup_expr="lt")
@@ -23,10 +24,16 @@ class RoundFilter(django_filters.FilterSet):
         model = Round
         fields = ["table", "round", "dealer", "player", "status", "code", "gaming_day"]
 
+    def filter_player(self, rounds, name, value):
+        return rounds_with_player(rounds, player=value) if value else rounds
+
+    def filter_code(self, rounds, name, value):
+        return rounds_with_finding(rounds, code=value) if value else rounds
+
 
 class FindingFilter(django_filters.FilterSet):
     table = django_filters.CharFilter(field_name="round__table__code")
-    dealer = django_filters.CharFilter(field_name="round__dealer")
+    dealer = django_filters.CharFilter(method="filter_dealer")
     code = django_filters.ChoiceFilter(choices=[(c, c) for c in ALL_CODES])
     state = django_filters.ChoiceFilter(choices=Finding.State.choices)
     informational = StrictBooleanFilter()
@@ -36,3 +43,6 @@ class FindingFilter(django_filters.FilterSet):
     class Meta:
         model = Finding
         fields = ["table", "dealer", "code", "state", "informational"]
+
+    def filter_dealer(self, findings, name, value):
+        return findings_of_dealer(findings, dealer=value) if value else findings

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from io import BytesIO
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError
+from django.db import OperationalError, transaction
 
+from audit.services import Actor, audit_record
 from casino.errors import error_body
 from casino.jsons import read_json, write_json
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
+from rounds.services.round_rows import submission_row
 
 from .serializers import RoundRecordSerializer, record_fast, round_data
 
@@ -29,6 +32,7 @@ logger = logging.getLogger(__name__)
 class Answer:
     status: int
     body: dict
+    kept: int = 0  # bytes of body this answer kept (a Submission's), for the table's hourly budget
 
 
 class UnreadableBody(ValueError):
@@ -36,18 +40,88 @@ class UnreadableBody(ValueError):
 
 
 class BodyTooLarge(ValueError):
+    """A body past ``limit``: ``size`` bytes as sent (for a chunked body, as far as it was
+    read), of which only ``first`` (its first ``ROUND_BODY_KEPT_BYTES``) was read to keep."""
+
+    def __init__(self, *, limit: int, size: int, first: bytes, chunked: bool = False):
+        self.limit, self.size, self.first = limit, size, first
+        sent = f"more than {limit} bytes, sent chunked" if chunked else f"{size} bytes"
+        super().__init__(
+            f"The body ({sent}) is larger than the {limit}-byte limit; it was refused, "
+            f"and only its first {len(first)} bytes were kept."
+        )
+
+
+class LengthRequired(ValueError):
     pass
 
 
-def read_body(request) -> bytes:
-    """The raw body, or ``BodyTooLarge`` past ``DATA_UPLOAD_MAX_MEMORY_SIZE``."""
+# A chunked body is read in parts of this size, so that one past the limit is never held whole.
+READ_PART = 64 * 1024
+
+
+def round_body_limit() -> int | None:
+    """The size limit of one round's body: ``ROUND_BODY_MAX_BYTES``, or the whole-request
+    limit where that is lower."""
+    return _lowest(settings.ROUND_BODY_MAX_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+
+
+def request_body_limit() -> int | None:
+    return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def _lowest(*limits: int | None) -> int | None:
+    given = [limit for limit in limits if limit is not None]
+    return min(given) if given else None
+
+
+def read_body(request, *, limit: int | None) -> bytes:
+    """The raw body, or ``BodyTooLarge`` past ``limit`` (with the body's first bytes only).
+
+    A chunked body declares no Content-Length, and Django reads such a body as
+    empty: it is read here from the server's input, where the server marks that
+    input as ending with the body (``wsgi.input_terminated``, as gunicorn does);
+    from a server that does not, it cannot be read safely: ``LengthRequired``.
+    """
+    http = getattr(request, "_request", request)  # DRF's request wraps Django's
+    meta = http.META
+    declared = meta.get("CONTENT_LENGTH")
+    if not declared and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return _read_chunked(http, limit)
     try:
-        return request.body
+        size = int(declared or 0)
+    except ValueError:
+        size = 0
+    if limit is not None and size > limit:
+        raise BodyTooLarge(limit=limit, size=size, first=http.read(settings.ROUND_BODY_KEPT_BYTES))
+    try:
+        return http.body
     except RequestDataTooBig:
         raise BodyTooLarge(
-            f"The body is larger than the {settings.DATA_UPLOAD_MAX_MEMORY_SIZE}-byte limit "
-            f"(Content-Length {request.META.get('CONTENT_LENGTH')}); it was refused and not kept."
+            limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE, size=size,
+            first=http.read(settings.ROUND_BODY_KEPT_BYTES),
         ) from None
+
+
+def _read_chunked(http, limit: int | None) -> bytes:
+    if not http.META.get("wsgi.input_terminated"):
+        raise LengthRequired(
+            "A chunked body cannot be read here; send the body with a Content-Length."
+        )
+    stream = http.META["wsgi.input"]
+    parts, size = [], 0
+    while limit is None or size <= limit:
+        part = stream.read(READ_PART if limit is None else min(READ_PART, limit + 1 - size))
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    body = b"".join(parts)
+    if limit is not None and size > limit:
+        raise BodyTooLarge(limit=limit, size=size, first=body[:settings.ROUND_BODY_KEPT_BYTES], chunked=True)
+    # Read as Django would have, so that anything after this sees the same body.
+    http._body, http._stream = body, BytesIO(body)
+    return body
 
 
 def storable(value):
@@ -92,7 +166,7 @@ def receive_round(*, table: Table, payload, body: bytes, request, request_id: st
     except Exception as error:
         logger.exception("round %s of table %s could not be stored", record["round"], table.code)
         return _not_stored(table, Received(record, body), error, request, request_id)
-    return answer_of(result, request)
+    return answer_of(result, request, kept=len(body))
 
 
 # Rounds stored per transaction in a batch (measured: docs/SCALING.md).
@@ -123,12 +197,18 @@ def receive_batch(*, table: Table, items: list, request, request_id: str) -> lis
         for (number, received), result in zip(run, results, strict=True):
             answers[number] = (
                 _not_stored(table, received, result, request, request_id)
-                if isinstance(result, Exception) else answer_of(result, request)
+                if isinstance(result, Exception) else answer_of(result, request, kept=len(received.body))
             )
         run.clear()
 
+    limit = settings.ROUND_BODY_MAX_BYTES
     for number, item in enumerate(items):
         body = item_body(item)
+        if limit is not None and len(body) > limit:
+            if run:
+                store_run()
+            answers[number] = _refuse_item_too_large(table, item, body, limit, request, request_id)
+            continue
         record, refusal = _check(table, item, body, request, request_id, before_refusal=store_run if run else None)
         if refusal is not None:
             answers[number] = refusal
@@ -145,6 +225,14 @@ def item_body(item) -> bytes:
     """What is kept as the body of one record of a batch: the record as compact JSON
     (``casino.jsons.write_json``: it reads back as the same record)."""
     return write_json(item).encode()
+
+
+def _refuse_item_too_large(table: Table, item, body: bytes, limit: int, request, request_id: str) -> Answer:
+    claimed_round = item.get("round") if isinstance(item, dict) else None
+    claimed_round = storable(claimed_round) if isinstance(claimed_round, str) else ""
+    too_large = BodyTooLarge(limit=limit, size=len(body), first=body[:settings.ROUND_BODY_KEPT_BYTES])
+    return _refuse_cut(table=table, too_large=too_large, http_status=413, code="body_too_large",
+                       message=str(too_large), round_id=claimed_round, request=request, request_id=request_id)
 
 
 def _kept_anyway(table: Table, received: list[Received], error: OperationalError, request_id: str) -> None:
@@ -171,7 +259,7 @@ def _not_stored(table: Table, received: Received, error: Exception, request, req
         errors={"non_field_errors": [f"{message} ({type(error).__name__})"]},
         round_id=storable(received.record["round"]), request_id=request_id,
     )
-    return Answer(500, error_body("server_error", message, request))
+    return Answer(500, error_body("server_error", message, request), kept=len(received.body))
 
 
 def _check(table: Table, payload, body: bytes, request, request_id: str,
@@ -195,7 +283,7 @@ def _check(table: Table, payload, body: bytes, request, request_id: str,
                 errors=errors, round_id=claimed_round, request_id=request_id,
             )
             return None, Answer(400, error_body(
-                "invalid", "The body is not a valid round record; see errors.", request, errors))
+                "invalid", "The body is not a valid round record; see errors.", request, errors), kept=len(body))
         record = serializer.validated_data
     if record["table"] != table.code:
         if before_refusal is not None:
@@ -205,11 +293,12 @@ def _check(table: Table, payload, body: bytes, request, request_id: str,
             table=table, body=body, outcome=Submission.Outcome.FORBIDDEN, http_status=403,
             errors=errors, round_id=record["round"], request_id=request_id,
         )
-        return None, Answer(403, error_body("permission_denied", errors["table"][0], request, errors))
+        return None, Answer(403, error_body("permission_denied", errors["table"][0], request, errors),
+                            kept=len(body))
     return record, None
 
 
-def answer_of(result, request) -> Answer:
+def answer_of(result, request, *, kept: int = 0) -> Answer:
     """The answer to one stored record: the round as this record left it."""
     stored = round_data(result.round, seats=result.seats, findings=result.findings,
                         meter_events=result.meter_events)
@@ -221,19 +310,34 @@ def answer_of(result, request) -> Answer:
             request,
         )
         body_["round"] = stored
-        return Answer(409, body_)
-    return Answer(result.http_status, stored)
+        return Answer(409, body_, kept=kept)
+    return Answer(result.http_status, stored, kept=kept)
 
 
 def refuse_unreadable(*, table: Table, body: bytes, message: str, request, request_id: str) -> Answer:
+    """A body that is not what the endpoint reads: kept whole, or past a round's size
+    limit (a batch's may be far larger) only its first bytes, with its size."""
+    limit = settings.ROUND_BODY_MAX_BYTES
+    if limit is not None and len(body) > limit:
+        too_large = BodyTooLarge(limit=limit, size=len(body), first=body[:settings.ROUND_BODY_KEPT_BYTES])
+        return _refuse_cut(table=table, too_large=too_large, http_status=400, code="invalid",
+                           message=f"{message} (Of its {len(body)} bytes only the first "
+                                   f"{len(too_large.first)} were kept.)",
+                           request=request, request_id=request_id)
     return _refuse(table=table, body=body, message=message, request=request,
                    request_id=request_id, http_status=400, code="invalid")
 
 
-def refuse_too_large(*, table: Table, message: str, request, request_id: str) -> Answer:
-    """A body past the size limit is never read, so only the refusal itself is kept."""
+def refuse_too_large(*, table: Table, too_large: BodyTooLarge, request, request_id: str) -> Answer:
+    """A body past the size limit: only its first bytes were read, and are kept with its size."""
+    return _refuse_cut(table=table, too_large=too_large, http_status=413, code="body_too_large",
+                       message=str(too_large), request=request, request_id=request_id)
+
+
+def refuse_length_required(*, table: Table, message: str, request, request_id: str) -> Answer:
+    """A body that could not be read at all: only the refusal itself is kept."""
     return _refuse(table=table, body=b"", message=message, request=request,
-                   request_id=request_id, http_status=413, code="body_too_large")
+                   request_id=request_id, http_status=411, code="length_required")
 
 
 def _refuse(*, table, body, message, request, request_id, http_status, code) -> Answer:
@@ -242,4 +346,25 @@ def _refuse(*, table, body, message, request, request_id, http_status, code) -> 
         table=table, body=body, outcome=Submission.Outcome.REJECTED, http_status=http_status,
         errors=errors, request_id=request_id,
     )
-    return Answer(http_status, error_body(code, message, request, errors))
+    return Answer(http_status, error_body(code, message, request, errors), kept=len(body))
+
+
+def _refuse_cut(*, table, too_large: BodyTooLarge, http_status, code, message, request, request_id,
+                round_id: str = "") -> Answer:
+    """``submission_refuse`` for a body of which only the first bytes are kept, with its size.
+
+    It belongs beside ``submission_refuse`` (rounds.services.submissions, as an
+    ``original_size`` keyword); written here until that service takes one.
+    """
+    errors = {"body": [message]}
+    with transaction.atomic():
+        submission = submission_row(table, too_large.first, round_id, Submission.Outcome.REJECTED,
+                                    http_status, request_id, errors=errors)
+        submission.original_size = too_large.size
+        submission.save(force_insert=True)
+        audit_record(
+            actor=Actor.of_table(table), action=f"round.{Submission.Outcome.REJECTED}", obj=submission,
+            after={"http_status": http_status, "round": round_id, "original_size": too_large.size},
+            request_id=request_id,
+        )
+    return Answer(http_status, error_body(code, message, request, errors), kept=len(too_large.first))

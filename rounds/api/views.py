@@ -13,17 +13,22 @@ from casino.middleware import request_id_of
 from casino.permissions import IsStaffReader
 from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
+from rounds.throttling import TableKeptBytesThrottle, kept_bytes_charge
 
 from .filters import FindingFilter, RoundFilter
 from .intake import (
     BodyTooLarge,
+    LengthRequired,
     UnreadableBody,
     parse_json,
     read_body,
     receive_batch,
     receive_round,
+    refuse_length_required,
     refuse_too_large,
     refuse_unreadable,
+    request_body_limit,
+    round_body_limit,
 )
 from .serializers import FindingSerializer, RoundRecordSerializer, RoundSerializer
 
@@ -40,6 +45,46 @@ ERROR = inline_serializer(
 )
 
 
+class TablePost:
+    """A table's post of rounds: on the table's hourly budget of kept bytes as well as
+    its request rate, and each post's kept bodies counted against that budget."""
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.request.method == "POST":
+            throttles.append(TableKeptBytesThrottle())
+        return throttles
+
+    def read(self, request, *, limit, table, request_id):
+        """The body and its JSON, or the answer that refuses it (kept as the refusal)."""
+        try:
+            body = read_body(request, limit=limit)
+        except BodyTooLarge as exc:
+            return None, None, refuse_too_large(table=table, too_large=exc, request=request, request_id=request_id)
+        except LengthRequired as exc:
+            return None, None, refuse_length_required(
+                table=table, message=str(exc), request=request, request_id=request_id)
+        try:
+            return body, parse_json(body), None
+        except UnreadableBody as exc:
+            return body, None, refuse_unreadable(
+                table=table, body=body, message=str(exc), request=request, request_id=request_id)
+
+    @staticmethod
+    def charged(table, answers) -> None:
+        kept_bytes_charge(table_code=table.code, size=sum(answer.kept for answer in answers))
+
+
+# What a table's post may be refused with besides the round's own refusals.
+TABLE_POST_REFUSALS = {
+    411: OpenApiResponse(ERROR, "A chunked body the server cannot read to its end: send a Content-Length."),
+    413: OpenApiResponse(ERROR, "The body, or for a batch the whole request, is larger than the limit; "
+                                "its first bytes and its size are kept."),
+    429: OpenApiResponse(ERROR, "The table's request rate (code throttled) or its hourly budget of kept "
+                                "bytes (code kept_bytes_exhausted) is spent; retry after Retry-After seconds."),
+}
+
+
 class DealtAtCursor(CursorPagination):
     ordering = ("-dealt_at", "-id")
 
@@ -48,7 +93,7 @@ class NewestFirstCursor(CursorPagination):
     ordering = ("-created_at", "-id")
 
 
-class RoundListCreateView(generics.ListAPIView):
+class RoundListCreateView(TablePost, generics.ListAPIView):
     """``POST`` a dealt round (tables); ``GET`` stored rounds (casino staff)."""
 
     authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
@@ -68,32 +113,23 @@ class RoundListCreateView(generics.ListAPIView):
         responses={
             201: RoundSerializer,
             200: OpenApiResponse(RoundSerializer, "An identical resubmission: the stored round."),
-            400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR, 413: ERROR,
+            400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR, **TABLE_POST_REFUSALS,
         },
         summary="Post one dealt round",
     )
     def post(self, request, *args, **kwargs):
         table = request.user.table
         request_id = request_id_of(request)
-        try:
-            body = read_body(request)
-            payload = parse_json(body)
-        except BodyTooLarge as exc:
-            answer = refuse_too_large(
-                table=table, message=str(exc), request=request, request_id=request_id
-            )
-        except UnreadableBody as exc:
-            answer = refuse_unreadable(
-                table=table, body=body, message=str(exc), request=request, request_id=request_id
-            )
-        else:
+        body, payload, answer = self.read(request, limit=round_body_limit(), table=table, request_id=request_id)
+        if answer is None:
             answer = receive_round(
                 table=table, payload=payload, body=body, request=request, request_id=request_id
             )
+        self.charged(table, [answer])
         return Response(answer.body, status=answer.status)
 
 
-class RoundBatchView(APIView):
+class RoundBatchView(TablePost, APIView):
     """A table catching up: up to 1,000 records, each judged and answered on its own."""
 
     authentication_classes = [TableKeyAuthentication]
@@ -112,35 +148,31 @@ class RoundBatchView(APIView):
                     many=True,
                 )},
             ),
-            400: ERROR, 401: ERROR, 403: ERROR, 413: ERROR,
+            400: ERROR, 401: ERROR, 403: ERROR, **TABLE_POST_REFUSALS,
         },
         summary="Post a batch of dealt rounds",
+        description=(
+            "Each record is refused or stored on its own; a record whose compact JSON is larger "
+            "than the single round's limit is answered 413 in its place in the results."
+        ),
     )
     def post(self, request, *args, **kwargs):
         table = request.user.table
         request_id = request_id_of(request)
-        try:
-            body = read_body(request)
-            payload = parse_json(body)
-        except BodyTooLarge as exc:
-            answer = refuse_too_large(
-                table=table, message=str(exc), request=request, request_id=request_id
-            )
-            return Response(answer.body, status=answer.status)
-        except UnreadableBody as exc:
-            answer = refuse_unreadable(
-                table=table, body=body, message=str(exc), request=request, request_id=request_id
-            )
-            return Response(answer.body, status=answer.status)
-        items = payload.get("rounds") if isinstance(payload, dict) else None
-        if not isinstance(items, list) or not 1 <= len(items) <= MAX_BATCH:
-            answer = refuse_unreadable(
-                table=table, body=body,
-                message=f'A batch is {{"rounds": [...]}} with 1 to {MAX_BATCH} round records.',
-                request=request, request_id=request_id,
-            )
+        body, payload, answer = self.read(request, limit=request_body_limit(), table=table, request_id=request_id)
+        if answer is None:
+            items = payload.get("rounds") if isinstance(payload, dict) else None
+            if not isinstance(items, list) or not 1 <= len(items) <= MAX_BATCH:
+                answer = refuse_unreadable(
+                    table=table, body=body,
+                    message=f'A batch is {{"rounds": [...]}} with 1 to {MAX_BATCH} round records.',
+                    request=request, request_id=request_id,
+                )
+        if answer is not None:
+            self.charged(table, [answer])
             return Response(answer.body, status=answer.status)
         answers = receive_batch(table=table, items=items, request=request, request_id=request_id)
+        self.charged(table, answers)
         return Response(
             {"results": [{"status": a.status, "body": a.body} for a in answers]}, status=200
         )

@@ -19,6 +19,24 @@ from rounds.services import FindingTransitionError, VoidError, finding_transitio
 from .serializers import FindingSerializer, RoundSerializer
 
 
+class StrictText:
+    """A text input that must be a JSON string: DRF's text fields would read ``0`` as
+    ``"0"``, and a number is not a reason, a note or a code."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(StrictText, serializers.CharField):
+    pass
+
+
+class StrictSlugField(StrictText, serializers.SlugField):
+    pass
+
+
 def person_with(permission: str) -> type[BasePermission]:
     class PersonWith(BasePermission):
         message = f"This needs the {permission} permission; tables never have it."
@@ -36,7 +54,7 @@ def person_with(permission: str) -> type[BasePermission]:
 class FindingTransitionSerializer(serializers.Serializer):
     findings = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=1000)
     state = serializers.ChoiceField(choices=Finding.State.choices)
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    note = StrictCharField(required=False, allow_blank=True, max_length=2000, default="")
 
 
 class FindingTransitionView(APIView):
@@ -61,7 +79,7 @@ class FindingTransitionView(APIView):
 
 
 class VoidSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=2000)
+    reason = StrictCharField(max_length=2000)
 
 
 class RoundVoidView(APIView):

@@ -41,7 +41,7 @@ import pytest
 from django.core.cache import cache
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import DatabaseError, close_old_connections, transaction
+from django.db import DatabaseError, close_old_connections
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
@@ -59,6 +59,7 @@ from audit.services import SYSTEM
 from rounds.services import table_register
 from tests import examples
 from tests.api.records import us_record
+from tests.rollback import block_of_the_test
 from tests.security.people import PASSWORD, person
 
 from .schema import OPERATIONS, SCHEMA_PATH, TABLE_OPERATIONS
@@ -286,7 +287,7 @@ def _application():
 def _call(case):
     try:
         # A statement that fails rolls back to here, never the test's whole transaction.
-        with transaction.atomic():
+        with block_of_the_test():
             return case.call(app=_application())
     except DatabaseError as exc:
         pytest.fail(f"{case.operation.label} left its database transaction broken: {exc}\n"

@@ -30,15 +30,18 @@ INDEXES = {
         "rounds_roun_dealt_a_b2128d_idx", "rounds_roun_status_588c62_idx",
         "rounds_roun_dealer_e2f674_idx", "rounds_round_config_version_id_90afe3e0",
         "rounds_round_pool_version_id_497e0fe0", "round_voided_by_idx",
+        "round_round_id_prefix_idx",  # the admin's search by round id (rounds 0015)
     },
     "rounds_seat": {"rounds_seat_pkey", "seat_unique_per_round", "rounds_seat_player_e78196_idx"},
     "rounds_submission": {
         "rounds_submission_pkey", "rounds_subm_table_i_1e44b6_idx",
         "rounds_subm_outcome_78b6c5_idx", "rounds_submission_round_id_452a7533",
+        "submission_received_at_id_idx",  # the kept bodies newest first (rounds 0015)
     },
     "rounds_finding": {
         "rounds_finding_pkey", "rounds_finding_round_id_9a5a1129", "rounds_find_code_0c21ea_idx",
         "rounds_find_state_346c40_idx", "finding_state_changed_by_idx",
+        "finding_created_at_id_idx",  # the findings newest first (rounds 0015)
     },
     "progressive_meterevent": {
         "progressive_meterevent_pkey", "meter_event_seq_unique",
