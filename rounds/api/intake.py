@@ -13,15 +13,13 @@ from io import BytesIO
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError, transaction
+from django.db import OperationalError
 
-from audit.services import Actor, audit_record
 from casino.errors import error_body
 from casino.jsons import read_json, write_json
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
-from rounds.services.round_rows import submission_row
 
 from .serializers import RoundRecordSerializer, record_fast, round_data
 
@@ -351,20 +349,10 @@ def _refuse(*, table, body, message, request, request_id, http_status, code) -> 
 
 def _refuse_cut(*, table, too_large: BodyTooLarge, http_status, code, message, request, request_id,
                 round_id: str = "") -> Answer:
-    """``submission_refuse`` for a body of which only the first bytes are kept, with its size.
-
-    It belongs beside ``submission_refuse`` (rounds.services.submissions, as an
-    ``original_size`` keyword); written here until that service takes one.
-    """
+    """A body of which only the first bytes are kept, with its size."""
     errors = {"body": [message]}
-    with transaction.atomic():
-        submission = submission_row(table, too_large.first, round_id, Submission.Outcome.REJECTED,
-                                    http_status, request_id, errors=errors)
-        submission.original_size = too_large.size
-        submission.save(force_insert=True)
-        audit_record(
-            actor=Actor.of_table(table), action=f"round.{Submission.Outcome.REJECTED}", obj=submission,
-            after={"http_status": http_status, "round": round_id, "original_size": too_large.size},
-            request_id=request_id,
-        )
+    submission_refuse(
+        table=table, body=too_large.first, outcome=Submission.Outcome.REJECTED, http_status=http_status,
+        errors=errors, round_id=round_id, request_id=request_id, original_size=too_large.size,
+    )
     return Answer(http_status, error_body(code, message, request, errors), kept=len(too_large.first))
