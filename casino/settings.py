@@ -89,6 +89,11 @@ AXES_COOLOFF_TIME = float(os.environ.get("LOGIN_COOLOFF_HOURS", "1"))
 # Lock the username from that address: a guesser elsewhere cannot lock a real auditor out.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# The reverse proxies in front of the service (addresses or networks, comma
+# separated): behind them a request's address is the client's from
+# X-Forwarded-For, never the proxy's, so a lockout keys on who really tried.
+TRUSTED_PROXIES = [p.strip() for p in os.environ.get("TRUSTED_PROXIES", "").split(",") if p.strip()]
+AXES_CLIENT_IP_CALLABLE = "casino.client_address.client_address"
 
 # Throttle counters live in the cache: set CACHE_URL=redis://… when several
 # processes serve, so they share one budget per table and per person.

@@ -51,3 +51,31 @@ def test_each_table_has_its_own_budget(table_client, monkeypatch):
     assert statuses == [201, 201, 201, 429]
     other = dict(records[5]["record"], table="S02")
     assert s02.post("/api/v1/rounds/", other, format="json").status_code == 201
+
+
+def test_behind_a_trusted_proxy_a_lockout_keys_on_the_clients_own_address(django_user_model, client, settings):
+    """Everyone behind the proxy comes from its address: a guesser there must not lock a real
+    auditor out, and a forged X-Forwarded-For from anywhere else is not believed."""
+    settings.TRUSTED_PROXIES = ["10.0.0.0/24"]
+    django_user_model.objects.create_user("fia", password=PASSWORD, is_staff=True)
+    proxy = {"REMOTE_ADDR": "10.0.0.5"}
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/admin/login/", {"username": "fia", "password": "guess"},
+                    HTTP_X_FORWARDED_FOR="203.0.113.9", **proxy)
+    assert client.post("/admin/login/", {"username": "fia", "password": PASSWORD},
+                       HTTP_X_FORWARDED_FOR="203.0.113.9", **proxy).status_code == 429
+    # The real auditor, behind the same proxy, from her own address.
+    assert client.post("/admin/login/", {"username": "fia", "password": PASSWORD},
+                       HTTP_X_FORWARDED_FOR="198.51.100.7", **proxy).status_code == 302
+
+
+def test_a_forwarded_address_from_outside_the_proxies_is_not_believed(rf, settings):
+    from casino.client_address import client_address
+
+    settings.TRUSTED_PROXIES = ["10.0.0.5"]
+    forged = rf.get("/", HTTP_X_FORWARDED_FOR="198.51.100.7", REMOTE_ADDR="203.0.113.9")
+    assert client_address(forged) == "203.0.113.9"
+    chained = rf.get("/", HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.7", REMOTE_ADDR="10.0.0.5")
+    assert client_address(chained) == "198.51.100.7"  # the rightmost hop the proxy did not add
+    junk = rf.get("/", HTTP_X_FORWARDED_FOR="not-an-address", REMOTE_ADDR="10.0.0.5")
+    assert client_address(junk) == "10.0.0.5"
