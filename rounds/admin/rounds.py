@@ -286,6 +286,9 @@ class SubmissionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="size")
     def body_size(self, submission: Submission) -> str:
+        if submission.original_size is not None:
+            # Refused for its size: only its start was kept (ROUND_BODY_KEPT_BYTES).
+            return f"{submission.original_size} bytes sent, the first {len(submission.body)} kept"
         return f"{len(submission.body)} bytes"
 
     @admin.display(description="raw body")

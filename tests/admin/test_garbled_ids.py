@@ -29,3 +29,12 @@ def test_a_real_submission_id_still_downloads_its_body(admin_client, kept):
     response = admin_client.get(f"/admin/rounds/submission/{kept.pk}/body/")
     assert response.status_code == 200
     assert response.content == bytes(kept.body)
+
+
+def test_a_body_kept_only_in_part_shows_what_was_sent_and_what_was_kept(admin_client, table_client, settings):
+    client = table_client("S01", "se-50kr")
+    body = b'{"table": "S01", "pad": "' + b"x" * (settings.ROUND_BODY_MAX_BYTES + 10) + b'"}'
+    assert client.generic("POST", ROUNDS, body, content_type="application/json").status_code == 413
+    cut = Submission.objects.get(http_status=413)
+    page = admin_client.get(f"/admin/rounds/submission/{cut.pk}/change/").content.decode()
+    assert f"{len(body)} bytes sent, the first {settings.ROUND_BODY_KEPT_BYTES} kept" in page
