@@ -102,34 +102,11 @@ def server_start(url: str, port: int, log: Path) -> subprocess.Popen:
     env = os.environ | {"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
     for name in ("CELERY_BROKER_URL", "DJANGO_ENV", "DEBUG", "THROTTLE_TABLE", "CACHE_URL"):
         env.pop(name, None)
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"runserver exited:\n{log.read_text()[-3000:]}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", ROUNDS)
-            conn.getresponse().read()
-            conn.close()
-            return server
-        except OSError:
-            time.sleep(0.2)
-    server_stop(server)
-    raise RuntimeError(f"runserver did not answer in 60 s:\n{log.read_text()[-3000:]}")
+    return scaffold.server_started([sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                                   env=env, log=log, port=port, name="runserver", probe=ROUNDS)
 
 
-def server_stop(server: subprocess.Popen) -> None:
-    try:
-        server.terminate()
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+server_stop = scaffold.server_stopped
 
 
 # ---- clients ------------------------------------------------------------------------------

@@ -32,7 +32,6 @@ import json
 import multiprocessing
 import os
 import random
-import signal
 import socket
 import statistics
 import subprocess
@@ -143,36 +142,11 @@ def server_env(url: str, port: int, args) -> dict:
 
 
 def server_start(env: dict, log: Path, port: int) -> subprocess.Popen:
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [str(GUNICORN), "-c", str(ROOT / "gunicorn.conf.py"), "casino.wsgi"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited:\n{log.read_text()[-3000:]}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", ROUNDS)
-            conn.getresponse().read()
-            conn.close()
-            return server
-        except OSError:
-            time.sleep(0.2)
-    server_stop(server)
-    raise RuntimeError(f"gunicorn did not answer in 60 s:\n{log.read_text()[-3000:]}")
+    return scaffold.server_started([str(GUNICORN), "-c", str(ROOT / "gunicorn.conf.py"), "casino.wsgi"],
+                                   env=env, log=log, port=port, name="gunicorn", probe=ROUNDS)
 
 
-def server_stop(server: subprocess.Popen) -> None:
-    try:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(server.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+server_stop = scaffold.server_stopped
 
 
 # ---- clients ------------------------------------------------------------------------------

@@ -7,10 +7,13 @@ data and never reads a warm cache left by an earlier run.
 
 from __future__ import annotations
 
+import http.client
 import os
 import platform
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,3 +175,41 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+# ---- a server under test ------------------------------------------------------------------
+
+
+def server_started(command: list[str], *, env: dict, log: Path, port: int, name: str,
+                   probe: str = "/api/v1/rounds/") -> subprocess.Popen:
+    """``command`` started in a session of its own, once it answers ``probe`` on ``port``
+    (60 s at most; its log's end in the error otherwise)."""
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"{name} exited:\n{log.read_text()[-3000:]}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", probe)
+            conn.getresponse().read()
+            conn.close()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    server_stopped(server)
+    raise RuntimeError(f"{name} did not answer in 60 s:\n{log.read_text()[-3000:]}")
+
+
+def server_stopped(server: subprocess.Popen) -> None:
+    """The server and every process it started (its session) ended."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(server.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
