@@ -1,6 +1,7 @@
 """Request rates: each table on its own budget, each person on theirs; and the bytes
 of kept bodies each table may add in an hour."""
 
+import logging
 import math
 import time
 from array import array
@@ -14,6 +15,8 @@ from rest_framework.throttling import (
     SimpleRateThrottle,
     UserRateThrottle,
 )
+
+logger = logging.getLogger(__name__)
 
 
 class TableRateThrottle(SimpleRateThrottle):
@@ -83,11 +86,14 @@ def kept_bytes_charge(*, table_code: str, size: int) -> None:
     if size <= 0 or not settings.TABLE_KEPT_BYTES_PER_HOUR:
         return
     key = _minute_key(table_code, int(_now() // MINUTE))
-    cache.add(key, 0, timeout=(MINUTES + 1) * MINUTE)
     try:
-        cache.incr(key, size)
-    except ValueError:  # the counter expired between add and incr
-        cache.set(key, size, timeout=(MINUTES + 1) * MINUTE)
+        cache.add(key, 0, timeout=(MINUTES + 1) * MINUTE)
+        try:
+            cache.incr(key, size)
+        except ValueError:  # the counter expired between add and incr
+            cache.set(key, size, timeout=(MINUTES + 1) * MINUTE)
+    except Exception:  # noqa: BLE001 - the round is stored: a cache down must not make it a 500
+        logger.exception("the kept bytes of table %s could not be counted", table_code)
 
 
 def kept_bytes_spent(*, table_code: str, now: float) -> list[tuple[int, int]]:

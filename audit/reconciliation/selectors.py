@@ -790,11 +790,12 @@ def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCO
         for code, pool in (row["figures__pools"] or {}).items():
             _roll_pool(pools, code, pool, row["day_from"])
     every_day = [day_from + timedelta(days=i) for i in range((day_to - day_from).days + 1)]
+    reported = set(days)
     derived = {scope: derive_by_currency(by_key) for scope, by_key in groups.items()}
     return {
         "day_from": str(day_from), "day_to": str(day_to),
         "days": [str(d) for d in days],
-        "missing_days": [str(d) for d in every_day if d not in set(days)],
+        "missing_days": [str(d) for d in every_day if d not in reported],
         "currencies": sorted(casino),
         "casino": {currency: derive(sums) for currency, sums in sorted(casino.items())},
         **derived,

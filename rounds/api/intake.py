@@ -252,12 +252,17 @@ def _not_stored(table: Table, received: Received, error: Exception, request, req
     """A well-formed record the service failed to store (a fault of the service, logged with
     ``error``): its body is kept all the same, as a refusal an auditor can find."""
     message = "This round could not be stored; the error was logged and the body kept. Send it again later."
-    submission_refuse(
-        table=table, body=received.body, outcome=Submission.Outcome.REJECTED, http_status=500,
-        errors={"non_field_errors": [f"{message} ({type(error).__name__})"]},
-        round_id=storable(received.record["round"]), request_id=request_id,
-    )
-    return Answer(500, error_body("server_error", message, request), kept=len(received.body))
+    kept = len(received.body)
+    try:
+        submission_refuse(
+            table=table, body=received.body, outcome=Submission.Outcome.REJECTED, http_status=500,
+            errors={"non_field_errors": [f"{message} ({type(error).__name__})"]},
+            round_id=storable(received.record["round"]), request_id=request_id,
+        )
+    except Exception:  # noqa: BLE001 - the answer in the error shape must still go out
+        logger.exception("the body of round %s could not be kept either", received.record["round"])
+        message, kept = "This round could not be stored; the error was logged. Send it again later.", 0
+    return Answer(500, error_body("server_error", message, request), kept=kept)
 
 
 def _check(table: Table, payload, body: bytes, request, request_id: str,

@@ -149,9 +149,12 @@ class Combiner:
             try:
                 _connection_check()
                 make_durable()
-            except BaseException as error:
+            except BaseException as error:  # noqa: BLE001 - the waiting requests hear of it
+                # Their rounds are committed; only the disk's word on them failed: a 503
+                # to send them again, which answers each as the resubmission it then is.
+                retry = OperationalError(f"the round may be stored, but its durability is unconfirmed: {error}")
                 for waiter in waiters:
-                    waiter.result, waiter.error = None, error
+                    waiter.result, waiter.error = None, retry
             _wake(waiters)
             if stopping:
                 connection.close()

@@ -115,3 +115,29 @@ def test_inside_a_callers_transaction_the_round_is_written_by_the_caller(setting
         assert not ingest._COMBINER.serves(connection)
     settings.INGEST_COMBINE = False
     assert not ingest._COMBINER.serves(connection)
+
+
+def test_a_committed_round_whose_durability_cannot_be_confirmed_is_a_503_to_send_again(settings, monkeypatch):
+    """The round is stored; only the disk's word failed: the table is told to send it again
+    (answered then as the resubmission it is), never that the service failed to store it."""
+    from rounds.services import combiner
+
+    settings.INGEST_COMBINE, settings.INGEST_ASYNC_COMMIT = True, True
+
+    def unconfirmed():
+        raise RuntimeError("the flush could not be confirmed")
+
+    monkeypatch.setattr(combiner, "make_durable", unconfirmed)
+    key = table_register(code="D01", config_name="us-30k", actor=SYSTEM).key
+    client = APIClient()
+    client.raise_request_exception = False
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    try:
+        response = client.post(ROUNDS, us_record("D-1", table="D01"), format="json")
+        assert response.status_code == 503
+        assert Round.objects.filter(round_id="D-1").exists()
+        monkeypatch.undo()
+        settings.INGEST_COMBINE = True
+        assert client.post(ROUNDS, us_record("D-1", table="D01"), format="json").status_code == 200
+    finally:
+        ingest._COMBINER.stop()

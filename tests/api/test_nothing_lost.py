@@ -57,3 +57,33 @@ def test_a_post_the_database_cannot_serve_is_a_503_and_its_body_is_kept(table_cl
     assert response.status_code == 503
     kept = Submission.objects.get(claimed_round="R-3")
     assert (kept.http_status, kept.outcome) == (503, Submission.Outcome.REJECTED)
+
+
+def test_a_cache_that_fails_after_the_round_is_stored_does_not_make_it_a_500(table_client, monkeypatch):
+    from rounds import throttling
+
+    def down(*args, **kwargs):
+        raise ConnectionError("the cache is down")
+
+    client = table_client("S01", "se-50kr")
+    monkeypatch.setattr(throttling.cache, "add", down)
+    response = client.post(ROUNDS, record("R-4"), format="json")
+    assert response.status_code == 201
+    assert Submission.objects.filter(claimed_round="R-4", http_status=201).exists()
+
+
+def test_a_store_that_fails_and_then_cannot_keep_its_body_is_still_answered_in_the_error_shape(
+    table_client, monkeypatch,
+):
+    from rounds.api import intake
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("an engine bug")
+
+    monkeypatch.setattr(ingest, "round_from_wire", broken)
+    monkeypatch.setattr(intake, "submission_refuse", broken)
+    client = table_client("S01", "se-50kr")
+    client.raise_request_exception = False
+    response = client.post(ROUNDS, record("R-5"), format="json")
+    assert response.status_code == 500
+    assert response.json()["code"] == "server_error"
