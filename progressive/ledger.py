@@ -12,7 +12,7 @@ The pool's figures are copied from its last event, never computed apart.
 On PostgreSQL the database holds every path to this: deferred constraint
 triggers refuse to commit a transaction after which a pool's figures differ
 from its last event's (migration ``0008_meter_is_its_ledger``) or an event
-does not follow from the one before it (``0010_each_event_follows_the_last``),
+does not follow from the one before it (``0011_events_follow_by_statement``),
 so a raw ``UPDATE`` of a meter, an event written without moving its pool, or
 an event with made-up figures and its pool set to match never lands.
 """
@@ -37,7 +37,7 @@ from .models import MeterEvent, Pool
 ROUND_EVENT_SIGN = {kind: METER_MOVES[kind][0] for kind in ROUND_EVENT_KINDS}
 # The triggers that hold a pool to its ledger: deferred to the commit even where
 # a writer makes every other constraint immediate (``rounds.services.ingest``).
-TRIGGERS = ("pool_meter_is_its_ledger", "meter_event_moves_its_pool", "meter_event_follows_the_last")
+TRIGGERS = ("pool_meter_is_its_ledger", "meter_event_moves_its_pool")
 
 
 class LedgerError(ValueError):
