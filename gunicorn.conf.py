@@ -12,7 +12,9 @@ import sys
 
 from gunicorn.workers.gthread import ThreadWorker
 
-bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+# Loopback: nginx (deploy/nginx/table-audit.conf) is what clients reach; a body
+# trickled straight to gunicorn holds one of its threads for as long as it lasts.
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8001")
 
 # One process per core, each with 8 threads. A round's request spends much of
 # its time waiting (on PostgreSQL, and for the process's round writer, which

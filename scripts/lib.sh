@@ -61,3 +61,11 @@ browser_up() {  # headless Chromium from Debian's packages, for the end-to-end a
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
     fi
 }
+
+nginx_installed() {  # nginx from Debian's packages, started by tests/deploy in front of gunicorn
+    if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+        echo "installing nginx (Debian package nginx-light) for the production-setup tests" >&2
+        apt-get update -q >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light >/dev/null
+    fi
+}
