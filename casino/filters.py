@@ -19,7 +19,11 @@ class _UtcIsoDateTimeField(IsoDateTimeField):
         offset = moment.utcoffset()
         if offset is not None and abs(offset) > MAX_UTC_OFFSET:
             raise forms.ValidationError("The UTC offset must be within ±14:00.", code="invalid")
-        return moment.astimezone(timezone.utc)
+        try:
+            return moment.astimezone(timezone.utc)
+        except OverflowError:  # year 1 at +00:01 is year 0 in UTC, which Python has not
+            raise forms.ValidationError("The moment is outside the years 1 to 9999 in UTC.",
+                                        code="invalid") from None
 
 
 class UtcIsoDateTimeFilter(django_filters.IsoDateTimeFilter):

@@ -7,7 +7,8 @@ breaks the order (``LockOrderError``, raised before the database is asked):
 
 1. table configurations, then tables (registration, a new configuration
    version; a table ``no_key``, so that its rounds go on being stored);
-2. progressive pools, in primary-key order;
+2. progressive pools, in primary-key order, then a meter adjustment request
+   (its approval moves the pool's meter: the pool first, as every meter move);
 3. rounds, in primary-key order (a new round's key row, inserted by
    ``rounds.services.ingest``, ranks here too: it is inserted after the pools'
    locks and before the audit head's);
@@ -45,6 +46,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.TableConfig",),
     ("rounds.Table",),
     ("progressive.Pool",),
+    ("progressive.MeterAdjustmentRequest",),
     ("rounds.Round",),
     ("rounds.Finding", "audit.VarianceFinding"),
     ("audit.ReconciliationReport", "audit.VarianceTestSetting"),

@@ -1,16 +1,18 @@
-"""A request id on every request; a table's key kept off the admin; the people's middleware
-kept off a table's posts."""
+"""A request id on every request; a table's key kept off the admin; a chunked body read for
+every endpoint but a table's posts; the people's middleware kept off a table's posts."""
 
 from __future__ import annotations
 
 import re
 import uuid
 
+from django.conf import settings
 from django.contrib.auth.middleware import AuthenticationMiddleware as _AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 
+from casino.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
 from casino.refusals import REFUSALS
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
@@ -91,6 +93,42 @@ def _table_proven(request: HttpRequest):
     except AuthenticationFailed:
         return None
     return proven[0].table if proven else None
+
+
+class ChunkedBodyMiddleware:
+    """A chunked body read to its end before anything reads the request (``casino.chunked``),
+    so that every endpoint sees it as if it had come with its Content-Length.
+
+    A table's post of rounds is left to the round intake, which keeps every
+    body it refuses, on a round's own limit. Any other is refused 411 from a
+    server that cannot say where the body ends and 413 past
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE``, in the error shape under /api/.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if is_chunked(request.META) and not _is_table_post(request):
+            try:
+                read_chunked(request, limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+            except LengthRequired as refusal:
+                return _body_refused(request, 411, "length_required", str(refusal))
+            except PastLimit as refusal:
+                return _body_refused(request, 413, "body_too_large", str(refusal))
+        return self.get_response(request)
+
+
+def _is_table_post(request: HttpRequest) -> bool:
+    return request.method == "POST" and request.path_info in TABLE_POSTS
+
+
+def _body_refused(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
+    if not request.path_info.startswith("/api/"):
+        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+    from casino.errors import error_body  # which imports this module
+
+    return JsonResponse(error_body(code, message, request, {"body": [message]}), status=status)
 
 
 def _people_only(middleware: type) -> type:

@@ -8,6 +8,7 @@ secret and turns on every secure-transport setting; see README, "Production".
 from __future__ import annotations
 
 import os
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import dj_database_url
@@ -26,6 +27,18 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_amounts(name: str, default: str) -> dict[str, Decimal]:
+    """``"SEK=100000,USD=10000"`` as ``{"SEK": Decimal("100000"), …}``."""
+    amounts = {}
+    for item in env_list(name, default):
+        currency, _, amount = item.partition("=")
+        try:
+            amounts[currency.strip().upper()] = Decimal(amount.strip())
+        except InvalidOperation:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not CURRENCY=AMOUNT") from None
+    return amounts
 
 
 PRODUCTION = os.environ.get("DJANGO_ENV", "development") == "production"
@@ -67,6 +80,8 @@ MIDDLEWARE = [
     # Marks a table's post of rounds, for which the people's middleware below
     # (casino.middleware: Django's and django-axes' own, standing aside) does nothing.
     "casino.middleware.TableKeyOnAdminMiddleware",
+    # Before anything reads the body (CSRF reads a form's): a chunked one made readable.
+    "casino.middleware.ChunkedBodyMiddleware",
     "casino.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -239,6 +254,12 @@ ROUND_BODY_KEPT_BYTES = int(os.environ.get("ROUND_BODY_KEPT_BYTES", str(4 * 1024
 # a table with a stolen key could make the service keep. 0: no budget.
 TABLE_KEPT_BYTES_PER_HOUR = int(os.environ.get("TABLE_KEPT_BYTES_PER_HOUR", str(16 * 1024 * 1024)))
 
+# Dual control on the meter (progressive.services.meter_adjust): an adjustment
+# larger than this, in the pool's currency, moves the meter only once a second
+# supervisor approves it. "SEK=100000,USD=10000"; a currency not named here
+# needs a second supervisor for every adjustment.
+METER_SECOND_APPROVAL_ABOVE = env_amounts("METER_SECOND_APPROVAL_ABOVE", "SEK=100000,EUR=10000,USD=10000")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -289,6 +310,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RoundStatusEnum": "rounds.models.Round.Status",
         "ReportStatusEnum": "audit.models.ReconciliationReport.Status",
+        "AdjustmentRequestStateEnum": "progressive.models.MeterAdjustmentRequest.State",
+        "StateEnum": "casino.work.State",
     },
 }
 

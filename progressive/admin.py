@@ -10,6 +10,7 @@ import json
 from decimal import Decimal
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
@@ -21,9 +22,9 @@ from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from audit.services import Actor
 
 from .configuration import ProgressiveError, currency_check, minor_unit_check, pool_numbers_check
-from .models import MeterEvent, MeterReading, Pool, PoolVersion
+from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
 from .selectors import pool_version_current
-from .services import meter_adjust, pool_create
+from .services import adjustment_approve, adjustment_reject, meter_adjust, pool_create
 
 RECENT_EVENTS = 20
 
@@ -210,12 +211,18 @@ class PoolAdmin(admin.ModelAdmin):
                 for field, texts in exc.errors.items():
                     form.add_error(field if field in form.fields else None, " ".join(texts))
             else:
+                if isinstance(event, MeterAdjustmentRequest):
+                    messages.warning(request, f"An adjustment of {event.delta} is more than one supervisor "
+                                     "may make alone: it waits for a second supervisor's approval, and "
+                                     "the meter has not moved.")
+                    return redirect("admin:progressive_meteradjustmentrequest_change", event.pk)
                 messages.success(request, f"Meter of {pool.code} adjusted by {event.delta}: now {event.meter_after}.")
                 return redirect("admin:progressive_pool_change", pool.pk)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta, "pool": pool, "form": form,
             "title": f"Adjust the meter of {pool.code}",
+            "alone_up_to": settings.METER_SECOND_APPROVAL_ABOVE.get(pool.currency),
         }
         return TemplateResponse(request, "admin/progressive/pool/adjust.html", context)
 
@@ -243,6 +250,75 @@ class PoolVersionAdmin(ReadOnlyAdmin):
     @admin.display(description="pay table")
     def lines_text(self, version):
         return json.dumps(version.lines, indent=1)
+
+
+@admin.register(MeterAdjustmentRequest)
+class MeterAdjustmentRequestAdmin(ReadOnlyAdmin):
+    """Large adjustments and their second supervisor: approved or rejected on the request's page."""
+
+    list_display = ("id", "pool", "delta", "state", "requested_by_name", "requested_at",
+                    "decided_by_name", "decided_at")
+    list_filter = ("state", "pool")
+    list_select_related = ("pool",)
+    ordering = ("-requested_at", "-id")
+    readonly_fields = ("pool", "delta", "reason", "state", "requested_by_name", "requested_at",
+                       "request_id", "decided_by_name", "decided_at", "decision_note", "event_link")
+    exclude = ("requested_by", "decided_by", "event")
+    change_form_template = "admin/progressive/meteradjustmentrequest/change_form.html"
+
+    @admin.display(description="ledger event")
+    def event_link(self, asked):
+        if asked.event_id is None:
+            return "—"
+        url = reverse("admin:progressive_meterevent_change", args=[asked.event_id])
+        return format_html('<a href="{}">{}</a>', url, asked.event)
+
+    def get_urls(self):
+        return [
+            path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
+                 name="progressive_meteradjustmentrequest_decide"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        asked = MeterAdjustmentRequest.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
+        extra_context = {
+            **(extra_context or {}),
+            "decidable": asked is not None and asked.state == MeterAdjustmentRequest.State.PENDING
+            and request.user.has_perm("progressive.adjust_meter"),
+            "own_request": asked is not None and asked.requested_by_id == request.user.pk,
+            "decision_form": DecisionForm(),
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def decide_view(self, request, pk: int):
+        """Approve or reject, through ``adjustment_approve`` / ``adjustment_reject``."""
+        if request.method != "POST" or not request.user.has_perm("progressive.adjust_meter"):
+            raise PermissionDenied
+        asked = get_object_or_404(MeterAdjustmentRequest, pk=pk)
+        form = DecisionForm(request.POST)
+        actor, request_id = Actor.of_user(request.user), getattr(request, "request_id", "")
+        if not form.is_valid():
+            messages.error(request, "Choose to approve or to reject.")
+        else:
+            try:
+                if form.cleaned_data["decision"] == "approve":
+                    decided = adjustment_approve(asked=asked, actor=actor, request_id=request_id)
+                    messages.success(request, f"Approved: the meter of {asked.pool.code} moved by "
+                                     f"{decided.delta} to {decided.event.meter_after}.")
+                else:
+                    adjustment_reject(asked=asked, actor=actor, note=form.cleaned_data["note"],
+                                      request_id=request_id)
+                    messages.success(request, "Rejected: the meter has not moved.")
+            except ProgressiveError as exc:
+                messages.error(request, " ".join(" ".join(texts) for texts in exc.errors.values()))
+        return redirect("admin:progressive_meteradjustmentrequest_change", asked.pk)
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                           help_text="Why, for a rejection (kept with the request).")
 
 
 @admin.register(MeterEvent)

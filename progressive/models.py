@@ -172,3 +172,61 @@ class MeterReading(ImmutableModel):
 
     def __str__(self) -> str:
         return f"{self.pool_id} reading {self.displayed} by {self.reporter}"
+
+
+class MeterAdjustmentRequest(models.Model):
+    """An adjustment above ``METER_SECOND_APPROVAL_ABOVE``, waiting for a second supervisor.
+
+    Dual control: the supervisor who asks cannot be the one who approves (a
+    constraint here, beside the service's check; the asker may withdraw the
+    request, which is a rejection), and only an approval moves
+    the meter, through the ledger, with the event it wrote kept here. A request
+    is decided once (a trigger refuses a second decision and any change to
+    what was asked; migration 0012).
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending", "waiting for a second supervisor"
+        APPROVED = "approved", "approved and applied"
+        REJECTED = "rejected", "rejected"
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="adjustment_requests")
+    delta = money_field()
+    reason = models.TextField()
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    requested_by_name = models.CharField(max_length=150)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_by_name = models.CharField(max_length=150, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.TextField(blank=True)
+    event = models.OneToOneField(
+        MeterEvent, null=True, blank=True, on_delete=models.PROTECT, related_name="approval"
+    )
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["state", "requested_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(state="approved", decided_by=models.F("requested_by")),
+                name="adjustment_approved_by_a_second_person",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(state="pending", decided_at__isnull=True, event__isnull=True)
+                    | Q(state="approved", decided_at__isnull=False, event__isnull=False)
+                    | Q(state="rejected", decided_at__isnull=False, event__isnull=True)
+                ),
+                name="adjustment_decided_consistently",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool_id} adjustment {self.delta} ({self.state})"

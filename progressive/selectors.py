@@ -14,7 +14,7 @@ from casino.models import ZERO
 from rounds.engine.versions import in_force
 from rounds.engine.vocabulary import METER_MOVES
 
-from .models import MeterEvent, MeterReading, Pool, PoolVersion
+from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
 
 # A hit is a seat paid by the pool's pay table; the reseed that follows a
 # 100 % award is listed with it so the history shows the meter restarting.
@@ -29,6 +29,11 @@ def pool_list() -> QuerySet[Pool]:
     return Pool.objects.prefetch_related(
         Prefetch("versions", queryset=PoolVersion.objects.order_by("-effective_from", "-version"))
     )
+
+
+def adjustment_request_list() -> QuerySet[MeterAdjustmentRequest]:
+    """Adjustment requests with their pool and, once approved, the event that moved the meter."""
+    return MeterAdjustmentRequest.objects.select_related("pool", "event__pool", "event__round__table")
 
 
 def pool_version_in_force(*, pool: Pool, at: datetime) -> PoolVersion:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -17,6 +18,7 @@ from django.utils import timezone
 from audit.services import Actor, audit_record
 from casino import locks
 from casino.models import ZERO
+from casino.validation import NON_FIELD
 from rounds.engine.progressive import Meters
 from rounds.engine.versions import in_force
 
@@ -30,15 +32,18 @@ from .configuration import (
     pool_numbers_check,
 )
 from .ledger import LedgerDraft, ledger_write
-from .models import MeterEvent, MeterReading, Pool, PoolVersion
+from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
 from .selectors import pool_version_in_force
 
 __all__ = [
+    "ApprovalError",
     "MeterError",
     "NotLinkedError",
     "PoolConfigError",
     "ProgressiveError",
     "ReadingError",
+    "adjustment_approve",
+    "adjustment_reject",
     "meter_adjust",
     "meter_transfer_overflow",
     "pool_create",
@@ -46,6 +51,7 @@ __all__ = [
     "pool_meters",
     "pool_version_create",
     "reading_record",
+    "second_approval_needed",
 ]
 
 OPENING_REASON = "opening meter at the reseed amount"
@@ -213,34 +219,157 @@ def _version_snapshot(version: PoolVersion) -> dict:
 # ---- the meter ---------------------------------------------------------------
 
 
-def meter_adjust(*, pool: Pool, delta: Decimal, actor: Actor, reason: str, request_id: str = "") -> MeterEvent:
-    """A person's correction of the meter: never without a reason, never below zero."""
+def meter_adjust(
+    *, pool: Pool, delta: Decimal, actor: Actor, reason: str, request_id: str = ""
+) -> MeterEvent | MeterAdjustmentRequest:
+    """A person's correction of the meter: never without a reason, never below zero.
+
+    Dual control: an adjustment larger than ``METER_SECOND_APPROVAL_ABOVE``
+    allows in the pool's currency does not move the meter; it is kept as a
+    request (returned instead of the event) until a second supervisor
+    approves it (``adjustment_approve``).
+    """
     reason = _reason_check(reason, "a meter adjustment")
     delta = _amount_check(delta, pool, "delta", signed=True)
     if delta == ZERO:
         raise MeterError("an adjustment of zero changes nothing.", field="delta")
+    if second_approval_needed(pool=pool, delta=delta):
+        return _adjustment_requested(pool, delta, actor, reason, request_id)
     with transaction.atomic():
-        locked = pool_lock(pool_id=pool.pk)
-        if locked.meter + delta < 0:
-            raise MeterError(
-                f"the adjustment would take the meter of {locked.code} from {locked.meter} "
-                f"to {locked.meter + delta}; a meter never goes below zero.",
-                field="delta",
-            )
-        if locked.meter + delta >= MONEY_LIMIT:
-            raise MeterError(
-                f"the adjustment would take the meter of {locked.code} to {locked.meter + delta}, "
-                f"beyond what a meter holds ({MONEY_LIMIT:,}).",
-                field="delta",
-            )
-        before = {"meter": locked.meter}
-        event = _write_single(locked, MeterEvent.Kind.ADJUSTMENT, abs(delta), delta, actor, reason)
+        return _adjusted(pool_lock(pool_id=pool.pk), delta, actor, reason, request_id)
+
+
+def _adjusted(locked: Pool, delta: Decimal, actor: Actor, reason: str, request_id: str,
+              *, asked: MeterAdjustmentRequest | None = None) -> MeterEvent:
+    """The adjustment written to the ledger of ``locked`` (row-locked), and audited."""
+    _adjustment_bounds_check(locked, delta)
+    before = {"meter": locked.meter}
+    event = _write_single(locked, MeterEvent.Kind.ADJUSTMENT, abs(delta), delta, actor, reason)
+    after = {"meter": locked.meter, "delta": delta, "seq": event.seq, "reason": reason}
+    if asked is not None:
+        after |= {"adjustment_request": asked.pk, "requested_by": asked.requested_by_name,
+                  "approved_by": actor.name}
+    audit_record(actor=actor, action="meter.adjusted", obj=locked, before=before, after=after,
+                 request_id=request_id)
+    return event
+
+
+def _adjustment_bounds_check(pool: Pool, delta: Decimal) -> None:
+    if pool.meter + delta < 0:
+        raise MeterError(
+            f"the adjustment would take the meter of {pool.code} from {pool.meter} "
+            f"to {pool.meter + delta}; a meter never goes below zero.",
+            field="delta",
+        )
+    if pool.meter + delta >= MONEY_LIMIT:
+        raise MeterError(
+            f"the adjustment would take the meter of {pool.code} to {pool.meter + delta}, "
+            f"beyond what a meter holds ({MONEY_LIMIT:,}).",
+            field="delta",
+        )
+
+
+# ---- dual control: a second supervisor for a large adjustment ------------------
+
+
+class ApprovalError(MeterError):
+    """A decision on an adjustment request the rules refuse (its own asker, already decided)."""
+
+    def __init__(self, message: str, *, field: str = NON_FIELD, conflict: bool = False):
+        super().__init__(message, field=field)
+        self.conflict = conflict  # decided already: the API answers 409
+
+
+def second_approval_needed(*, pool: Pool, delta: Decimal) -> bool:
+    """Whether ``delta`` is larger than one supervisor may move the meter of ``pool`` alone.
+
+    A currency ``METER_SECOND_APPROVAL_ABOVE`` does not name needs a second
+    supervisor for every adjustment: an amount nobody configured is no licence.
+    """
+    above = settings.METER_SECOND_APPROVAL_ABOVE.get(pool.currency)
+    return above is None or abs(delta) > above
+
+
+def _adjustment_requested(pool: Pool, delta: Decimal, actor: Actor, reason: str,
+                          request_id: str) -> MeterAdjustmentRequest:
+    if _user_id(actor) is None:
+        raise MeterError("an adjustment this large is asked for by a person, for another to approve.",
+                         field="delta")
+    # Refused now if it could never be applied; the approval checks again under the lock.
+    _adjustment_bounds_check(Pool.objects.get(pk=pool.pk), delta)
+    with transaction.atomic():
+        asked = MeterAdjustmentRequest.objects.create(
+            pool=pool, delta=delta, reason=reason, requested_by_id=_user_id(actor),
+            requested_by_name=actor.name[:150], request_id=request_id,
+        )
         audit_record(
-            actor=actor, action="meter.adjusted", obj=locked, before=before,
-            after={"meter": locked.meter, "delta": delta, "seq": event.seq, "reason": reason},
+            actor=actor, action="meter.adjustment_requested", obj=asked,
+            after={"pool": pool.code, "delta": delta, "reason": reason,
+                   "above": settings.METER_SECOND_APPROVAL_ABOVE.get(pool.currency)},
             request_id=request_id,
         )
-    return event
+    return asked
+
+
+def adjustment_approve(*, asked: MeterAdjustmentRequest, actor: Actor, request_id: str = "") -> MeterAdjustmentRequest:
+    """A second supervisor's approval: the meter moves by the request's delta, now."""
+    with transaction.atomic():
+        pool = pool_lock(pool_id=asked.pool_id)
+        locked = _pending_locked(asked, actor, approving=True)
+        event = _adjusted(pool, locked.delta, actor, locked.reason, request_id, asked=locked)
+        _decided(locked, MeterAdjustmentRequest.State.APPROVED, actor, note="", event=event)
+        audit_record(
+            actor=actor, action="meter.adjustment_approved", obj=locked,
+            after={"pool": pool.code, "delta": locked.delta, "seq": event.seq,
+                   "requested_by": locked.requested_by_name, "approved_by": actor.name},
+            request_id=request_id,
+        )
+    return locked
+
+
+def adjustment_reject(*, asked: MeterAdjustmentRequest, actor: Actor, note: str,
+                      request_id: str = "") -> MeterAdjustmentRequest:
+    """A supervisor's refusal of a request (the asker's own, to withdraw it): the meter stays."""
+    if not isinstance(note, str) or not note.strip():
+        raise MeterError("a rejection needs a note saying why.", field="note")
+    note = note.strip()
+    with transaction.atomic():
+        pool_lock(pool_id=asked.pool_id)
+        locked = _pending_locked(asked, actor, approving=False)
+        _decided(locked, MeterAdjustmentRequest.State.REJECTED, actor, note=note)
+        audit_record(
+            actor=actor, action="meter.adjustment_rejected", obj=locked,
+            after={"pool": locked.pool.code, "delta": locked.delta, "note": note,
+                   "requested_by": locked.requested_by_name},
+            request_id=request_id,
+        )
+    return locked
+
+
+def _pending_locked(asked: MeterAdjustmentRequest, actor: Actor, *, approving: bool) -> MeterAdjustmentRequest:
+    locked = locks.rows_locked(
+        MeterAdjustmentRequest.objects.filter(pk=asked.pk).select_related("pool"), [asked.pk]
+    ).get()
+    if locked.state != MeterAdjustmentRequest.State.PENDING:
+        raise ApprovalError(
+            f"adjustment request {locked.pk} was {locked.state} by {locked.decided_by_name} "
+            f"at {locked.decided_at:%Y-%m-%d %H:%M:%S %Z}.",
+            conflict=True,
+        )
+    if _user_id(actor) is None:
+        raise ApprovalError("a person decides an adjustment request.")
+    if approving and _user_id(actor) == locked.requested_by_id:
+        raise ApprovalError(
+            f"{actor.name} asked for this adjustment: another supervisor approves it.",
+        )
+    return locked
+
+
+def _decided(asked: MeterAdjustmentRequest, state: str, actor: Actor, *, note: str,
+             event: MeterEvent | None = None) -> None:
+    asked.state, asked.event, asked.decision_note = state, event, note
+    asked.decided_by_id, asked.decided_by_name, asked.decided_at = _user_id(actor), actor.name[:150], timezone.now()
+    asked.save(update_fields=["state", "event", "decision_note", "decided_by", "decided_by_name", "decided_at"])
 
 
 def meter_transfer_overflow(

@@ -19,6 +19,7 @@ from rest_framework.pagination import CursorPagination
 from audit.exports import csv_text
 from audit.models import ReconciliationReport
 from audit.reconciliation.figures import keeps_currencies
+from casino.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from casino.permissions import IsStaffReader
 from rounds.authentication import TableKeyAuthentication
 from rounds.engine.rules import BETS
@@ -61,6 +62,10 @@ class NewestFirst(CursorPagination):
     ordering = ("-created_at", "-id")
 
 
+NO_REPORT = "No report has this id."
+
+
+@staff_pages(ReportSummarySerializer)
 class ReportListView(generics.ListAPIView):
     authentication_classes = AUTHENTICATION
     permission_classes = [IsStaffReader]
@@ -70,6 +75,7 @@ class ReportListView(generics.ListAPIView):
     queryset = ReconciliationReport.objects.all()
 
 
+@staff_item(ReportSerializer, NO_REPORT)
 class ReportDetailView(generics.RetrieveAPIView):
     authentication_classes = AUTHENTICATION
     permission_classes = [IsStaffReader]
@@ -82,7 +88,9 @@ class ReportCsvView(generics.RetrieveAPIView):
     permission_classes = [IsStaffReader]
     queryset = ReconciliationReport.objects.all()
 
-    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR}, summary="A report as CSV")
+    @extend_schema(responses=answers({(200, "text/csv"): OpenApiTypes.STR, 404: refusal(NO_REPORT)},
+                                     STAFF_ONLY, CSV_REQUEST),
+                   summary="A report as CSV")
     def get(self, request, *args, **kwargs):
         report = self.get_object()
         response = HttpResponse(csv_text([CSV_COLUMNS, *report_rows(report.figures or {})]),

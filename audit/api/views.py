@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from audit.exports import Period, audit_rows, csv_lines, finding_rows, round_rows
 from audit.services import Actor, audit_record
 from casino.middleware import request_id_of
+from casino.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
 
 MAX_DAYS = 366
 
@@ -52,10 +53,15 @@ class ExportView(APIView):
 
     @extend_schema(
         parameters=[
+            # The route's own pattern, read as a schema's, would admit "roundsX" and "xfindings".
+            OpenApiParameter("what", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(EXPORTS)),
             OpenApiParameter("first_day", OpenApiTypes.DATE, required=True),
             OpenApiParameter("last_day", OpenApiTypes.DATE, required=True),
         ],
-        responses={(200, "text/csv"): OpenApiTypes.STR},
+        responses=answers({(200, "text/csv"): OpenApiTypes.STR}, STAFF_ONLY_SESSION_FIRST, CSV_REQUEST, {
+            400: refusal("first_day or last_day is missing or not a date, last_day is before first_day, "
+                         f"or the period is longer than {MAX_DAYS} days; errors names the field."),
+        }),
         summary="Export rounds, findings or the audit log as CSV",
     )
     def get(self, request, what: str):

@@ -1,7 +1,7 @@
 import django_filters
 
 from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
-from progressive.models import MeterEvent, MeterReading, Pool, PoolVersion
+from progressive.models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
 
 
 class PoolFilter(django_filters.FilterSet):
@@ -51,3 +51,12 @@ class MeterReadingFilter(django_filters.FilterSet):
     class Meta:
         model = MeterReading
         fields = ["pool", "table", "flagged"]
+
+
+class MeterAdjustmentRequestFilter(django_filters.FilterSet):
+    pool = django_filters.CharFilter(field_name="pool__code")
+    state = django_filters.ChoiceFilter(choices=MeterAdjustmentRequest.State.choices)
+
+    class Meta:
+        model = MeterAdjustmentRequest
+        fields = ["pool", "state"]

@@ -8,9 +8,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from casino.models import MONEY
+from progressive.models import MeterAdjustmentRequest
 from progressive.selectors import pool_version_current
-from rounds.api.fields import AmountField, OffsetDateTimeField
-from rounds.api.work import StrictCharField, StrictSlugField
+from rounds.api.fields import AmountField, OffsetDateTimeField, StrictCharField, StrictSlugField
 
 
 class PayLineSerializer(serializers.Serializer):
@@ -93,6 +93,23 @@ class MeterEventSerializer(serializers.Serializer):
         return event.actor_name or None
 
 
+class MeterAdjustmentRequestSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    pool = serializers.CharField(source="pool.code")
+    delta = serializers.DecimalField(**MONEY)
+    reason = serializers.CharField()
+    state = serializers.ChoiceField(choices=MeterAdjustmentRequest.State.choices)
+    requested_by = serializers.CharField(source="requested_by_name")
+    requested_at = serializers.DateTimeField()
+    decided_by = serializers.SerializerMethodField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_note = serializers.CharField()
+    event = MeterEventSerializer(allow_null=True, help_text="The ledger event the approval wrote.")
+
+    def get_decided_by(self, asked) -> str | None:
+        return asked.decided_by_name or None
+
+
 class HitSerializer(MeterEventSerializer):
     hand = serializers.CharField(allow_null=True)
     reversed = serializers.BooleanField(help_text="The round was voided and its meter events reversed.")
@@ -142,6 +159,10 @@ class MeterReadingInSerializer(serializers.Serializer):
 class MeterAdjustmentInSerializer(serializers.Serializer):
     delta = AmountField(signed=True, help_text="The signed change to the meter, e.g. '-25.00'.")
     reason = StrictCharField(max_length=2000, help_text="Why: kept with the event, never optional.")
+
+
+class AdjustmentRejectionInSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=2000, help_text="Why the adjustment is not made: kept with the request.")
 
 
 class OverflowTransferInSerializer(serializers.Serializer):

@@ -11,6 +11,19 @@ urlpatterns = [
         name="pool-overflow-transfer",
     ),
     path("pools/<slug:code>/ledger-check", views.LedgerCheckView.as_view(), name="pool-ledger-check"),
+    path("adjustment-requests/", views.MeterAdjustmentRequestListView.as_view(), name="adjustment-request-list"),
+    path(
+        "adjustment-requests/<int:pk>", views.MeterAdjustmentRequestDetailView.as_view(),
+        name="adjustment-request-detail",
+    ),
+    path(
+        "adjustment-requests/<int:pk>/approve", views.MeterAdjustmentApproveView.as_view(),
+        name="adjustment-request-approve",
+    ),
+    path(
+        "adjustment-requests/<int:pk>/reject", views.MeterAdjustmentRejectView.as_view(),
+        name="adjustment-request-reject",
+    ),
     path("pool-versions/", views.PoolVersionListView.as_view(), name="pool-version-list"),
     path("meter-events/", views.MeterEventListView.as_view(), name="meter-event-list"),
     path("hits/", views.HitListView.as_view(), name="hit-list"),

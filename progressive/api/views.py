@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.services import Actor
 from casino.middleware import request_id_of
+from casino.openapi import (
+    EVERY_REQUEST,
+    JSON_BODY,
+    NOT_AUTHENTICATED,
+    PERSON_WRITE,
+    STAFF_ONLY,
+    answers,
+    refusal,
+    staff_item,
+    staff_pages,
+)
 from casino.permissions import IsStaffReader
-from progressive.models import MeterEvent, Pool
+from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool
 from progressive.selectors import (
+    adjustment_request_list,
     meter_event_list,
     meter_reading_list,
     pool_hit_history,
@@ -24,21 +36,31 @@ from progressive.selectors import (
     pool_version_list,
 )
 from progressive.services import (
+    ApprovalError,
     NotLinkedError,
     ProgressiveError,
+    adjustment_approve,
+    adjustment_reject,
     meter_adjust,
     meter_transfer_overflow,
     reading_record,
 )
-from rounds.api.views import ERROR
 from rounds.authentication import IsTable, TableKeyAuthentication
 
-from .filters import MeterEventFilter, MeterReadingFilter, PoolFilter, PoolVersionFilter
+from .filters import (
+    MeterAdjustmentRequestFilter,
+    MeterEventFilter,
+    MeterReadingFilter,
+    PoolFilter,
+    PoolVersionFilter,
+)
 from .permissions import CanAdjustMeter
 from .serializers import (
+    AdjustmentRejectionInSerializer,
     HitSerializer,
     LedgerCheckSerializer,
     MeterAdjustmentInSerializer,
+    MeterAdjustmentRequestSerializer,
     MeterEventSerializer,
     MeterReadingInSerializer,
     MeterReadingSerializer,
@@ -50,19 +72,29 @@ from .serializers import (
 # Tables are authenticated everywhere here so that one reaching for a person's
 # endpoint is told 403 (it is known, and not allowed), not 401.
 EVERYONE = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+NO_POOL = "No pool has this code."
 
 
 def _cursor(*fields: str) -> type[CursorPagination]:
     return type("Cursor", (CursorPagination,), {"ordering": fields})
 
 
+class Decided(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "decided"
+
+
 def _refused(exc: ProgressiveError):
-    """A service's refusal as the API's error shape: 403 for a table of another pool, else 400."""
-    if isinstance(exc, NotLinkedError):
+    """A service's refusal as the API's error shape: 403 for a table of another pool or a
+    supervisor approving their own request, 409 for a request decided already, else 400."""
+    if isinstance(exc, ApprovalError) and exc.conflict:
+        return Decided(str(exc))
+    if isinstance(exc, NotLinkedError | ApprovalError):
         return PermissionDenied(str(exc))
     return ValidationError(exc.errors)
 
 
+@staff_pages(PoolSerializer)
 class PoolListView(generics.ListAPIView):
     """Pools with their meter, overflow, reserve and the version in force now."""
 
@@ -73,6 +105,7 @@ class PoolListView(generics.ListAPIView):
     queryset = pool_list()
 
 
+@staff_item(PoolSerializer, NO_POOL)
 class PoolDetailView(generics.RetrieveAPIView):
     authentication_classes = EVERYONE
     serializer_class = PoolSerializer
@@ -80,6 +113,7 @@ class PoolDetailView(generics.RetrieveAPIView):
     lookup_field = "code"
 
 
+@staff_pages(PoolVersionSerializer)
 class PoolVersionListView(generics.ListAPIView):
     """Every version of every pool: versions are never changed, only added."""
 
@@ -90,6 +124,7 @@ class PoolVersionListView(generics.ListAPIView):
     queryset = pool_version_list()
 
 
+@staff_pages(MeterEventSerializer)
 class MeterEventListView(generics.ListAPIView):
     """The ledger: every change of every meter, newest first."""
 
@@ -100,6 +135,7 @@ class MeterEventListView(generics.ListAPIView):
     queryset = meter_event_list()
 
 
+@staff_pages(HitSerializer)
 class HitListView(generics.ListAPIView):
     """The hit history: awards, fixed awards and the reseeds they caused, newest first."""
 
@@ -117,12 +153,14 @@ class LedgerCheckView(APIView):
     permission_classes = [IsStaffReader]
     queryset = MeterEvent.objects.none()  # IsStaffReader asks for view_meterevent
 
-    @extend_schema(responses={200: LedgerCheckSerializer, 403: ERROR, 404: ERROR})
+    @extend_schema(responses=answers({200: LedgerCheckSerializer, 404: refusal(NO_POOL)}, STAFF_ONLY,
+                                     EVERY_REQUEST))
     def get(self, request, code: str):
         pool = get_object_or_404(Pool, code=code)
         return Response(LedgerCheckSerializer(pool_ledger_check(pool=pool)).data)
 
 
+@staff_pages(MeterReadingSerializer)
 class MeterReadingListCreateView(generics.ListAPIView):
     """``POST`` what a table's meter display showed (tables); ``GET`` readings (casino staff)."""
 
@@ -139,7 +177,12 @@ class MeterReadingListCreateView(generics.ListAPIView):
 
     @extend_schema(
         request=MeterReadingInSerializer,
-        responses={201: MeterReadingSerializer, 400: ERROR, 401: ERROR, 403: ERROR},
+        responses=answers({201: MeterReadingSerializer}, NOT_AUTHENTICATED, JSON_BODY, EVERY_REQUEST, {
+            400: refusal("The body is not JSON, a field of it is invalid, or it names no pool there is; "
+                         "errors names the field."),
+            403: refusal("A person's credentials (only a table's own key reports readings), or a pool "
+                         "this table does not feed."),
+        }),
         summary="Report a meter display reading",
     )
     def post(self, request, *args, **kwargs):
@@ -177,24 +220,38 @@ class _MeterMoveView(APIView):
         incoming = self.incoming_class(data=request.data)
         incoming.is_valid(raise_exception=True)
         try:
-            event = self.move(pool=pool, data=incoming.validated_data, actor=Actor.of_user(request.user),
+            moved = self.move(pool=pool, data=incoming.validated_data, actor=Actor.of_user(request.user),
                               request_id=request_id_of(request))
         except ProgressiveError as exc:
             raise _refused(exc) from None
-        return Response(MeterEventSerializer(event).data, status=status.HTTP_201_CREATED)
+        if isinstance(moved, MeterAdjustmentRequest):
+            return Response(MeterAdjustmentRequestSerializer(moved).data, status=status.HTTP_202_ACCEPTED)
+        return Response(MeterEventSerializer(moved).data, status=status.HTTP_201_CREATED)
 
 
-def _move_schema(incoming, summary: str):
+def _move_schema(incoming, summary: str, **more):
     return extend_schema_view(post=extend_schema(
         request=incoming,
-        responses={201: MeterEventSerializer, 400: ERROR, 401: ERROR, 403: ERROR, 404: ERROR},
+        responses=answers({201: MeterEventSerializer, 404: refusal(NO_POOL)}, PERSON_WRITE, JSON_BODY,
+                          EVERY_REQUEST, {
+            400: refusal("The body is not JSON, a field of it is invalid, or the pool cannot make this "
+                         "move (its meter below zero or past what a meter holds, more than its overflow "
+                         "or its ceiling allows); errors says why."),
+        }, more),
         summary=summary,
     ))
 
 
-@_move_schema(MeterAdjustmentInSerializer, "Adjust a meter")
+SECOND_APPROVAL = OpenApiResponse(
+    MeterAdjustmentRequestSerializer,
+    "Larger than one supervisor may move the meter alone (METER_SECOND_APPROVAL_ABOVE): kept as a "
+    "pending request, and the meter moves only when another supervisor approves it.",
+)
+
+
+@_move_schema(MeterAdjustmentInSerializer, "Adjust a meter", **{"202": SECOND_APPROVAL})
 class MeterAdjustmentView(_MeterMoveView):
-    """A supervisor's or auditor's adjustment of a meter, with its reason."""
+    """A supervisor's adjustment of a meter, with its reason; a large one waits for a second."""
 
     incoming_class = MeterAdjustmentInSerializer
 
@@ -212,3 +269,87 @@ class OverflowTransferView(_MeterMoveView):
     def move(self, *, pool, data, actor, request_id):
         return meter_transfer_overflow(pool=pool, amount=data.get("amount"), reason=data["reason"],
                                        actor=actor, request_id=request_id)
+
+
+# ---- dual control: requests for a second supervisor's approval --------------
+
+
+@staff_pages(MeterAdjustmentRequestSerializer)
+class MeterAdjustmentRequestListView(generics.ListAPIView):
+    """Adjustments waiting for, or decided by, a second supervisor; ``?state=pending`` for the queue."""
+
+    authentication_classes = EVERYONE
+    serializer_class = MeterAdjustmentRequestSerializer
+    filterset_class = MeterAdjustmentRequestFilter
+    pagination_class = _cursor("-requested_at", "-id")
+    queryset = adjustment_request_list()
+
+
+@staff_item(MeterAdjustmentRequestSerializer, "No adjustment request has this id.")
+class MeterAdjustmentRequestDetailView(generics.RetrieveAPIView):
+    """One adjustment request, with the ledger event its approval wrote."""
+
+    authentication_classes = EVERYONE
+    serializer_class = MeterAdjustmentRequestSerializer
+    queryset = adjustment_request_list()
+
+
+_DECIDED = {
+    403: refusal("A table's key, a person whose role does not allow this, the supervisor who asked "
+                 "for the adjustment (to approve it), or a session's write without its CSRF token."),
+    404: refusal("No adjustment request has this id."),
+    409: refusal("The request was approved or rejected already (code decided)."),
+}
+
+
+class _AdjustmentDecisionView(APIView):
+    authentication_classes = EVERYONE
+    permission_classes = [CanAdjustMeter]
+    incoming_class: type | None = None
+
+    def decide(self, *, asked: MeterAdjustmentRequest, data: dict, actor: Actor, request_id: str):
+        raise NotImplementedError
+
+    def post(self, request, pk: int):
+        asked = get_object_or_404(MeterAdjustmentRequest, pk=pk)
+        data = {}
+        if self.incoming_class is not None:
+            incoming = self.incoming_class(data=request.data)
+            incoming.is_valid(raise_exception=True)
+            data = incoming.validated_data
+        try:
+            decided = self.decide(asked=asked, data=data, actor=Actor.of_user(request.user),
+                                  request_id=request_id_of(request))
+        except ProgressiveError as exc:
+            raise _refused(exc) from None
+        return Response(MeterAdjustmentRequestSerializer(adjustment_request_list().get(pk=decided.pk)).data)
+
+
+@extend_schema_view(post=extend_schema(
+    request=None,
+    responses=answers({200: MeterAdjustmentRequestSerializer}, PERSON_WRITE, EVERY_REQUEST, {
+        400: refusal("The meter cannot move by the request's delta now (below zero or past what a "
+                     "meter holds); errors says why."),
+    }, _DECIDED),
+    summary="Approve a large meter adjustment (a second supervisor)",
+))
+class MeterAdjustmentApproveView(_AdjustmentDecisionView):
+    """A second supervisor's approval: the meter moves by the request's delta, through its ledger."""
+
+    def decide(self, *, asked, data, actor, request_id):
+        return adjustment_approve(asked=asked, actor=actor, request_id=request_id)
+
+
+@extend_schema_view(post=extend_schema(
+    request=AdjustmentRejectionInSerializer,
+    responses=answers({200: MeterAdjustmentRequestSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST,
+                      _DECIDED),
+    summary="Reject a large meter adjustment",
+))
+class MeterAdjustmentRejectView(_AdjustmentDecisionView):
+    """A supervisor's refusal, with a note (the asker's own withdraws it); the meter stays."""
+
+    incoming_class = AdjustmentRejectionInSerializer
+
+    def decide(self, *, asked, data, actor, request_id):
+        return adjustment_reject(asked=asked, actor=actor, note=data["note"], request_id=request_id)

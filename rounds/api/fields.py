@@ -1,4 +1,4 @@
-"""Wire types of ROUND_RECORD.md: amounts, cards, moments with an offset.
+"""Wire types of ROUND_RECORD.md: amounts, cards, moments with an offset, text that is text.
 
 Each comes as the DRF field that reads it from a record (and words what is
 wrong) and, where an answer writes it, the DRF field that documents it.
@@ -165,6 +165,24 @@ class StoredCardsField(serializers.ListField):
 
     def to_representation(self, value) -> list[str] | None:
         return split_cards(value)
+
+
+class StrictText:
+    """A text input that must be a JSON string: DRF's text fields would read ``0`` as
+    ``"0"``, and a number is not a reason, a note, a code or a dealer."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(StrictText, serializers.CharField):
+    pass
+
+
+class StrictSlugField(StrictText, serializers.SlugField):
+    pass
 
 
 class NoneIfBlankCharField(serializers.CharField):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from io import BytesIO
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 
+# LengthRequired: read_body raises it, and the views catch it from here.
+from casino.chunked import LengthRequired, PastLimit, is_chunked, read_chunked  # noqa: F401
 from casino.errors import error_body
 from casino.jsons import read_json, write_json
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
@@ -50,14 +51,6 @@ class BodyTooLarge(ValueError):
         )
 
 
-class LengthRequired(ValueError):
-    pass
-
-
-# A chunked body is read in parts of this size, so that one past the limit is never held whole.
-READ_PART = 64 * 1024
-
-
 def round_body_limit() -> int | None:
     """The size limit of one round's body: ``ROUND_BODY_MAX_BYTES``, or the whole-request
     limit where that is lower."""
@@ -82,12 +75,10 @@ def read_body(request, *, limit: int | None) -> bytes:
     from a server that does not, it cannot be read safely: ``LengthRequired``.
     """
     http = getattr(request, "_request", request)  # DRF's request wraps Django's
-    meta = http.META
-    declared = meta.get("CONTENT_LENGTH")
-    if not declared and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+    if is_chunked(http.META):
         return _read_chunked(http, limit)
     try:
-        size = int(declared or 0)
+        size = int(http.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         size = 0
     if limit is not None and size > limit:
@@ -102,24 +93,11 @@ def read_body(request, *, limit: int | None) -> bytes:
 
 
 def _read_chunked(http, limit: int | None) -> bytes:
-    if not http.META.get("wsgi.input_terminated"):
-        raise LengthRequired(
-            "A chunked body cannot be read here; send the body with a Content-Length."
-        )
-    stream = http.META["wsgi.input"]
-    parts, size = [], 0
-    while limit is None or size <= limit:
-        part = stream.read(READ_PART if limit is None else min(READ_PART, limit + 1 - size))
-        if not part:
-            break
-        parts.append(part)
-        size += len(part)
-    body = b"".join(parts)
-    if limit is not None and size > limit:
-        raise BodyTooLarge(limit=limit, size=size, first=body[:settings.ROUND_BODY_KEPT_BYTES], chunked=True)
-    # Read as Django would have, so that anything after this sees the same body.
-    http._body, http._stream = body, BytesIO(body)
-    return body
+    try:
+        return read_chunked(http, limit=limit)
+    except PastLimit as past:
+        first = past.read[:settings.ROUND_BODY_KEPT_BYTES]
+        raise BodyTooLarge(limit=limit, size=len(past.read), first=first, chunked=True) from None
 
 
 def storable(value):

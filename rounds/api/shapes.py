@@ -47,6 +47,7 @@ from .fields import (
     NoneIfBlankCharField,
     OffsetDateTimeField,
     StoredCardsField,
+    StrictCharField,
     cards_field,
     split_cards,
 )
@@ -136,7 +137,7 @@ class Text(Field):
     max_length: int | None = None
 
     def record_field(self):
-        return serializers.CharField(
+        return StrictCharField(
             max_length=self.max_length, required=not self.optional,
             allow_null=self.optional, allow_blank=self.optional,
         )
@@ -144,8 +145,8 @@ class Text(Field):
     def reader(self):
         max_length, optional = self.max_length or 10**9, self.optional
 
-        # DRF trims text, and would read a number as its digits: only text that
-        # needs neither, in ASCII, is plain.
+        # DRF trims text (and refuses a number, as it refuses anything not a
+        # string): only text that needs no trimming, in ASCII, is plain.
         def read(value):
             if optional and (value is None or value is MISSING or value == ""):
                 return None

@@ -10,6 +10,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.middleware import request_id_of
+from casino.openapi import (
+    EVERY_REQUEST,
+    NOT_AUTHENTICATED,
+    STAFF_ONLY_SESSION_FIRST,
+    answers,
+    refusal,
+    staff_item,
+    staff_pages,
+)
 from casino.permissions import IsStaffReader
 from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
@@ -33,16 +42,6 @@ from .intake import (
 from .serializers import FindingSerializer, RoundRecordSerializer, RoundSerializer
 
 MAX_BATCH = 1000
-
-ERROR = inline_serializer(
-    "Error",
-    {
-        "code": serializers.CharField(),
-        "message": serializers.CharField(),
-        "request_id": serializers.CharField(),
-        "errors": serializers.DictField(required=False),
-    },
-)
 
 
 class TablePost:
@@ -75,13 +74,16 @@ class TablePost:
         kept_bytes_charge(table_code=table.code, size=sum(answer.kept for answer in answers))
 
 
-# What a table's post may be refused with besides the round's own refusals.
+# What a table's post may be refused with besides the round's own refusals. The
+# intake reads the body itself, whatever its Content-Type: never a 415.
 TABLE_POST_REFUSALS = {
-    411: OpenApiResponse(ERROR, "A chunked body the server cannot read to its end: send a Content-Length."),
-    413: OpenApiResponse(ERROR, "The body, or for a batch the whole request, is larger than the limit; "
-                                "its first bytes and its size are kept."),
-    429: OpenApiResponse(ERROR, "The table's request rate (code throttled) or its hourly budget of kept "
-                                "bytes (code kept_bytes_exhausted) is spent; retry after Retry-After seconds."),
+    **EVERY_REQUEST,
+    **NOT_AUTHENTICATED,
+    411: refusal("A chunked body the server cannot read to its end: send a Content-Length."),
+    413: refusal("The body, or for a batch the whole request, is larger than the limit; "
+                 "its first bytes and its size are kept."),
+    429: refusal("The table's request rate (code throttled) or its hourly budget of kept "
+                 "bytes (code kept_bytes_exhausted) is spent; retry after Retry-After seconds."),
 }
 
 
@@ -93,6 +95,7 @@ class NewestFirstCursor(CursorPagination):
     ordering = ("-created_at", "-id")
 
 
+@staff_pages(RoundSerializer)
 class RoundListCreateView(TablePost, generics.ListAPIView):
     """``POST`` a dealt round (tables); ``GET`` stored rounds (casino staff)."""
 
@@ -110,11 +113,16 @@ class RoundListCreateView(TablePost, generics.ListAPIView):
 
     @extend_schema(
         request=RoundRecordSerializer,
-        responses={
+        responses=answers(TABLE_POST_REFUSALS, {
             201: RoundSerializer,
             200: OpenApiResponse(RoundSerializer, "An identical resubmission: the stored round."),
-            400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR, **TABLE_POST_REFUSALS,
-        },
+            400: refusal("The body is not JSON, or not a valid round record; errors names the fields. "
+                         "The body is kept."),
+            403: refusal("A person's credentials (only a table's own key posts rounds), or a record "
+                         "naming another table; the body is kept."),
+            409: refusal("Its round id was already stored with a different body: this one is kept and "
+                         "refused, and the stored round (the answer's round) is flagged."),
+        }),
         summary="Post one dealt round",
     )
     def post(self, request, *args, **kwargs):
@@ -139,7 +147,7 @@ class RoundBatchView(TablePost, APIView):
         request=inline_serializer(
             "RoundBatch", {"rounds": RoundRecordSerializer(many=True)}
         ),
-        responses={
+        responses=answers(TABLE_POST_REFUSALS, {
             200: inline_serializer(
                 "RoundBatchResult",
                 {"results": inline_serializer(
@@ -148,8 +156,11 @@ class RoundBatchView(TablePost, APIView):
                     many=True,
                 )},
             ),
-            400: ERROR, 401: ERROR, 403: ERROR, **TABLE_POST_REFUSALS,
-        },
+            400: refusal(f'The body is not JSON, or not {{"rounds": [...]}} with 1 to {MAX_BATCH} round '
+                         "records; it is kept. A record's own refusal is its answer in results."),
+            401: refusal("Anything but a table's key in force: no credentials, a person's, or a key "
+                         "unknown, expired or revoked."),
+        }),
         summary="Post a batch of dealt rounds",
         description=(
             "Each record is refused or stored on its own; a record whose compact JSON is larger "
@@ -183,12 +194,14 @@ class RoundBatchView(TablePost, APIView):
 READER_AUTHENTICATION = [SessionAuthentication, BasicAuthentication, TableKeyAuthentication]
 
 
+@staff_item(RoundSerializer, "No round has this id.", refused=STAFF_ONLY_SESSION_FIRST)
 class RoundDetailView(generics.RetrieveAPIView):
     authentication_classes = READER_AUTHENTICATION
     serializer_class = RoundSerializer
     queryset = round_list()
 
 
+@staff_pages(FindingSerializer, refused=STAFF_ONLY_SESSION_FIRST)
 class FindingListView(generics.ListAPIView):
     authentication_classes = READER_AUTHENTICATION
     serializer_class = FindingSerializer

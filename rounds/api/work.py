@@ -11,30 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.middleware import request_id_of
+from casino.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refusal
 from rounds.authentication import TableKeyAuthentication
 from rounds.models import Finding, Round
 from rounds.selectors import round_detail
 from rounds.services import FindingTransitionError, VoidError, finding_transition, round_void
 
+from .fields import StrictCharField
 from .serializers import FindingSerializer, RoundSerializer
-
-
-class StrictText:
-    """A text input that must be a JSON string: DRF's text fields would read ``0`` as
-    ``"0"``, and a number is not a reason, a note or a code."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictCharField(StrictText, serializers.CharField):
-    pass
-
-
-class StrictSlugField(StrictText, serializers.SlugField):
-    pass
 
 
 def person_with(permission: str) -> type[BasePermission]:
@@ -63,8 +47,15 @@ class FindingTransitionView(APIView):
     authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
     permission_classes = [person_with("rounds.work_finding")]
 
-    @extend_schema(request=FindingTransitionSerializer, responses={200: FindingSerializer(many=True)},
-                   summary="Acknowledge, resolve, dismiss or reopen findings")
+    @extend_schema(
+        request=FindingTransitionSerializer,
+        responses=answers({200: FindingSerializer(many=True)}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST, {
+            400: refusal("The body is not JSON, a field of it is invalid, or a finding is unknown or "
+                         "cannot move to that state (or not without a note); errors says which, and "
+                         "no finding moved."),
+        }),
+        summary="Acknowledge, resolve, dismiss or reopen findings",
+    )
     def post(self, request):
         given = FindingTransitionSerializer(data=request.data)
         given.is_valid(raise_exception=True)
@@ -88,8 +79,15 @@ class RoundVoidView(APIView):
     authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
     permission_classes = [person_with("rounds.void_round")]
 
-    @extend_schema(request=VoidSerializer, responses={200: RoundSerializer},
-                   summary="Void a stored round (machine malfunction)")
+    @extend_schema(
+        request=VoidSerializer,
+        responses=answers({200: RoundSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST, {
+            400: refusal("The body is not JSON, its reason is invalid, or the round cannot be voided "
+                         "(already void, or its meter events cannot be taken back); errors says why."),
+            404: refusal("No round has this id."),
+        }),
+        summary="Void a stored round (machine malfunction)",
+    )
     def post(self, request, pk: int):
         given = VoidSerializer(data=request.data)
         given.is_valid(raise_exception=True)

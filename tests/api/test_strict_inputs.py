@@ -1,7 +1,8 @@
-"""The people's writes take text as JSON strings only: a number is not a reason.
+"""Every write takes text as JSON strings only: a number is not a reason, nor a dealer.
 
 DRF's text fields read ``0`` as ``"0"``; the schema says string, so anything
-else is a field-level 400 and nothing is written.
+else is a field-level 400 and nothing is written (a table's round record is
+kept as the refusal, as every refused record is).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from progressive.models import MeterEvent
-from rounds.models import Finding, Round
+from rounds.models import Finding, Round, Submission
 from tests import examples
+from tests.api.records import BATCH, ROUNDS, us_record
 from tests.security.people import person_client
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +84,26 @@ def test_a_reading_pool_that_is_not_a_string_is_refused(table, pool):
         "pool": pool, "displayed": "1.00", "reported_at": "2026-11-29T21:00:00+01:00",
     }, format="json")
     refused_at(response, "pool")
+
+
+@pytest.mark.parametrize("name", ["table", "round", "dealer"])
+@pytest.mark.parametrize("text", NOT_TEXT, ids=repr)
+def test_a_round_records_text_that_is_not_a_string_is_refused_and_kept(table_client, name, text):
+    client = table_client("U01", "us-30k")
+    response = client.post(ROUNDS, us_record(**{name: text}), format="json")
+    refused_at(response, name)
+    assert not Round.objects.exists()
+    assert Submission.objects.get().outcome == Submission.Outcome.REJECTED
+
+
+@pytest.mark.parametrize("text", NOT_TEXT, ids=repr)
+def test_a_seats_player_that_is_not_a_string_is_refused_in_its_place_in_a_batch(table_client, text):
+    client = table_client("U01", "us-30k")
+    broken = us_record("U-2")
+    broken["seats"][0]["player"] = text
+    response = client.post(BATCH, {"rounds": [us_record("U-1"), broken]}, format="json")
+    assert response.status_code == 200
+    first, second = response.json()["results"]
+    assert first["status"] == 201 and second["status"] == 400, response.json()
+    assert "player" in second["body"]["errors"]["seats"]["0"], second["body"]
+    assert list(Round.objects.values_list("round_id", flat=True)) == ["U-1"]

@@ -89,6 +89,15 @@ def test_a_path_no_route_matches_is_a_404_in_the_error_shape(person, path):
     assert {"code", "message", "request_id"} <= set(response.json())
 
 
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+00:01", "9999-12-31T23:59:59-00:01"])
+@pytest.mark.parametrize("path, name", [("/api/v1/findings/", "dealt_after"), ("/api/v1/hits/", "created_before")])
+def test_a_filter_moment_outside_pythons_years_in_utc_is_a_400_naming_it(person, path, name, moment):
+    """Was a 500: a moment of year 1 (or 9999) in its own offset is year 0 (or 10000) in UTC."""
+    response = person("auditor").get(path, {name: moment})
+    assert response.status_code == 400, response.status_code
+    assert name in response.json()["errors"]
+
+
 @pytest.mark.parametrize("path, name", [
     ("/api/v1/meter-readings/", "flagged"),
     ("/api/v1/findings/", "informational"),

@@ -18,9 +18,10 @@ answer must be:
 
 Optional filters (``?flagged=…``, ``?seq_from=…``) are django-filter's: an
 empty value means "no filter" and a number where an integer is documented is
-read as a number. Nor are bodies DRF reads as right all the same (a number
-where text is asked, an empty HTML form field). Those are not held to
-rejection; they are held to the rest.
+read as a number. Nor is text made too long only by whitespace DRF trims off.
+Those are not held to rejection; they are held to the rest. Text is held to
+it whole: every text input refuses what is not a JSON string
+(tests/api/test_strict_inputs.py).
 
 Tables' operations are called with a table's key, the rest as a supervisor,
 so the fuzzer gets past authentication to the code that reads its input.
@@ -47,12 +48,12 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 from schemathesis import GenerationMode
 from schemathesis.core.failures import FailureGroup
-from schemathesis.core.mutations import MutationChannel
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
     response_schema_conformance,
+    status_code_conformance,
 )
 
 from audit.services import SYSTEM
@@ -70,16 +71,6 @@ SEED = int(os.environ.get("FUZZ_SEED", "20261130"))
 
 TABLE = "FZ01"
 POOL = "us-progressive"
-
-# A known bug, pinned by a strict xfail test in tests/fuzz/test_found_by_fuzzing.py,
-# is kept out of the fuzzer's way so that it looks for the next one. When that
-# test starts passing it fails as XPASS: then drop the exemption here.
-#
-# An adjustment that takes a meter past 10^12 is a 500, not a refusal
-# (test_an_adjustment_past_what_a_meter_can_hold_is_refused_not_a_500). The
-# cases of one test share a meter, so deltas stay below 10^9 to keep it far.
-_HUGE_DELTA = 10**9
-
 
 def _operations(mode: GenerationMode) -> list[str]:
     """Every operation; in negative mode those with something a client can send wrong.
@@ -178,7 +169,7 @@ def _strategy(operation, mode: GenerationMode, world: World):
         strategy = cases()  # the path itself is what is sent wrong
     if operation.label in TABLE_OPERATIONS:
         strategy = strategy.map(_as_own_table)
-    return strategy.filter(_clear_of_known_bugs)
+    return strategy
 
 
 def _as_own_table(case):
@@ -196,15 +187,6 @@ def _as_own_table(case):
         if isinstance(table, str) and 1 <= len(table) <= 32:
             record["table"] = TABLE
     return case
-
-
-def _clear_of_known_bugs(case) -> bool:
-    body = case.body if isinstance(case.body, (dict, list, str)) else None
-    delta = body.get("delta") if isinstance(body, dict) else None
-    try:
-        return abs(float(delta)) < _HUGE_DELTA if delta is not None else True
-    except (TypeError, ValueError):
-        return True
 
 
 def _negated(case) -> set[ParameterLocation]:
@@ -228,43 +210,19 @@ def _negates_only_optional_filters(case) -> bool:
 
 
 def _read_alike_by_drf(case) -> bool:
-    """Every change to the body is one DRF reads as a valid value all the same.
+    """Every change to the body is text made too long by whitespace around it.
 
-    DRF's fields read a number where text is asked ("reason": 404 is "404") and
-    digits where a number is, and an empty field of an HTML form as one left
-    out. By the schema those bodies are wrong; by the server they say the same
-    as a right one, so accepting them is no harm.
+    DRF trims the whitespace around text before it measures it, so by the
+    server such a body says the same as a right one, and accepting it is no harm.
     """
     data = case.meta.phase.data if case.meta else None
     changes = [m for m in getattr(data, "mutations", ()) if m.parameter_location == ParameterLocation.BODY]
-    form = (case.media_type or "") != "application/json"
 
-    def read_alike(change) -> bool:
+    def trimmed(change) -> bool:
         value = change.new_value
-        if change.channel == MutationChannel.SCHEMA:
-            # The schema was changed, not a value: a number generated where text is asked
-            # (and only text: an amount must still refuse a float).
-            described = getattr(data, "description", "") or ""
-            return ("type" in change.keywords and value in ("number", "integer")
-                    and len(changes) == 1 and "was string, became" in described)
-        as_number = "type" in change.keywords and not isinstance(value, bool) and (
-            isinstance(value, (int, float)) or (isinstance(value, str) and _is_number(value))
-        )
-        # DRF trims the whitespace around text before it measures it.
-        trimmed = "maxLength" in change.keywords and isinstance(value, str) and value != value.strip()
-        return as_number or trimmed or (form and value == "")
+        return "maxLength" in change.keywords and isinstance(value, str) and value != value.strip()
 
-    if form and isinstance(case.body, dict) and "" in case.body.values():
-        return True  # an empty form field is one left out, whatever else the fuzzer meant
-    return bool(changes) and all(read_alike(change) for change in changes)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return bool(changes) and all(trimmed(change) for change in changes)
 
 
 def _content_type(response) -> str:
@@ -300,7 +258,9 @@ def _check(case, response, mode: GenerationMode) -> None:
     where = f"{case.operation.label} → {status}\n{case.as_curl_command()}\n{text[:500]}"
     assert status < 500, f"server error: {where}"
 
-    case.validate_response(response, checks=[response_schema_conformance, content_type_conformance])
+    case.validate_response(
+        response, checks=[status_code_conformance, response_schema_conformance, content_type_conformance],
+    )
 
     if 400 <= status < 500 and _content_type(response) == "application/json":
         body = json.loads(text)
