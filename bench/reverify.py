@@ -101,6 +101,8 @@ def worker(task: str, url: str) -> dict:
 
 
 def reverify_all(day) -> dict:
+    from django.conf import settings
+
     from audit.reconciliation import selectors
     from audit.reconciliation.reverify import cached, reverify
     from progressive.models import PoolVersion
@@ -114,6 +116,7 @@ def reverify_all(day) -> dict:
         checked = reverify(
             selectors.stored_rounds(table_id=table.pk, day_from=day, day_to=day),
             table_rules=table_rules, pool_rules=pool_rules, table_code=table.code,
+            clock_tolerance=settings.CLOCK_TOLERANCE,
         )
         rounds += checked.rounds
         drift += checked.drift

@@ -8,6 +8,7 @@ secret and turns on every secure-transport setting; see README, "Production".
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -253,6 +254,10 @@ ROUND_BODY_KEPT_BYTES = int(os.environ.get("ROUND_BODY_KEPT_BYTES", str(4 * 1024
 # gaming day of rounds sent at once fits several times over; the bound is what
 # a table with a stolen key could make the service keep. 0: no budget.
 TABLE_KEPT_BYTES_PER_HOUR = int(os.environ.get("TABLE_KEPT_BYTES_PER_HOUR", str(16 * 1024 * 1024)))
+
+# A round dealt later than the moment the service received it, by more than
+# this, is stored and flagged dealt_in_future (ROUND_RECORD.md; rounds.engine.clock).
+CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS", "600")))
 
 # Dual control on the meter (progressive.services.meter_adjust): an adjustment
 # larger than this, in the pool's currency, moves the meter only once a second

@@ -7,6 +7,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from casino.models import ImmutableModel, money_field
 from casino.work import WorkedFinding
@@ -185,7 +186,9 @@ class Round(models.Model):
     # an identical resubmission has the same hash, a conflicting one does not.
     record = models.JSONField()
     record_hash = models.CharField(max_length=64)
-    received_at = models.DateTimeField(auto_now_add=True)
+    # The moment the round reached the service, which its clock finding was judged
+    # against (rounds.engine.clock); the ingest sets it, as re-verification reads it.
+    received_at = models.DateTimeField(default=timezone.now)
     # A supervisor's void after the fact ("machine malfunctions void all hands"):
     # the table's record stays as sent; the settlement becomes all zero.
     voided_at = models.DateTimeField(null=True, blank=True)

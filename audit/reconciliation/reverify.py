@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 
-from rounds.engine import judge_round
+from rounds.engine import Clock, judge_round
+from rounds.engine.clock import DEFAULT_TOLERANCE
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.progressive import Meters, in_contract_order
 from rounds.engine.record import round_from_wire
@@ -29,10 +31,17 @@ def round_differences(
     stored,
     rules: TableRules,
     pool: PoolRules | None,
+    clock_tolerance: timedelta = DEFAULT_TOLERANCE,
 ) -> list[str]:
-    """What today's verdict of ``stored`` (a ``StoredRound``) says that the stored one does not."""
+    """What today's verdict of ``stored`` (a ``StoredRound``) says that the stored one does not.
+
+    Its clock is judged against the moment it was received, as when it was stored.
+    """
     try:
         record = round_from_wire(stored.record)
+        clock = None
+        if stored.received_at is not None:
+            clock = Clock(datetime.fromisoformat(stored.record["dealt_at"]), stored.received_at, clock_tolerance)
         meters = None
         if pool is not None and stored.meter_before is not None:
             first = stored.events[0] if stored.events else None
@@ -41,7 +50,7 @@ def round_differences(
                 first[4] if first else ZERO,
                 first[5] if first else ZERO,
             )
-        verdict = judge_round(record, rules, pool, meters)
+        verdict = judge_round(record, rules, pool, meters, clock)
     except Exception as error:  # a stored record the engine can no longer read is drift too
         return [f"the engine cannot judge the stored record: {type(error).__name__}: {error}"]
 
@@ -150,6 +159,7 @@ def reverify(
     pool_rules: Callable[[int], PoolRules],
     table_code: str,
     progress: Callable[[int], None] | None = None,
+    clock_tolerance: timedelta = DEFAULT_TOLERANCE,
 ) -> Reverification:
     """Judge every round of the stream again; keep the first few differences as examples."""
     result = Reverification()
@@ -168,7 +178,7 @@ def reverify(
             pool = pools_of[pool_version_id] = pool_rules(pool_version_id) if pool_version_id else None
             if pool_version_id:
                 result.pool_versions.add(pool_version_id)
-        differences = round_differences(stored, rules, pool)
+        differences = round_differences(stored, rules, pool, clock_tolerance)
         result.rounds += 1
         if differences:
             result.drift += 1

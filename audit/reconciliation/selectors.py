@@ -345,6 +345,7 @@ class StoredRound:
     seats: list[tuple]  # (seat, settled ante, blind, play, trips, progressive)
     codes: list[str]
     events: list[tuple]  # (kind, seat, amount, meter_after, overflow_before, reserve_before)
+    received_at: datetime | None = None  # what its clock finding was judged against
 
 
 def _grouped(rows: Iterator[tuple]) -> Iterator[tuple[int, list[tuple]]]:
@@ -388,7 +389,7 @@ def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) ->
     # numeric arrays, and the same few settled amounts come back again and again.
     sql = f"""
         SELECT r.id, r.round_id, r.record::text, r.status, r.meter_before, r.meter_after,
-               r.config_version_id, r.pool_version_id, {voided},
+               r.config_version_id, r.pool_version_id, {voided}, r.received_at,
                (SELECT string_agg(concat_ws(',', s.seat, {settled}), ';' ORDER BY s.seat)
                 FROM {Seat._meta.db_table} s WHERE s.round_id = r.id AND s.gaming_day = r.gaming_day),
                ARRAY(SELECT f.code FROM {Finding._meta.db_table} f
@@ -415,7 +416,8 @@ def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) ->
         with connection.chunked_cursor() as cursor:
             cursor.execute(sql, [table_id, day_from, day_to])
             for rows in fetched_ahead(cursor, FETCH_AHEAD):
-                for pk, round_id, record, status, before, after, version, pool_version, voided_, seats, codes, events in rows:
+                for (pk, round_id, record, status, before, after, version, pool_version, voided_, received,
+                     seats, codes, events) in rows:
                     seat_rows = []
                     if seats:
                         for text in seats.split(";"):
@@ -427,6 +429,7 @@ def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) ->
                         voided_, seat_rows, codes,
                         [(k, int(s) if s is not None else None, Decimal(a), Decimal(m), Decimal(o), Decimal(v))
                          for k, s, a, m, o, v in events] if events else [],
+                        received,
                     )
 
 
@@ -484,7 +487,7 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
                           output_field=BooleanField())
     ).values_list(
         "id", "round_id", "record", "status", "meter_before", "meter_after",
-        "config_version_id", "pool_version_id", "voided_later",
+        "config_version_id", "pool_version_id", "voided_later", "received_at",
     ).iterator(chunk_size=STREAM_CHUNK)
     seat_rows = Seat.objects.filter(**in_rounds, **_seats_of_days(day_from, day_to)).order_by(
         "round_id", "seat").values_list(
@@ -500,7 +503,7 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
 
     seats, codes, events = _grouped(seat_rows), _grouped(code_rows), _grouped(event_rows)
     next_seats, next_codes, next_events = next(seats, None), next(codes, None), next(events, None)
-    for pk, round_id, record, status, before, after, version_id, pool_version_id, voided in round_rows:
+    for pk, round_id, record, status, before, after, version_id, pool_version_id, voided, received in round_rows:
         mine_seats: list = []
         mine_codes: list = []
         mine_events: list = []
@@ -512,7 +515,7 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
             mine_events, next_events = next_events[1], next(events, None)
         yield StoredRound(
             pk, round_id, record, status, before, after, version_id, pool_version_id, voided,
-            mine_seats, mine_codes, mine_events,
+            mine_seats, mine_codes, mine_events, received,
         )
 
 

@@ -215,6 +215,7 @@ def _table_part(report, code: str, clock: ReconciliationSettings, progress: Prog
         pool_rules=cached(lambda pk: PoolVersion.objects.select_related("pool").get(pk=pk).rules()),
         table_code=code,
         progress=(lambda n: progress(f"{code}: {n} rounds judged again")) if progress else None,
+        clock_tolerance=settings.CLOCK_TOLERANCE,
     )
     return {
         "table": code,

@@ -16,7 +16,7 @@ from .findings import Finding
 from .progressive import MeterEvent, Meters
 from .record import RoundRecord, SeatRecord
 from .rules import TABLE_NUMBERS, PayLine, PoolRules, RulesError, TableRules, table_rules
-from .verdict import Prepared, Verdict, judge_prepared, judge_round, prepare_round
+from .verdict import Clock, Prepared, Verdict, judge_prepared, judge_round, prepare_round
 from .vocabulary import Bet, Decision, FindingCode, MeterEventKind, RoundStatus
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "TABLE_NUMBERS",
     "Bet",
     "CardError",
+    "Clock",
     "Decision",
     "Finding",
     "FindingCode",

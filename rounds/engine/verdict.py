@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from . import findings as f
+from .clock import DEFAULT_TOLERANCE, clock_findings
 from .findings import Finding
 from .progressive import MeterEvent, Meters, settle_progressive
 from .record import RoundRecord
@@ -55,10 +57,22 @@ class Prepared:
     finished: bool = False
 
 
-def prepare_round(record: RoundRecord, rules: TableRules) -> Prepared:
+def prepare_round(record: RoundRecord, rules: TableRules, clock: Clock | None = None) -> Prepared:
     """The part of ``judge_round`` that does not depend on a progressive pool."""
     duplicates = [] if record.void else duplicate_cards(record)
-    return Prepared(record, duplicates, settle_game(record, rules), rule_breaks(record, rules))
+    breaks = rule_breaks(record, rules)
+    if clock is not None:
+        breaks += clock_findings(clock.dealt_at, clock.received_at, clock.tolerance)
+    return Prepared(record, duplicates, settle_game(record, rules), breaks)
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """When the table says the round was dealt, and when the service received it."""
+
+    dealt_at: datetime
+    received_at: datetime
+    tolerance: timedelta = DEFAULT_TOLERANCE
 
 
 def judge_round(
@@ -66,9 +80,11 @@ def judge_round(
     rules: TableRules,
     pool: PoolRules | None = None,
     meters: Meters | None = None,
+    clock: Clock | None = None,
 ) -> Verdict:
-    """Settle ``record`` under ``rules`` (and ``pool`` at ``meters``) and say what is wrong."""
-    return judge_prepared(prepare_round(record, rules), pool, meters)
+    """Settle ``record`` under ``rules`` (and ``pool`` at ``meters``) and say what is wrong;
+    with ``clock``, also whether it was dealt after it arrived (``rounds.engine.clock``)."""
+    return judge_prepared(prepare_round(record, rules, clock), pool, meters)
 
 
 def judge_prepared(prepared: Prepared, pool: PoolRules | None = None, meters: Meters | None = None) -> Verdict:

@@ -70,6 +70,7 @@ class FindingCode(StrEnum):
     PROGRESSIVE_NOT_LIT = "progressive_not_lit"
     AGGREGATE_LIMIT_APPLIED = "aggregate_limit_applied"
     PROGRESSIVE_AWARD = "progressive_award"
+    DEALT_IN_FUTURE = "dealt_in_future"
     CONFLICTING_RESUBMISSION = "conflicting_resubmission"
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.utils import timezone
 
 from progressive.models import MeterEvent
 from rounds.models import Finding, Round, Seat, Table
@@ -45,6 +48,9 @@ class Entry:
     request_id: str
     digest: str | None = None  # worked out by the request's own thread when the combiner stores it
     wire: object = None  # the record read for the engine (``round_from_wire``), likewise
+    # When the service received it: a round dealt later than this is dealt_in_future
+    # (rounds.engine.clock), and the round's received_at is this moment.
+    received_at: datetime = field(default_factory=timezone.now)
 
     @property
     def key(self) -> tuple[int, str]:

@@ -30,6 +30,7 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 
+from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from audit.services import Actor, AuditEntry, audit_record_many
@@ -38,7 +39,7 @@ from progressive.ledger import LedgerDraft
 from progressive.services import pool_meters
 from rounds import partitions
 from rounds.engine.record import round_from_wire
-from rounds.engine.verdict import judge_prepared, prepare_round
+from rounds.engine.verdict import Clock, judge_prepared, prepare_round
 from rounds.engine.versions import in_force
 from rounds.models import ROUND_ID_UNIQUE, Round, RoundKey, Submission, Table
 from rounds.selectors import round_detail
@@ -114,6 +115,7 @@ def ingest_entries(entries: Sequence[Entry], *, durable: bool = True) -> list[In
     try:
         return _transaction(entries, durable)
     except IntegrityError as error:
+        partitions.refuse_if_archived(error)  # a round of an archived month: MonthArchived
         if not _lost_the_race(error):
             raise
         return _transaction(entries, durable)
@@ -183,11 +185,13 @@ def _prepare(item: NewRound, config_versions: write_plan.Versions, free_pks) -> 
     """Step 2 for one new round; the pool whose lock it needs, if any."""
     entry = item.entry
     item.version, rules = versions.config_version(in_force(config_versions[entry.table.config_id], item.dealt_at))
-    item.prepared = prepare_round(entry.wire if entry.wire is not None else round_from_wire(entry.record), rules)
+    clock = Clock(item.dealt_at, entry.received_at, settings.CLOCK_TOLERANCE)
+    item.prepared = prepare_round(entry.wire if entry.wire is not None else round_from_wire(entry.record), rules,
+                                  clock)
     digest = entry.digest or record_hash(entry.record)
     pk = next(free_pks) if free_pks is not None else None
     item.round = round_rows.round_row(entry.record, entry.table, digest, item.dealt_at, item.gaming_day,
-                                      item.version, item.prepared, pk)
+                                      item.version, item.prepared, pk, entry.received_at)
     item.seats = round_rows.seat_rows(item.round, entry.record, item.prepared)
     item.body = round_rows.submission_row(entry.table, entry.body, entry.record["round"],
                                           Submission.Outcome.ACCEPTED, 201, entry.request_id, item.round)

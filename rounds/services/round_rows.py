@@ -20,11 +20,12 @@ from rounds.models import Finding, Round, Seat, Submission, Table, TableConfigVe
 
 
 def round_row(record: dict, table: Table, digest: str, dealt_at: datetime, gaming_day: date,
-              version: TableConfigVersion, ready: Prepared, pk: int | None) -> Round:
+              version: TableConfigVersion, ready: Prepared, pk: int | None, received_at: datetime) -> Round:
     """The round's row but for what its Progressive decides (``round_finish``)."""
     game = ready.game
     return new_row(
         Round, pk=pk, table=table, round_id=record["round"], dealt_at=dealt_at, gaming_day=gaming_day,
+        received_at=received_at,
         dealer=record.get("dealer") or "", void=record["void"],
         board="".join(record.get("board") or ()), dealer_cards="".join(record.get("dealer_cards") or ()),
         dealer_hand=category_name(game.dealer_hand) if game.dealer_hand is not None else "",
