@@ -103,6 +103,55 @@ def partitions_of(cursor, table: str) -> list[tuple[str, date | None, int]]:
     return found
 
 
+def rows_counted(cursor, name: str) -> int:
+    """The exact number of rows of the table ``name`` (a partition, attached or not)."""
+    cursor.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(name)))
+    return cursor.fetchone()[0]
+
+
+def is_attached(cursor, table: str, name: str) -> bool:
+    cursor.execute("SELECT 1 FROM pg_inherits WHERE inhparent = %s::regclass AND inhrelid = to_regclass(%s)",
+                   [table, name])
+    return cursor.fetchone() is not None
+
+
+def partition_detach(cursor, table: str, day: date) -> str:
+    """Detach ``table``'s partition of ``day``'s month; its name. The table stays, with its
+    rows, indexes and own triggers; the row triggers it had from ``table`` go with the detach."""
+    name = partition_name(table, day)
+    cursor.execute(sql.SQL("ALTER TABLE {} DETACH PARTITION {}").format(sql.Identifier(table), sql.Identifier(name)))
+    return name
+
+
+def partition_attach(cursor, table: str, day: date) -> str:
+    """Attach the table of ``day``'s month back to ``table`` as its partition; its name.
+    PostgreSQL checks every row against the month, and the default partition for rows of it."""
+    first = month_of(day)
+    after = month_of(first + timedelta(days=31))
+    name = partition_name(table, first)
+    cursor.execute(sql.SQL("ALTER TABLE {} ATTACH PARTITION {} FOR VALUES FROM ({}) TO ({})").format(
+        sql.Identifier(table), sql.Identifier(name), sql.Literal(first.isoformat()), sql.Literal(after.isoformat())))
+    return name
+
+
+def partition_table_create(cursor, table: str, day: date) -> str:
+    """A table shaped as ``table``'s partition of ``day``'s month, not attached (to restore a
+    dump into); TRUNCATE refused on it as on the partitions ``partitions_create`` makes."""
+    name = partition_name(table, day)
+    cursor.execute(sql.SQL(
+        "CREATE TABLE {} (LIKE {} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)"
+    ).format(sql.Identifier(name), sql.Identifier(table)))
+    _truncate_refused_like_parent(cursor, table, name)
+    return name
+
+
+def foreign_keys_between(cursor, name: str, referenced: str) -> list[str]:
+    """The foreign keys of the table ``name`` that point at ``referenced``."""
+    cursor.execute("SELECT conname FROM pg_constraint WHERE contype = 'f' AND conrelid = %s::regclass "
+                   "AND confrelid = %s::regclass ORDER BY conname", [name, referenced])
+    return [constraint for (constraint,) in cursor.fetchall()]
+
+
 def is_partitioned(cursor, table: str) -> bool:
     cursor.execute("SELECT 1 FROM pg_partitioned_table WHERE partrelid = to_regclass(%s)", [table])
     return cursor.fetchone() is not None

@@ -340,3 +340,29 @@ class Submission(ImmutableModel):
 
     def __str__(self) -> str:
         return f"{self.table_id} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"
+
+
+class ArchivedMonth(models.Model):
+    """A month of gaming days whose rounds and seats were detached from their tables (archived).
+
+    While a month is here, its tables' default partitions refuse its rows
+    (migration 0016), and no partition is made for it: a late round of an
+    archived month is refused with its reason, its body kept, instead of
+    landing unseen in a default partition where it would block the month's
+    return. ``rounds.services.archives`` adds and removes the row; the audit
+    chain keeps the history of both.
+    """
+
+    month = models.DateField(primary_key=True)  # its first day
+    detached_at = models.DateTimeField(default=timezone.now)
+    # Filled in by the dump: the rows it holds and the hash of its manifest.
+    rounds = models.PositiveBigIntegerField(null=True, blank=True)
+    seats = models.PositiveBigIntegerField(null=True, blank=True)
+    manifest_sha256 = models.CharField(max_length=64, blank=True)
+    dumped_to = models.CharField(max_length=1024, blank=True)
+
+    class Meta:
+        ordering = ["month"]
+
+    def __str__(self) -> str:
+        return f"{self.month:%Y-%m}"

@@ -9,6 +9,11 @@ spot by ingest when a round of a month without one arrives (a table uploading
 old rounds): a month's rows belong in its own partition, and once the default
 partition holds rows of a month, that month's partition can no longer be made.
 
+A month can be archived (``rounds.services.archives``): its partitions are
+detached, and until they are attached again its rows are refused, by the
+default partitions themselves (migration 0017), and no partition is made for
+it here; ``MonthArchived`` is that refusal as the service raises it.
+
 On SQLite (the development default) nothing is partitioned and everything here
 does nothing.
 """
@@ -26,7 +31,7 @@ from django.utils import timezone
 
 from casino import partitioning
 from casino.gaming_day import gaming_day_of
-from rounds.models import Round, Seat
+from rounds.models import ArchivedMonth, Round, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -34,12 +39,37 @@ logger = logging.getLogger(__name__)
 TABLES = (Round._meta.db_table, Seat._meta.db_table)
 COLUMN = "gaming_day"
 DUPLICATE_TABLE = "42P07"  # PostgreSQL's SQLSTATE for a table that exists already
+ARCHIVED_MONTH_REFUSED = "rounds_archived_month_refused"  # the default partitions' refusal (migration 0017)
 
 # The days among %s (a date[]) whose month has no partition of rounds yet: one statement of ingest's look.
 MISSING_SQL = (
     "SELECT day::date FROM unnest(%s::date[]) AS day "
     f"WHERE to_regclass('{TABLES[0]}_p' || to_char(day, 'YYYYMM')) IS NULL"
 )
+
+
+class MonthArchived(ValueError):
+    """A row of an archived month refused: the month's rounds are detached (``partitions archive``)."""
+
+    def __init__(self, month: str):
+        self.month = month  # YYYY-MM
+        super().__init__(f"gaming day {month} is archived: its rounds are detached from the service, "
+                         f"and a round of it is refused until the month is attached again")
+
+
+def refuse_if_archived(error: Exception) -> None:
+    """Raise ``MonthArchived`` (from ``error``) if ``error`` is the default partitions' refusal of an
+    archived month's row."""
+    diagnosis = getattr(error.__cause__, "diag", None)
+    if diagnosis is not None and diagnosis.constraint_name == ARCHIVED_MONTH_REFUSED:
+        raise MonthArchived(diagnosis.message_detail) from error
+
+
+def refuse_if_month_archived(day: date) -> None:
+    """Raise ``MonthArchived`` if ``day``'s month is archived (a resubmission of one of its rounds,
+    whose key stays while the round is away)."""
+    if ArchivedMonth.objects.filter(month=partitioning.month_of(day)).exists():
+        raise MonthArchived(f"{day:%Y-%m}")
 
 
 @dataclass(slots=True)
@@ -61,7 +91,10 @@ def partitions_make(days: Iterable[date]) -> Made:
     result = Made()
     if not partitioned():
         return result
-    for month in sorted({partitioning.month_of(day) for day in days}):
+    months = {partitioning.month_of(day) for day in days}
+    # An archived month gets no partition: its rows go to the default partition, which refuses them.
+    months -= set(ArchivedMonth.objects.filter(month__in=months).values_list("month", flat=True))
+    for month in sorted(months):
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 if partitioning.partitions_create(cursor, TABLES, month):
@@ -94,23 +127,33 @@ class Partition:
     table: str
     name: str
     month: date | None  # its first day; None: the default partition
-    rows: int  # the planner's estimate (exact counts would read every partition)
+    rows: int  # counted (count(*)): the planner's estimate says 0 until ANALYZE has run
 
 
 def partitions_list() -> list[Partition]:
+    """Every partition of rounds and of seats, its rows counted: reads every partition, so it is
+    for an operator's look, not for a request."""
     if not partitioned():
         return []
     with connection.cursor() as cursor:
         return [
-            Partition(table, name, month, rows)
+            Partition(table, name, month, partitioning.rows_counted(cursor, name))
             for table in TABLES
-            for name, month, rows in partitioning.partitions_of(cursor, table)
+            for name, month, _ in partitioning.partitions_of(cursor, table)
         ]
 
 
-def days_in_default() -> list[date]:
-    """Days with rounds in the default partition: each needs a look (docs/SCALING.md)."""
+def months_archived() -> list[ArchivedMonth]:
+    """The months detached from rounds and seats, whose rows are refused until they are attached."""
+    if not partitioned():
+        return []
+    return list(ArchivedMonth.objects.all())
+
+
+def days_in_default(table: str = TABLES[0]) -> list[date]:
+    """Days with rows of ``table`` (rounds unless told) in its default partition: each needs a
+    look (docs/SCALING.md)."""
     if not partitioned():
         return []
     with connection.cursor() as cursor:
-        return partitioning.days_in_default(cursor, TABLES[0], COLUMN)
+        return partitioning.days_in_default(cursor, table, COLUMN)

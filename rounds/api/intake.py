@@ -20,6 +20,7 @@ from casino.errors import error_body
 from casino.jsons import read_json, write_json
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
+from rounds.partitions import MonthArchived
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
 
 from .serializers import RoundRecordSerializer, record_fast, round_data
@@ -139,6 +140,8 @@ def receive_round(*, table: Table, payload, body: bytes, request, request_id: st
     except OperationalError as error:
         _kept_anyway(table, [Received(record, body)], error, request_id)
         raise  # the database cannot serve: a 503 to retry (casino.errors)
+    except MonthArchived as archived:
+        return _refuse_archived(table, Received(record, body), archived, request, request_id)
     except Exception as error:
         logger.exception("round %s of table %s could not be stored", record["round"], table.code)
         return _not_stored(table, Received(record, body), error, request, request_id)
@@ -229,6 +232,8 @@ def _kept_anyway(table: Table, received: list[Received], error: OperationalError
 def _not_stored(table: Table, received: Received, error: Exception, request, request_id: str) -> Answer:
     """A well-formed record the service failed to store (a fault of the service, logged with
     ``error``): its body is kept all the same, as a refusal an auditor can find."""
+    if isinstance(error, MonthArchived):
+        return _refuse_archived(table, received, error, request, request_id)
     message = "This round could not be stored; the error was logged and the body kept. Send it again later."
     kept = len(received.body)
     try:
@@ -241,6 +246,18 @@ def _not_stored(table: Table, received: Received, error: Exception, request, req
         logger.exception("the body of round %s could not be kept either", received.record["round"])
         message, kept = "This round could not be stored; the error was logged. Send it again later.", 0
     return Answer(500, error_body("server_error", message, request), kept=kept)
+
+
+def _refuse_archived(table: Table, received: Received, archived: MonthArchived, request, request_id: str) -> Answer:
+    """A round of an archived month: no fault of the table's record nor of the service, but the
+    month's rounds are away (``partitions archive``). A 409 naming ``dealt_at``, the body kept, so
+    that the round is stored once the month is attached again and the table (or an operator) sends it."""
+    errors = {"dealt_at": [str(archived)]}
+    submission_refuse(
+        table=table, body=received.body, outcome=Submission.Outcome.REJECTED, http_status=409,
+        errors=errors, round_id=storable(received.record["round"]), request_id=request_id,
+    )
+    return Answer(409, error_body("month_archived", errors["dealt_at"][0], request, errors), kept=len(received.body))
 
 
 def _check(table: Table, payload, body: bytes, request, request_id: str,

@@ -238,6 +238,8 @@ def _stored(item: NewRound) -> AuditEntry:
 def _answer_again(step: Resubmission, locked: dict[int, Round]) -> tuple[IngestResult, list[AuditEntry]]:
     entry = step.entry
     if step.stored is not None:
+        if step.stored[0] not in locked:  # its key stays while its month is archived: MonthArchived
+            partitions.refuse_if_month_archived(step.stored[1])
         existing = locked[step.stored[0]]
     else:  # written earlier in this transaction: ours, no lock needed
         existing = Round.objects.get(pk=step.new.round.pk, gaming_day=step.new.gaming_day)
