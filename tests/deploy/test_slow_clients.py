@@ -197,3 +197,29 @@ def test_a_body_past_the_proxy_limit_is_refused_in_the_error_shape(nginx, floor)
         table.close()
     assert response.status == 413
     assert answer["code"] == "body_too_large" and answer["errors"]["body"] and answer["request_id"]
+
+
+
+def _answer_of(address, body: bytes, headers: dict) -> tuple[int, dict, dict]:
+    connection = http.client.HTTPConnection(*address, timeout=PATIENCE)
+    try:
+        connection.request("POST", ROUNDS, body, {"Content-Type": "application/json", **headers})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), json.loads(response.read() or b"{}")
+    finally:
+        connection.close()
+
+
+def test_one_request_id_from_the_proxy_to_the_service(nginx, floor):
+    key = {"Authorization": f"Bearer {floor['tables'][1]['key']}"}
+    table = Table(nginx.address, floor, index=1)
+    body = json.dumps(table.simulator.deal().record).encode()
+    table.close()
+    status, headers, _ = _answer_of(nginx.address, body, {**key, "X-Request-ID": "table-P02.0042"})
+    assert status == 201 and headers["X-Request-ID"] == "table-P02.0042"
+    # Without one, the service answers with the id nginx made and put on the request.
+    status, headers, answer = _answer_of(nginx.address, b"{", key)
+    assert status == 400 and answer["request_id"] == headers["X-Request-ID"] and len(answer["request_id"]) == 32
+    # One the service would not keep is replaced, never written into nginx's own JSON.
+    status, _, answer = _answer_of(nginx.address, b" " * (16 * 1024 * 1024 + 1), {**key, "X-Request-ID": 'x"}'})
+    assert status == 413 and len(answer["request_id"]) == 32
