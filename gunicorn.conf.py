@@ -98,9 +98,46 @@ max_requests_jitter = max_requests // 10
 # No database connection is opened at import, so none is shared across the fork.
 preload_app = True
 
-accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+# One line per request, on stdout ("-") or to a file; GUNICORN_ACCESS_LOG="" turns it off.
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+
+# The access and error lines as JSON, with the same formatter as the application's
+# (casino.logs), when the application logs JSON too: LOG_FORMAT as casino.settings reads it.
+LOG_FORMAT = os.environ.get(
+    "LOG_FORMAT", "json" if os.environ.get("DJANGO_ENV", "development") == "production" else "plain")
+if LOG_FORMAT == "json":
+    _access = (
+        {"class": "logging.NullHandler"} if accesslog is None
+        else {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stdout"}
+        if accesslog == "-"
+        # Watched: a file moved away by logrotate is opened again.
+        else {"class": "logging.handlers.WatchedFileHandler", "formatter": "access", "filename": accesslog}
+    )
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "root": {"level": "INFO", "handlers": ["error"]},
+        "loggers": {
+            "gunicorn.error": {"level": loglevel.upper(), "handlers": ["error"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["access"], "propagate": False},
+        },
+        "handlers": {
+            "error": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+            "access": _access,
+        },
+        "formatters": {
+            "json": {"()": "casino.logs.JsonFormatter"},
+            "access": {"()": "casino.logs.AccessJsonFormatter"},
+        },
+    }
+
+# The Prometheus instruments of every worker kept in files here and added up at
+# each scrape of /metrics (casino.metrics). Set before the application loads:
+# prometheus_client reads it as it is imported.
+os.environ.setdefault(
+    "PROMETHEUS_MULTIPROC_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "var", "prometheus"))
 
 
 # How long a thread may keep the interpreter before another that is ready to
@@ -113,6 +150,12 @@ SWITCH_INTERVAL = float(os.environ.get("GUNICORN_SWITCH_INTERVAL_MS", "1")) / 10
 
 
 def on_starting(server):
+    # What the processes of an earlier run counted is gone with them; files of a
+    # process still running (a Celery worker sharing the directory) stay.
+    from casino.metrics import multiprocess_dir_prepare
+
+    multiprocess_dir_prepare(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+
     # The hand evaluator's rank table, filled in the master before it forks
     # (0.4 s): each worker, and each one that replaces a recycled worker,
     # starts with every hand's rank instead of working them out as they come.
@@ -123,3 +166,9 @@ def on_starting(server):
 
 def post_fork(server, worker):
     sys.setswitchinterval(SWITCH_INTERVAL)
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

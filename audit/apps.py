@@ -10,6 +10,8 @@ class AuditConfig(AppConfig):
         # log's (audit/admin.py), not in it.
         from django.contrib import admin
 
+        from . import checks  # noqa: F401  (registers the audit trail's deploy checks)
+
         if not admin.site.is_registered(self.get_model("ReconciliationReport")):
             from . import admin_reports  # noqa: F401
         if not admin.site.is_registered(self.get_model("VarianceFinding")):

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 
+from django.db import DEFAULT_DB_ALIAS
+
 from audit.models import AuditEvent
 from rounds.engine.rules import BETS
 from rounds.models import Finding, Seat
@@ -56,11 +58,11 @@ ROUND_COLUMNS = (
 )
 
 
-def round_rows(period: Period) -> Iterator[list]:
+def round_rows(period: Period, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[list]:
     yield ROUND_COLUMNS
     seats = (
         # The seats' own gaming day too: on PostgreSQL only those days' partitions are read.
-        Seat.objects.filter(round__gaming_day__range=(period.first_day, period.last_day),
+        Seat.objects.using(using).filter(round__gaming_day__range=(period.first_day, period.last_day),
                             gaming_day__range=(period.first_day, period.last_day))
         .order_by("gaming_day", "round_id", "seat")
         .values_list(
@@ -82,10 +84,10 @@ FINDING_COLUMNS = [
 ]
 
 
-def finding_rows(period: Period) -> Iterator[list]:
+def finding_rows(period: Period, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[list]:
     yield FINDING_COLUMNS
     findings = (
-        Finding.objects.filter(round__gaming_day__range=(period.first_day, period.last_day))
+        Finding.objects.using(using).filter(round__gaming_day__range=(period.first_day, period.last_day))
         .order_by("id")
         .values_list(
             "id", "round__table__code", "round__round_id", "round__dealt_at", "round__gaming_day",
@@ -106,11 +108,11 @@ AUDIT_COLUMNS = [
 ]
 
 
-def audit_rows(period: Period) -> Iterator[list]:
+def audit_rows(period: Period, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[list]:
     """Audit events whose moment falls in the period's calendar days, casino time."""
     yield AUDIT_COLUMNS
     events = (
-        AuditEvent.objects.filter(at__date__range=(period.first_day, period.last_day))
+        AuditEvent.objects.using(using).filter(at__date__range=(period.first_day, period.last_day))
         .order_by("seq")
         .values_list(*AUDIT_COLUMNS)
     )

@@ -87,3 +87,19 @@ def reconcile_finish(report_id: int) -> str:
 def reconcile_failed(request, exc, traceback, report_id: int) -> None:
     """The chord's error callback: a part gave up after its retries."""
     services.report_fail(report_id=report_id, error=f"{type(exc).__name__}: {exc}")
+
+
+@shared_task(
+    name="audit.anchor_chain",
+    **RELIABLE | {"autoretry_for": (OperationalError, InterfaceError, OSError)},
+)
+def anchor_chain(day: str | None = None) -> str:
+    """Write the chain's head outside the database (``audit.anchors``), after the night's reconciliation.
+
+    A failed send (``OSError``: the disk, the receiver) is retried like a
+    database error; each retry anchors the head as it is then.
+    """
+    from audit.anchors import anchor_write
+
+    written = anchor_write(gaming_day=date.fromisoformat(day) if day else None)
+    return f"{written.anchor.seq}:{written.anchor.hash}"

@@ -7,7 +7,10 @@ class CasinoConfig(AppConfig):
     verbose_name = "Casino"
 
     def ready(self) -> None:
+        from .metrics import celery_outcomes_count
         from .roles import roles_sync
+
+        celery_outcomes_count()
 
         # casino is the last installed app, so when its post_migrate fires every
         # other app's permissions already exist.

@@ -14,7 +14,7 @@ deployments (and tests) that share a broker:
 import os
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import setup_logging, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
@@ -35,3 +35,10 @@ def _tables_before_forking(**kwargs) -> None:
     from rounds.engine.evaluator import fill_rank_table
 
     fill_rank_table()
+
+
+@setup_logging.connect
+def _logging_as_the_web_logs(**kwargs) -> None:
+    """The worker's and beat's lines as the web's: Django's LOGGING (casino.settings; JSON in
+    production, with the same fields), not a format of Celery's own. Connected, Celery
+    configures no logging of its own."""

@@ -75,9 +75,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz, /readyz and /metrics answered before any redirect, host check or session.
+    "casino.health.ProbesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "casino.middleware.RequestIdMiddleware",
+    # The request being served, for every log line written meanwhile (casino.logs).
+    "casino.logs.RequestLogContextMiddleware",
     # Marks a table's post of rounds, for which the people's middleware below
     # (casino.middleware: Django's and django-axes' own, standing aside) does nothing.
     "casino.middleware.TableKeyOnAdminMiddleware",
@@ -177,6 +181,32 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _sqlite.setdefault("transaction_mode", "IMMEDIATE")
     _sqlite.setdefault("timeout", 20)
     _sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL")
+# Streaming replicas of the PostgreSQL primary (comma separated URLs), aliases
+# "replica", "replica_2", …: the staff's lists and details, the CSV exports and
+# the nightly report's reads of rounds, seats and ledgers may be served there;
+# every write stays on the primary (casino.routers, casino.replicas). A replica
+# lagging more than REPLICA_MAX_LAG_SECONDS, down or not a standby is passed
+# over for the primary; a verdict is kept REPLICA_CHECK_SECONDS. In tests each
+# replica mirrors the test database.
+DATABASE_REPLICAS = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
+    _replica = dj_database_url.parse(_url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+    if "postgresql" not in DATABASES["default"]["ENGINE"] or "postgresql" not in _replica["ENGINE"]:
+        raise ImproperlyConfigured(
+            "DATABASE_REPLICA_URL names streaming replicas of a PostgreSQL DATABASE_URL"
+        )
+    # A replica that cannot be reached is passed over in seconds, not a TCP timeout's minutes.
+    _replica.setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2"))
+    )
+    _replica["TEST"] = {"MIRROR": "default"}
+    _alias = "replica" if _number == 1 else f"replica_{_number}"
+    DATABASES[_alias] = _replica
+    DATABASE_REPLICAS.append(_alias)
+if DATABASE_REPLICAS:
+    DATABASE_ROUTERS = ["casino.routers.PrimaryReplicaRouter"]
+REPLICA_MAX_LAG_SECONDS = float(os.environ.get("REPLICA_MAX_LAG_SECONDS", "5"))
+REPLICA_CHECK_SECONDS = float(os.environ.get("REPLICA_CHECK_SECONDS", "2"))
 # Storing a round commits without waiting for the disk, so the pool's and the
 # audit chain's row locks go free at once, then waits for the disk before it
 # answers: as durable as a synchronous commit, and the locks are no longer held
@@ -223,6 +253,11 @@ BASE_GAME_SD = os.environ.get("BASE_GAME_SD", "4.94")
 # A report part claimed longer ago than this is taken to belong to a run that
 # died, and another run may take it over (a part of a busy table takes minutes).
 RECONCILIATION_CLAIM_SECONDS = int(os.environ.get("RECONCILIATION_CLAIM_SECONDS", "900"))
+# Where each gaming day's chain head is written outside the database (audit/anchors.py):
+# a directory (``anchors.jsonl`` appended there) and/or a URL POSTed to, signed under the key.
+AUDIT_ANCHOR_PATH = os.environ.get("AUDIT_ANCHOR_PATH", "")
+AUDIT_ANCHOR_URL = os.environ.get("AUDIT_ANCHOR_URL", "")
+AUDIT_ANCHOR_KEY = os.environ.get("AUDIT_ANCHOR_KEY", "")
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
@@ -280,7 +315,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "casino.operations.NamedOperations",
     "EXCEPTION_HANDLER": "casino.errors.api_exception_handler",
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": None,
@@ -307,6 +342,17 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Operations are tagged and named in casino/operations.py; a table's engineer reads "table".
+    "TAGS": [
+        {"name": "table", "description": "What a table calls with its key: its rounds, one by one or "
+                                         "in a batch, and its meter display's readings (ROUND_RECORD.md)."},
+        {"name": "rounds", "description": "Stored rounds and their verdicts, for casino staff; voiding one."},
+        {"name": "findings", "description": "What the service found wrong with rounds, and auditors' work on it."},
+        {"name": "progressive", "description": "Progressive pools: versions, the meter's ledger, hits, readings "
+                                               "and adjustments."},
+        {"name": "reports", "description": "The nightly reconciliation's reports."},
+        {"name": "exports", "description": "Rounds, findings and the audit log as CSV for a period."},
+    ],
     # The docs page loads Swagger UI from this server, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -320,6 +366,11 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# /metrics (casino.metrics_endpoint): a Bearer token the scrape must carry, and/or
+# the addresses or networks it must come from (comma separated); neither: loopback only.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED = env_list("METRICS_ALLOWED")
+
 # Celery: without a broker every task runs inline, in the caller's process.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
@@ -332,11 +383,22 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 
+# Log lines as JSON objects, one a line, each naming its request id, table and
+# person (casino.logs), or as plain text for a person reading a terminal:
+# LOG_FORMAT=json|plain, json in production, plain in development.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json" if PRODUCTION else "plain")
+if LOG_FORMAT not in {"json", "plain"}:
+    raise ImproperlyConfigured("LOG_FORMAT is json or plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request_context": {"()": "casino.logs.RequestContextFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "casino.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
+                             "filters": ["request_context"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

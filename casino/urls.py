@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from casino.health import healthz, readyz
+from casino.metrics_endpoint import metrics
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("rounds.api.urls")),
@@ -9,6 +12,10 @@ urlpatterns = [
     path("api/v1/", include("audit.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Answered first by casino.health.ProbesMiddleware; routed here as well, so they are in the inventory.
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
 ]
 
 handler404 = "casino.errors.page_not_found"

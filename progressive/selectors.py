@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import NamedTuple
 
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
@@ -153,13 +154,15 @@ def pool_ledger_check(*, pool: Pool, batch_size: int = 5000) -> LedgerCheck:
     return LedgerCheck(True, pool.code, walked, pool.meter, delta_sum)
 
 
-def ledger_span_problems(*, pool: Pool, first: int, last: int, limit: int = 20) -> list[str]:
+def ledger_span_problems(
+    *, pool: Pool, first: int, last: int, limit: int = 20, using: str = DEFAULT_DB_ALIAS,
+) -> list[str]:
     """What is wrong with events ``first..last`` of ``pool``'s ledger (at most ``limit``; [] if nothing).
 
     The same row rules as ``pool_ledger_check``, walked from the event before
     ``first`` as it is stored: a part of the ledger proved without reading all of it.
     """
-    events = MeterEvent.objects.filter(pool=pool)
+    events = MeterEvent.objects.using(using).filter(pool=pool)
     meter = overflow = reserve = ZERO
     if first > 1:
         before = events.filter(seq=first - 1).values_list("meter_after", "overflow_after", "reserve_after").first()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
@@ -23,7 +23,9 @@ def _columns(row) -> dict:
     (Submission, {"table": Table(pk=3, code="S01"), "body": b"{}", "outcome": "accepted", "http_status": 201,
                   "round": None}),
     (MeterEvent, {"pool_id": 1, "seq": 4, "kind": "contribution", "amount": Decimal("1.00"), "round_id": 9}),
-    (Round, {"pk": 11, "table": Table(pk=3, code="S01"), "round_id": "R-1", "status": "verified"}),
+    # received_at given: its default is the moment, which two builds never share.
+    (Round, {"pk": 11, "table": Table(pk=3, code="S01"), "round_id": "R-1", "status": "verified",
+             "received_at": datetime(2026, 11, 30, 21, 0, tzinfo=UTC)}),
 ])
 def test_a_new_row_is_what_the_model_would_build(model, values):
     fast, slow = new_row(model, **values), model(**values)

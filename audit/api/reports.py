@@ -21,6 +21,7 @@ from audit.models import ReconciliationReport
 from audit.reconciliation.figures import keeps_currencies
 from casino.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from casino.permissions import IsStaffReader
+from casino.replicas import ReplicaReads
 from rounds.authentication import TableKeyAuthentication
 from rounds.engine.rules import BETS
 
@@ -40,11 +41,15 @@ class ReportSummarySerializer(serializers.ModelSerializer):
             "id", "day_from", "day_to", "version", "status", "engine_version", "created_at",
             "finished_at", "rounds", "flags", "drift", "chain_ok", "chain_last_hash", "day_last_hash",
         ]
+        # An answer only: no bound a column takes from the database (SQLite's integers are
+        # wider than PostgreSQL's), so the schema is the same on both.
+        read_only_fields = fields
 
 
 class ReportSerializer(ReportSummarySerializer):
     class Meta(ReportSummarySerializer.Meta):
         fields = [*ReportSummarySerializer.Meta.fields, "inputs", "figures", "error"]
+        read_only_fields = fields
 
 
 class ReportFilter(django_filters.FilterSet):
@@ -66,7 +71,9 @@ NO_REPORT = "No report has this id."
 
 
 @staff_pages(ReportSummarySerializer)
-class ReportListView(generics.ListAPIView):
+class ReportListView(ReplicaReads, generics.ListAPIView):
+    """Reconciliation reports, newest first: each version of each gaming day's report."""
+
     authentication_classes = AUTHENTICATION
     permission_classes = [IsStaffReader]
     serializer_class = ReportSummarySerializer
@@ -76,7 +83,9 @@ class ReportListView(generics.ListAPIView):
 
 
 @staff_item(ReportSerializer, NO_REPORT)
-class ReportDetailView(generics.RetrieveAPIView):
+class ReportDetailView(ReplicaReads, generics.RetrieveAPIView):
+    """One reconciliation report with its figures, alerts and re-verification."""
+
     authentication_classes = AUTHENTICATION
     permission_classes = [IsStaffReader]
     serializer_class = ReportSerializer

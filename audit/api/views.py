@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain, islice
+
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -12,6 +15,7 @@ from rest_framework.views import APIView
 
 from audit.exports import Period, audit_rows, csv_lines, finding_rows, round_rows
 from audit.services import Actor, audit_record
+from casino import replicas
 from casino.middleware import request_id_of
 from casino.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
 
@@ -69,13 +73,23 @@ class ExportView(APIView):
         period_in.is_valid(raise_exception=True)
         period = Period(period_in.validated_data["first"], period_in.validated_data["last"])
         rows, _ = EXPORTS[what]
+        # The download's event is written first, on the primary; the rows are then
+        # read where a replica may serve them, begun here so that a replica
+        # failing at the start is read again on the primary, not a broken stream.
         audit_record(
             actor=Actor.of_user(request.user), action="export.downloaded", object_type="export",
             object_id=what, object_repr=f"{what} {period.first_day}..{period.last_day}",
             request_id=request_id_of(request),
         )
-        response = StreamingHttpResponse(csv_lines(rows(period)), content_type="text/csv")
+        lines = replicas.read(lambda alias: _begun(csv_lines(rows(period, using=alias))))
+        response = StreamingHttpResponse(lines, content_type="text/csv")
         response["Content-Disposition"] = (
             f'attachment; filename="{what}-{period.first_day}-{period.last_day}.csv"'
         )
         return response
+
+
+def _begun(lines: Iterator[str]) -> Iterator[str]:
+    """``lines`` with its header and first row already read: the query has begun."""
+    first = list(islice(lines, 2))
+    return chain(first, lines)

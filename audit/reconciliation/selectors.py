@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import (
     BooleanField, Case, CharField, Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, When,
 )
@@ -52,8 +52,8 @@ VOID = Q(void=True) | Q(status=Round.Status.VOID)
 VOIDED_LATER = "voided_at" in {f.name for f in Round._meta.get_fields()}
 
 
-def rounds_in_range(*, day_from: date, day_to: date) -> QuerySet[Round]:
-    return Round.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
+def rounds_in_range(*, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS) -> QuerySet[Round]:
+    return Round.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
 
 
 def window_of(*, day_from: date, day_to: date, clock: ReconciliationSettings) -> tuple[datetime, datetime]:
@@ -238,13 +238,13 @@ class _Group:
 
 
 def table_cells(
-    *, table_id: int, day_from: date, day_to: date, clock: ReconciliationSettings
+    *, table_id: int, day_from: date, day_to: date, clock: ReconciliationSettings, using: str = DEFAULT_DB_ALIAS,
 ) -> dict[tuple[str, str, str], Sums]:
     """A table's sums for the range, by (dealer, shift, currency): five grouped queries.
 
     The currency is the one of the configuration version each round was judged by.
     """
-    rounds = rounds_in_range(day_from=day_from, day_to=day_to).filter(table_id=table_id)
+    rounds = rounds_in_range(day_from=day_from, day_to=day_to, using=using).filter(table_id=table_id)
     cells: dict[tuple[str, str, str], Sums] = {}
 
     def cell(dealer: str, shift: str, currency: str) -> Sums:
@@ -262,7 +262,7 @@ def table_cells(
         c.void_rounds += row["void"]
 
     seats = _with_shift(
-        Seat.objects.filter(round__in=rounds, **_seats_of_days(day_from, day_to)),
+        Seat.objects.using(using).filter(round__in=rounds, **_seats_of_days(day_from, day_to)),
         dealt_at="round__dealt_at", clock=clock,
     )
     group_by = ("round__dealer", "shift", "round__config_version_id")
@@ -278,7 +278,7 @@ def table_cells(
         theory, currency = theories[version_id]
         cell(dealer, shift, currency).add(group.sums(theory, currency))
 
-    findings = Finding.objects.filter(round__in=rounds)
+    findings = Finding.objects.using(using).filter(round__in=rounds)
     by_finding = (
         _with_shift(findings, dealt_at="round__dealt_at", clock=clock)
         .values("round__dealer", "shift", "round__config_version__currency", "code")
@@ -298,7 +298,9 @@ def table_cells(
     return cells
 
 
-def players_sums(*, day_from: date, day_to: date, clock: ReconciliationSettings) -> dict[str, ByCurrency]:
+def players_sums(
+    *, day_from: date, day_to: date, clock: ReconciliationSettings, using: str = DEFAULT_DB_ALIAS,
+) -> dict[str, ByCurrency]:
     """Per player id (where tables sent one), over every table, per currency: hands, handle,
     win, theoretical win.
 
@@ -307,7 +309,7 @@ def players_sums(*, day_from: date, day_to: date, clock: ReconciliationSettings)
     A player's seats are independent but where one player held several seats
     of one round; those rounds (rare: the rules flag them) add their pairs.
     """
-    seats = Seat.objects.filter(
+    seats = Seat.objects.using(using).filter(
         round__gaming_day__gte=day_from, round__gaming_day__lte=day_to, **_seats_of_days(day_from, day_to)
     ).exclude(player="")
     group_by = ("player", "round__config_version_id")
@@ -361,7 +363,7 @@ def _grouped(rows: Iterator[tuple]) -> Iterator[tuple[int, list[tuple]]]:
         yield current, bucket
 
 
-def stored_rounds(*, table_id: int, day_from: date, day_to: date) -> Iterator[StoredRound]:
+def stored_rounds(*, table_id: int, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS) -> Iterator[StoredRound]:
     """A table's rounds of the range with their stored verdicts, streamed in pk order.
 
     On PostgreSQL one query brings each round with its seats, finding codes
@@ -370,12 +372,15 @@ def stored_rounds(*, table_id: int, day_from: date, day_to: date) -> Iterator[St
     the caller; elsewhere four ordered ORM streams are merged by round pk.
     Either way memory holds a few chunks of rounds, however many there are.
     """
-    if connection.vendor == "postgresql":
-        return _stored_rounds_postgresql(table_id=table_id, day_from=day_from, day_to=day_to)
-    return stored_rounds_portable(table_id=table_id, day_from=day_from, day_to=day_to)
+    span = {"table_id": table_id, "day_from": day_from, "day_to": day_to, "using": using}
+    if connections[using].vendor == "postgresql":
+        return _stored_rounds_postgresql(**span)
+    return stored_rounds_portable(**span)
 
 
-def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) -> Iterator[StoredRound]:
+def _stored_rounds_postgresql(
+    *, table_id: int, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS,
+) -> Iterator[StoredRound]:
     settled = ", ".join(f"s.settled_{bet}" for bet in BETS)
     voided = "r.voided_at IS NOT NULL" if VOIDED_LATER else "false"
     # The table's round ids are sorted first, by ``id + 0``: a cursor is
@@ -408,7 +413,8 @@ def _stored_rounds_postgresql(*, table_id: int, day_from: date, day_to: date) ->
     loads = read_json
     # In a transaction, so that the cursor is read as it is fetched (outside
     # one it would be held: the whole result made before the first row).
-    with transaction.atomic():
+    connection = connections[using]
+    with transaction.atomic(using=using):
         with connection.cursor() as settings:
             # Compiling the per-row expressions costs 20-40 ms a query, which a
             # few thousand rows never win back.
@@ -476,9 +482,11 @@ def fetched_ahead(cursor, size: int) -> Iterator[list[tuple]]:
         thread.join()
 
 
-def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> Iterator[StoredRound]:
+def stored_rounds_portable(
+    *, table_id: int, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS,
+) -> Iterator[StoredRound]:
     """``stored_rounds`` with the ORM only: four ordered streams merged by round pk."""
-    rounds = rounds_in_range(day_from=day_from, day_to=day_to).filter(table_id=table_id)
+    rounds = rounds_in_range(day_from=day_from, day_to=day_to, using=using).filter(table_id=table_id)
     in_rounds = {"round__table_id": table_id, "round__gaming_day__gte": day_from,
                  "round__gaming_day__lte": day_to}
     voided_later = Q(voided_at__isnull=False) if VOIDED_LATER else Q(pk__in=[])
@@ -489,14 +497,14 @@ def stored_rounds_portable(*, table_id: int, day_from: date, day_to: date) -> It
         "id", "round_id", "record", "status", "meter_before", "meter_after",
         "config_version_id", "pool_version_id", "voided_later", "received_at",
     ).iterator(chunk_size=STREAM_CHUNK)
-    seat_rows = Seat.objects.filter(**in_rounds, **_seats_of_days(day_from, day_to)).order_by(
+    seat_rows = Seat.objects.using(using).filter(**in_rounds, **_seats_of_days(day_from, day_to)).order_by(
         "round_id", "seat").values_list(
         "round_id", "seat", *(f"settled_{bet}" for bet in BETS)
     ).iterator(chunk_size=STREAM_CHUNK * 4)
-    code_rows = Finding.objects.filter(**in_rounds).order_by("round_id", "id").values_list(
+    code_rows = Finding.objects.using(using).filter(**in_rounds).order_by("round_id", "id").values_list(
         "round_id", "code"
     ).iterator(chunk_size=STREAM_CHUNK)
-    event_rows = MeterEvent.objects.filter(**in_rounds).order_by("round_id", "seq").values_list(
+    event_rows = MeterEvent.objects.using(using).filter(**in_rounds).order_by("round_id", "seq").values_list(
         "round_id", "kind", "seat", "amount", "meter_after",
         F("overflow_after") - F("overflow_delta"), F("reserve_after") - F("reserve_delta"),
     ).iterator(chunk_size=STREAM_CHUNK)
@@ -544,7 +552,7 @@ def ledger_days(*, day_from: date, day_to: date, start: datetime, end: datetime)
 
 def pool_ledger_figures(
     *, pool: Pool, day_from: date, day_to: date, start: datetime, end: datetime,
-    reported_closing: dict | None = None,
+    reported_closing: dict | None = None, using: str = DEFAULT_DB_ALIAS,
 ) -> dict:
     """The pool's meter over the range from exactly the range's events, and the checks that prove it.
 
@@ -565,7 +573,7 @@ def pool_ledger_figures(
       day before said (``reported_closing``), which a round of an earlier day
       stored late, or a changed ledger, moves.
     """
-    events = MeterEvent.objects.filter(pool=pool)
+    events = MeterEvent.objects.using(using).filter(pool=pool)
     days = ledger_days(day_from=day_from, day_to=day_to, start=start, end=end)
     sums = {}
     for name, belongs in days.items():
@@ -616,14 +624,14 @@ def pool_ledger_figures(
         check("ledger", [])
         check("running_meter", [])
     else:
-        check("ledger", ledger_span_problems(pool=pool, first=first, last=last))
+        check("ledger", ledger_span_problems(pool=pool, first=first, last=last, using=using))
         stored = events.filter(seq=last).values_list("meter_after", flat=True).first()
         summed = events.filter(seq__lte=last).aggregate(total=Coalesce(Sum("delta"), ZERO))["total"]
         check("running_meter", [] if stored == summed else [
             f"event {last} says the meter stood at {stored}; the events up to it add up to {summed}"
         ])
 
-    now = Pool.objects.filter(pk=pool.pk).values("meter", "last_event_seq").first()
+    now = Pool.objects.using(using).filter(pk=pool.pk).values("meter", "last_event_seq").first()
     pool_problems = []
     if now["meter"] != totals["meter_sum"]:
         pool_problems.append(f"the pool's meter {now['meter']} is not the sum of its ledger {totals['meter_sum']}")
@@ -634,7 +642,7 @@ def pool_ledger_figures(
         )
     check("pool_row", pool_problems)
 
-    readings, reading_problems = _meter_readings(pool=pool, start=start, end=end)
+    readings, reading_problems = _meter_readings(pool=pool, start=start, end=end, using=using)
     check("readings", reading_problems)
 
     continuity = []
@@ -691,10 +699,12 @@ def pool_ledger_figures(
     }
 
 
-def _meter_readings(*, pool: Pool, start: datetime, end: datetime) -> tuple[dict, list[str]]:
+def _meter_readings(
+    *, pool: Pool, start: datetime, end: datetime, using: str = DEFAULT_DB_ALIAS,
+) -> tuple[dict, list[str]]:
     """What the tables' meter displays said in the window, and whether the ledger still says
     what the service told them then (each reading keeps the meter and the event it stood at)."""
-    rows = MeterReading.objects.filter(pool=pool, received_at__gte=start, received_at__lt=end)
+    rows = MeterReading.objects.using(using).filter(pool=pool, received_at__gte=start, received_at__lt=end)
     summary = rows.aggregate(n=Count("id"), flagged=Count("id", filter=Q(flagged=True)),
                              largest=Max(Abs("difference")))
     ledger = MeterEvent.objects.filter(pool=pool, seq=OuterRef("meter_seq")).order_by().values("meter_after")[:1]

@@ -25,7 +25,7 @@ from django.utils import timezone
 from audit.models import ReconciliationPart, ReconciliationReport
 from audit.services import SYSTEM, audit_record
 from audit.shifts import gaming_day_of
-from casino import locks
+from casino import locks, replicas
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
@@ -194,20 +194,27 @@ def _heartbeat(part_id: int, token: str, progress: Progress | None) -> Progress:
 def _part_figures(part: ReconciliationPart, progress: Progress | None) -> dict:
     report = part.report
     clock = reconciliation_settings()
+    if part.kind == Kind.CHAIN:
+        # The chain is proved on the primary, up to the head the report started from.
+        first, last = (int(n) for n in part.key.split("-"))
+        return chain_segment_verify(first=first, last=last)
+    # Rounds, seats and ledgers may be read on a replica, once it has replayed all
+    # the primary holds now (what the report's inputs were taken from), or on the primary.
+    return replicas.read(lambda using: _read_part(part, report, clock, progress, using), fresh=True)
+
+
+def _read_part(part, report, clock: ReconciliationSettings, progress: Progress | None, using: str) -> dict:
     if part.kind == Kind.TABLE:
-        return _table_part(report, part.key, clock, progress)
+        return _table_part(report, part.key, clock, progress, using)
     if part.kind == Kind.POOL:
-        return _pool_part(report, part.key, clock)
-    if part.kind == Kind.PLAYERS:
-        players = selectors.players_sums(day_from=report.day_from, day_to=report.day_to, clock=clock)
-        return {"players": {player: sums.to_json() for player, sums in players.items()}}
-    first, last = (int(n) for n in part.key.split("-"))
-    return chain_segment_verify(first=first, last=last)
+        return _pool_part(report, part.key, clock, using)
+    players = selectors.players_sums(day_from=report.day_from, day_to=report.day_to, clock=clock, using=using)
+    return {"players": {player: sums.to_json() for player, sums in players.items()}}
 
 
-def _table_part(report, code: str, clock: ReconciliationSettings, progress: Progress | None) -> dict:
+def _table_part(report, code: str, clock: ReconciliationSettings, progress: Progress | None, using: str) -> dict:
     table = Table.objects.get(code=code)
-    span = {"table_id": table.pk, "day_from": report.day_from, "day_to": report.day_to}
+    span = {"table_id": table.pk, "day_from": report.day_from, "day_to": report.day_to, "using": using}
     cells = selectors.table_cells(**span, clock=clock)
     checked = reverify(
         selectors.stored_rounds(**span),
@@ -227,12 +234,13 @@ def _table_part(report, code: str, clock: ReconciliationSettings, progress: Prog
     }
 
 
-def _pool_part(report, code: str, clock: ReconciliationSettings) -> dict:
+def _pool_part(report, code: str, clock: ReconciliationSettings, using: str) -> dict:
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
     return selectors.pool_ledger_figures(
         pool=Pool.objects.get(code=code), day_from=report.day_from, day_to=report.day_to,
         start=start, end=end,
         reported_closing=selectors.pool_closing_reported(pool_code=code, day=report.day_from - timedelta(days=1)),
+        using=using,
     )
 
 
@@ -386,7 +394,8 @@ def report_merge(*, report: ReconciliationReport) -> dict:
 
 def _bodies_checked(day_from: date, day_to: date) -> dict:
     """The range's stored rounds read again from the bodies their tables sent (``rounds.proof``)."""
-    differences = list(bodies_differences(rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to)))
+    differences = replicas.read(lambda using: list(bodies_differences(
+        rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to, using=using))), fresh=True)
     return {
         "differences": len({d.round_pk for d in differences}),
         "examples": [f"round {d.round_id} (#{d.round_pk}): {d.problem}" for d in differences[:EXAMPLES_KEPT]],

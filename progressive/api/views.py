@@ -25,6 +25,7 @@ from casino.openapi import (
     staff_pages,
 )
 from casino.permissions import IsStaffReader
+from casino.replicas import ReplicaReads
 from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool
 from progressive.selectors import (
     adjustment_request_list,
@@ -114,7 +115,7 @@ class PoolDetailView(generics.RetrieveAPIView):
 
 
 @staff_pages(PoolVersionSerializer)
-class PoolVersionListView(generics.ListAPIView):
+class PoolVersionListView(ReplicaReads, generics.ListAPIView):
     """Every version of every pool: versions are never changed, only added."""
 
     authentication_classes = EVERYONE
@@ -125,7 +126,7 @@ class PoolVersionListView(generics.ListAPIView):
 
 
 @staff_pages(MeterEventSerializer)
-class MeterEventListView(generics.ListAPIView):
+class MeterEventListView(ReplicaReads, generics.ListAPIView):
     """The ledger: every change of every meter, newest first."""
 
     authentication_classes = EVERYONE
@@ -136,7 +137,7 @@ class MeterEventListView(generics.ListAPIView):
 
 
 @staff_pages(HitSerializer)
-class HitListView(generics.ListAPIView):
+class HitListView(ReplicaReads, generics.ListAPIView):
     """The hit history: awards, fixed awards and the reseeds they caused, newest first."""
 
     authentication_classes = EVERYONE
@@ -161,7 +162,7 @@ class LedgerCheckView(APIView):
 
 
 @staff_pages(MeterReadingSerializer)
-class MeterReadingListCreateView(generics.ListAPIView):
+class MeterReadingListCreateView(ReplicaReads, generics.ListAPIView):
     """``POST`` what a table's meter display showed (tables); ``GET`` readings (casino staff)."""
 
     authentication_classes = EVERYONE

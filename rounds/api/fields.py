@@ -25,6 +25,8 @@ MAX_UTC_OFFSET = timedelta(hours=14)
 FIRST_YEAR, LAST_YEAR = 2000, 2099
 # Digits and an optional fraction, ASCII only: what an amount past its limits still looks like.
 _NUMBER = re.compile(r"^(-?)([0-9]+)(\.[0-9]{1,2})?$")
+# What the schema shows for an amount: a stake as a table sends it ("100"), as answers write it ("100.00").
+AMOUNT_EXAMPLE = "100"
 
 
 def _money_text(amount) -> str:
@@ -108,7 +110,8 @@ class AmountFieldSchema(OpenApiSerializerFieldExtension):
         field = self.target
         low = -field.largest if field.signed else 0
         integer = {"type": "integer", "minimum": low, "maximum": field.largest}
-        return {"oneOf": [{"type": "string", "pattern": field.pattern.pattern}, integer]}
+        text = {"type": "string", "pattern": field.pattern.pattern, "example": AMOUNT_EXAMPLE}
+        return {"oneOf": [text, integer]}
 
 
 class MoneyField(serializers.DecimalField):
@@ -119,6 +122,17 @@ class MoneyField(serializers.DecimalField):
 
     def to_representation(self, value) -> str:
         return money_text(value)
+
+
+class MoneyFieldSchema(OpenApiSerializerFieldExtension):
+    """A decimal's schema, with an amount as answers write it for its example: a docs page
+    would otherwise make one up from the pattern ("14371714317.", "-.80")."""
+
+    target_class = MoneyField
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {**schema, "example": money_text(Decimal(AMOUNT_EXAMPLE))}
 
 
 # Every spelling of a card RULES.md allows, and its canonical text ("AH" is "Ah").
@@ -139,8 +153,29 @@ class CardField(serializers.Field):
         return value
 
 
-def cards_field(count: int, **kwargs) -> serializers.ListField:
-    return serializers.ListField(
+class CardsField(serializers.ListField):
+    """A number of cards."""
+
+
+# What the schema shows for cards, by the field's name: those of one real round (c-se-01).
+CARDS_EXAMPLES = {"board": ["2c", "7d", "9h", "Ts", "Kd"], "dealer_cards": ["3h", "4s"], "hole": ["8c", "Jd"]}
+
+
+class CardsFieldSchema(OpenApiSerializerFieldExtension):
+    """A list of card codes, with real cards for its example: a docs page would otherwise
+    show the one card of ``CardField``'s example as often as the list holds cards."""
+
+    target_class = CardsField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        example = CARDS_EXAMPLES.get(self.target.field_name)
+        return schema if example is None else {**schema, "example": example}
+
+
+def cards_field(count: int, **kwargs) -> CardsField:
+    return CardsField(
         child=CardField(), min_length=count, max_length=count,
         error_messages={
             "min_length": f"Exactly {count} cards.",
@@ -157,7 +192,7 @@ def split_cards(text: str) -> list[str] | None:
     return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
-class StoredCardsField(serializers.ListField):
+class StoredCardsField(CardsField):
     """Cards in an answer, from the stored text of a row (``split_cards``)."""
 
     def __init__(self, *, count: int, **kwargs):

@@ -18,6 +18,7 @@ from django.db import OperationalError
 from casino.chunked import LengthRequired, PastLimit, is_chunked, read_chunked  # noqa: F401
 from casino.errors import error_body
 from casino.jsons import read_json, write_json
+from casino.metrics import BATCH_ROUNDS, INGEST_SECONDS
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.partitions import MonthArchived
@@ -131,6 +132,7 @@ def parse_json(body: bytes):
         raise UnreadableBody(f"The body is not valid JSON: {exc}") from None
 
 
+@INGEST_SECONDS.labels(endpoint="round").time()
 def receive_round(*, table: Table, payload, body: bytes, request, request_id: str) -> Answer:
     record, refusal = _check(table, payload, body, request, request_id)
     if refusal is not None:
@@ -152,6 +154,7 @@ def receive_round(*, table: Table, payload, body: bytes, request, request_id: st
 CHUNK = 100
 
 
+@INGEST_SECONDS.labels(endpoint="batch").time()
 def receive_batch(*, table: Table, items: list, request, request_id: str) -> list[Answer]:
     """Each record of a batch checked, stored and answered on its own, in order.
 
@@ -162,6 +165,7 @@ def receive_batch(*, table: Table, items: list, request, request_id: str) -> lis
     a run fails as a whole, its records are stored again one at a time, so
     that a bad one sinks alone.
     """
+    BATCH_ROUNDS.observe(len(items))
     answers: list[Answer | None] = [None] * len(items)
     run: list[tuple[int, Received]] = []
 

@@ -20,10 +20,12 @@ from casino.openapi import (
     staff_pages,
 )
 from casino.permissions import IsStaffReader
+from casino.replicas import ReplicaReads
 from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
 from rounds.throttling import TableKeptBytesThrottle, kept_bytes_charge
 
+from .examples import POST_BATCH_EXAMPLES, POST_ROUND_EXAMPLES
 from .filters import FindingFilter, RoundFilter
 from .intake import (
     BodyTooLarge,
@@ -96,7 +98,7 @@ class NewestFirstCursor(CursorPagination):
 
 
 @staff_pages(RoundSerializer)
-class RoundListCreateView(TablePost, generics.ListAPIView):
+class RoundListCreateView(ReplicaReads, TablePost, generics.ListAPIView):
     """``POST`` a dealt round (tables); ``GET`` stored rounds (casino staff)."""
 
     authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
@@ -123,6 +125,7 @@ class RoundListCreateView(TablePost, generics.ListAPIView):
             409: refusal("Its round id was already stored with a different body: this one is kept and "
                          "refused, and the stored round (the answer's round) is flagged."),
         }),
+        examples=POST_ROUND_EXAMPLES,
         summary="Post one dealt round",
     )
     def post(self, request, *args, **kwargs):
@@ -161,6 +164,7 @@ class RoundBatchView(TablePost, APIView):
             401: refusal("Anything but a table's key in force: no credentials, a person's, or a key "
                          "unknown, expired or revoked."),
         }),
+        examples=POST_BATCH_EXAMPLES,
         summary="Post a batch of dealt rounds",
         description=(
             "Each record is refused or stored on its own; a record whose compact JSON is larger "
@@ -195,14 +199,18 @@ READER_AUTHENTICATION = [SessionAuthentication, BasicAuthentication, TableKeyAut
 
 
 @staff_item(RoundSerializer, "No round has this id.", refused=STAFF_ONLY_SESSION_FIRST)
-class RoundDetailView(generics.RetrieveAPIView):
+class RoundDetailView(ReplicaReads, generics.RetrieveAPIView):
+    """One stored round: its record, settlement, findings and meter events."""
+
     authentication_classes = READER_AUTHENTICATION
     serializer_class = RoundSerializer
     queryset = round_list()
 
 
 @staff_pages(FindingSerializer, refused=STAFF_ONLY_SESSION_FIRST)
-class FindingListView(generics.ListAPIView):
+class FindingListView(ReplicaReads, generics.ListAPIView):
+    """Findings of stored rounds, newest first, with the state auditors moved them to."""
+
     authentication_classes = READER_AUTHENTICATION
     serializer_class = FindingSerializer
     filterset_class = FindingFilter

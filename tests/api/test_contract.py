@@ -99,7 +99,7 @@ def test_an_added_field_is_in_the_schema(with_insurance):
     components = schema["components"]["schemas"]
     asked = components["SeatRecordRequest"]["properties"]["insurance"]
     assert asked["default"] == "0.00"
-    assert {"type": "string", "pattern": r"^[0-9]{1,12}(\.[0-9]{1,2})?$"} in asked["oneOf"]
+    assert {"type": "string", "pattern": r"^[0-9]{1,12}(\.[0-9]{1,2})?$", "example": "100"} in asked["oneOf"]
     answered = components["Seat"]["properties"]["insurance"]
     assert answered["pattern"] == r"^-?\d{0,18}(?:\.\d{0,2})?$"
     assert "insurance" in components["Seat"]["required"]

@@ -5,7 +5,8 @@ restarts PostgreSQL gets its own: ``initdb`` into a temporary directory and
 ``pg_ctl`` on a free port on 127.0.0.1, run as the ``postgres`` OS user when
 the tests run as root (PostgreSQL refuses to run as root). Trust
 authentication, no fsync (the machine never crashes here, only PostgreSQL):
-it lives for one test session.
+it lives for one test session. ``replica()`` makes a streaming replica of one
+(``pg_basebackup -R``), a cluster of its own on another port.
 """
 
 from __future__ import annotations
@@ -79,6 +80,23 @@ class Cluster:
                 "wal_writer_delay = 10s\n"
             )
         return self
+
+    def configure(self, **settings: str) -> None:
+        """Add settings to postgresql.conf (a later line wins); they hold from the next start."""
+        with open(self.data / "postgresql.conf", "a") as conf:
+            conf.write("".join(f"\n{name} = '{value}'" for name, value in settings.items()) + "\n")
+
+    def replica(self) -> Cluster:
+        """A hot standby streaming from this (running) cluster, made from its base backup; not started.
+
+        initdb's defaults already allow it: ``wal_level = replica``, ten WAL
+        senders, and a trusted replication entry for 127.0.0.1 in pg_hba.
+        """
+        standby = Cluster()
+        self._run("pg_basebackup", "-D", str(standby.data), "-h", "127.0.0.1", "-p", str(self.port),
+                  "-U", "postgres", "-R", "-X", "stream", "-c", "fast", "--no-sync")
+        standby.configure(port=str(standby.port), unix_socket_directories=str(standby.root))
+        return standby
 
     def start(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start")

@@ -12,8 +12,8 @@ HOLD_TABLE = os.environ.get("RECONCILE_HOLD_TABLE", "")
 _compute = services._table_part
 
 
-def _held(report, code, clock, progress):
-    figures = _compute(report, code, clock, progress)
+def _held(report, code, clock, progress, *where):
+    figures = _compute(report, code, clock, progress, *where)
     if code == HOLD_TABLE:
         time.sleep(600)
     return figures

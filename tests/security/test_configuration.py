@@ -15,6 +15,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ def production(**extra) -> dict:
     env.update(
         DJANGO_ENV="production", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="audit.example.com",
         DATABASE_URL="sqlite:///:memory:", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="ERROR",
+        # Where a production writes its chain's anchors (check --deploy warns without one).
+        AUDIT_ANCHOR_PATH=tempfile.gettempdir(), AUDIT_ANCHOR_KEY=secrets.token_urlsafe(32),
     )
     env.update(extra)
     return env

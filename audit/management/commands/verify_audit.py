@@ -9,12 +9,24 @@ Then every stored round is read again from the body its table sent
 (``rounds.proof``): a round whose stored record, record hash or audit event
 says otherwise than its kept body is printed, and the command exits 1.
 ``--chain-only`` skips that walk.
+
+``--expect-file PATH`` reads the anchors ``audit_anchor`` (and the nightly
+task) wrote outside, ``anchors.jsonl`` or a directory holding it: each
+line's signature is checked under ``AUDIT_ANCHOR_KEY`` (a forged or edited
+file is refused, exit 1), then the latest anchor is checked as ``--expect``.
+
+On PostgreSQL it first checks that every trigger protecting the records is
+there and enabled (``audit.protections``): one dropped or disabled is
+printed, and the command exits 1 once the rest is verified.
 """
 
 import re
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 
+from audit.anchors import AnchorRefused, anchors_read
+from audit.protections import protections_missing
 from audit.selectors import audit_chain_verify
 
 ANCHOR = re.compile(r"(?P<seq>[0-9]+):(?P<hash>[0-9a-f]{64})")
@@ -28,10 +40,29 @@ class Command(BaseCommand):
             "--expect", metavar="SEQ:HASH",
             help="an anchor kept outside the database: event SEQ must still have this hash",
         )
+        parser.add_argument(
+            "--expect-file", metavar="PATH",
+            help="anchors written outside (anchors.jsonl, or its directory): signatures checked, the latest must hold",
+        )
         parser.add_argument("--chain-only", action="store_true", help="do not read the kept bodies again")
 
-    def handle(self, *args, expect=None, chain_only=False, **options):
+    def handle(self, *args, expect=None, expect_file=None, chain_only=False, **options):
+        if expect is not None and expect_file is not None:
+            raise CommandError("--expect and --expect-file: give one anchor")
+        missing = protections_missing(connection)
+        for protection in missing:
+            self.stdout.write(f"protection gone: {protection}")
         anchor = None
+        if expect_file is not None:
+            try:
+                anchors = anchors_read(expect_file)
+            except AnchorRefused as refused:
+                raise CommandError(f"anchor file refused: {refused}") from None
+            latest = max(anchors, key=lambda a: a.seq)
+            if not latest.signed:
+                self.stdout.write(f"anchor {latest.seq} is unsigned (AUDIT_ANCHOR_KEY not set): it proves "
+                                  "nothing against whoever can write the file")
+            anchor = (latest.seq, latest.hash)
         if expect is not None:
             match = ANCHOR.fullmatch(expect.strip())
             if match is None:
@@ -50,6 +81,10 @@ class Command(BaseCommand):
         self.stdout.write(f"anchor: {result.last_seq}:{result.last_hash}")
         if not chain_only:
             self._bodies()
+        if missing:
+            raise CommandError(f"{len(missing)} of the database's protections are missing or disabled")
+        if connection.vendor == "postgresql":
+            self.stdout.write("every protection of the records is in force")
 
     def _bodies(self) -> None:
         from rounds.proof import bodies_differences  # rounds stand above the audit log

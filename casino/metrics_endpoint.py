@@ -1,0 +1,164 @@
+"""``/metrics``: Prometheus' scrape of the service, for the addresses or the token settings allow.
+
+The figures tell an outsider how busy each table is and how large each
+jackpot stands, so the endpoint is not for anyone who can reach the service:
+
+- ``METRICS_TOKEN`` set: the scrape must carry ``Authorization: Bearer <token>``;
+- ``METRICS_ALLOWED`` set (addresses or networks): it must come from one of them;
+- both set: both; neither: only from this machine (loopback).
+
+The caller's address is the one ``casino.client_address`` finds behind
+``TRUSTED_PROXIES``. A request that a proxy not trusted forwarded
+(``X-Forwarded-For`` from an address not among them) is from nobody known,
+so it is never taken for loopback: nginx on the same machine forwards every
+client from 127.0.0.1.
+
+Besides what the processes measured (``casino.metrics``), each scrape reads
+a few figures from the database, where they are the same for every worker:
+the gaming day's rounds by table and status, the findings still to work by
+code and state, each pool's meter, the audit chain's length and the last
+finished reconciliation report.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+from ipaddress import ip_address, ip_network
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+from casino.client_address import client_address
+
+LOOPBACK = ("127.0.0.0/8", "::1/128")
+
+
+@csrf_exempt
+@never_cache
+@require_GET
+def metrics(request):
+    if not scrape_allowed(request):
+        return HttpResponse("Not allowed.\n", status=403, content_type="text/plain; charset=utf-8")
+    return HttpResponse(process_figures() + database_figures(), content_type=CONTENT_TYPE_LATEST)
+
+
+def scrape_allowed(request) -> bool:
+    token = settings.METRICS_TOKEN
+    networks = settings.METRICS_ALLOWED or ([] if token else list(LOOPBACK))
+    if token and not _token_given(request, token):
+        return False
+    if networks and not _from(request, networks):
+        return False
+    return True
+
+
+def _token_given(request, token: str) -> bool:
+    scheme, _, given = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    return scheme == "Bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def _from(request, networks: list[str]) -> bool:
+    remote = request.META.get("REMOTE_ADDR", "")
+    if "HTTP_X_FORWARDED_FOR" in request.META and not _within(remote, settings.TRUSTED_PROXIES):
+        return False
+    return _within(client_address(request) or "", networks)
+
+
+def _within(address: str, networks) -> bool:
+    try:
+        where = ip_address(address)
+    except ValueError:
+        return False
+    return any(where in ip_network(network, strict=False) for network in networks)
+
+
+def process_figures() -> bytes:
+    """The instruments of ``casino.metrics``: every worker's, added up, in multiprocess mode."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return generate_latest(REGISTRY)
+    from prometheus_client import multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    return generate_latest(registry)
+
+
+def database_figures() -> bytes:
+    registry = CollectorRegistry()
+    registry.register(DatabaseFigures())
+    return generate_latest(registry)
+
+
+class DatabaseFigures:
+    """Gauges read from the database at each scrape: exact whichever worker answers."""
+
+    def collect(self):
+        from audit.models import ChainHead, ReconciliationReport
+        from casino.gaming_day import gaming_day_of
+        from casino.work import State
+        from progressive.models import Pool
+        from rounds.models import Finding, Round
+
+        day = gaming_day_of(timezone.now())
+        rounds = GaugeMetricFamily(
+            "table_audit_rounds_today", "Rounds stored for the current gaming day, by table and status.",
+            labels=["table", "status"])
+        # The day's partition only, by its (gaming_day, table) index: a scrape never counts every round.
+        for row in (Round.objects.filter(gaming_day=day).values("table__code", "status")
+                    .order_by().annotate(n=_count())):
+            rounds.add_metric([row["table__code"], row["status"]], row["n"])
+        yield rounds
+
+        findings = GaugeMetricFamily(
+            "table_audit_findings_unworked", "Findings open or acknowledged, by code and state.",
+            labels=["code", "state"])
+        for row in (Finding.objects.filter(state__in=[State.OPEN, State.ACKNOWLEDGED])
+                    .values("code", "state").order_by().annotate(n=_count())):
+            findings.add_metric([row["code"], row["state"]], row["n"])
+        yield findings
+
+        meter = GaugeMetricFamily("table_audit_pool_meter", "Each pool's meter, in its currency.",
+                                  labels=["pool", "currency"])
+        reserve = GaugeMetricFamily("table_audit_pool_reserve", "Each pool's reseed reserve.",
+                                    labels=["pool", "currency"])
+        overflow = GaugeMetricFamily("table_audit_pool_overflow", "Each pool's overflow.",
+                                     labels=["pool", "currency"])
+        for pool in Pool.objects.order_by("code").values("code", "currency", "meter", "reserve", "overflow"):
+            labels = [pool["code"], pool["currency"]]
+            meter.add_metric(labels, float(pool["meter"]))
+            reserve.add_metric(labels, float(pool["reserve"]))
+            overflow.add_metric(labels, float(pool["overflow"]))
+        yield from (meter, reserve, overflow)
+
+        head = ChainHead.objects.filter(pk=1).values_list("seq", flat=True).first() or 0
+        yield GaugeMetricFamily("table_audit_audit_chain_events", "Events in the audit chain.", value=head)
+
+        last = GaugeMetricFamily(
+            "table_audit_reconciliation_last_seconds",
+            "Seconds the last finished reconciliation report took, from opening to its end, by status.",
+            labels=["status"])
+        finished = GaugeMetricFamily(
+            "table_audit_reconciliation_last_finished_timestamp_seconds",
+            "When the last reconciliation report of each status finished (Unix time).",
+            labels=["status"])
+        Status = ReconciliationReport.Status
+        for status in (Status.COMPLETE, Status.FAILED):
+            report = (ReconciliationReport.objects.filter(status=status, finished_at__isnull=False)
+                      .order_by("-finished_at").values("created_at", "finished_at").first())
+            if report:
+                last.add_metric([status], (report["finished_at"] - report["created_at"]).total_seconds())
+                finished.add_metric([status], report["finished_at"].timestamp())
+        yield from (last, finished)
+
+
+def _count():
+    from django.db.models import Count
+
+    return Count("id")

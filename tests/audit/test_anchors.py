@@ -1,0 +1,247 @@
+"""The chain's head is written outside, signed, and a chain that no longer holds it is caught."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import threading
+from datetime import date
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+
+from audit.anchors import ANCHOR_FILE, AnchorRefused, anchor_write, anchors_read
+from audit.models import AuditEvent, ChainHead
+from audit.services import SYSTEM, audit_record
+
+pytestmark = pytest.mark.django_db
+
+KEY = "a-test-anchor-key"
+DAY = date(2026, 11, 30)
+
+
+@pytest.fixture
+def anchored(settings, tmp_path):
+    settings.AUDIT_ANCHOR_PATH = str(tmp_path)
+    settings.AUDIT_ANCHOR_URL = ""
+    settings.AUDIT_ANCHOR_KEY = KEY
+    return tmp_path
+
+
+def _write(n: int) -> list[AuditEvent]:
+    return [audit_record(actor=SYSTEM, action="test.event", object_id=str(i), after={"i": i}) for i in range(n)]
+
+
+def _past_the_triggers(sql: str, params=()) -> None:
+    """As a superuser restoring a backup would: the session's triggers off for this statement."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(sql, params)
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL session_replication_role = origin")
+
+
+def _cut_from(seq: int) -> None:
+    """Remove the events from ``seq`` on and move the head back, so the chain verifies on its own."""
+    _past_the_triggers("DELETE FROM audit_auditevent WHERE seq >= %s", [seq])
+    last = AuditEvent.objects.order_by("-seq").first()
+    ChainHead.objects.filter(pk=1).update(seq=last.seq, hash=last.hash)
+
+
+def _lines(directory) -> list[dict]:
+    return [json.loads(line) for line in (directory / ANCHOR_FILE).read_text().splitlines()]
+
+
+def test_the_anchor_names_the_verified_head_signed_and_is_itself_recorded_after_it(anchored):
+    events = _write(3)
+    written = anchor_write(gaming_day=DAY)
+
+    [line] = _lines(anchored)
+    assert (line["seq"], line["hash"], line["gaming_day"]) == (events[-1].seq, events[-1].hash, "2026-11-30")
+    # The signature computed again here, from the documented message, not by the module's own code.
+    message = json.dumps({k: line[k] for k in ("at", "gaming_day", "hash", "seq")}, sort_keys=True,
+                         separators=(",", ":"))
+    assert line["signature"] == "hmac-sha256:" + hmac.new(KEY.encode(), message.encode(), hashlib.sha256).hexdigest()
+    recorded = AuditEvent.objects.order_by("-seq").first()
+    assert recorded.action == "audit.anchored" and recorded.seq == events[-1].seq + 1
+    assert recorded.after["seq"] == events[-1].seq and recorded.after["hash"] == events[-1].hash
+    assert recorded.after["written_to"] == ["AUDIT_ANCHOR_PATH"]
+    assert [a.seq for a in anchors_read(anchored)] == [written.anchor.seq]
+
+
+def test_verify_audit_holds_the_chain_to_the_anchor_file_and_catches_it_cut(anchored, capsys):
+    events = _write(4)
+    anchor_write(gaming_day=DAY)
+    call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+    assert f"anchor {events[-1].seq}:{events[-1].hash} holds" in capsys.readouterr().out
+
+    _cut_from(events[-1].seq)
+    call_command("verify_audit", "--chain-only")  # the cut chain follows from itself
+    with pytest.raises(CommandError, match="before the anchored event"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored / ANCHOR_FILE))
+
+
+def test_the_latest_anchor_of_the_file_is_the_one_held(anchored):
+    first = _write(2)
+    anchor_write(gaming_day=DAY)
+    _write(2)
+    anchor_write(gaming_day=date(2026, 12, 1))
+    _cut_from(first[-1].seq + 2)  # the first anchor still holds, the second does not
+    with pytest.raises(CommandError, match="before the anchored event"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+
+
+@pytest.mark.parametrize("tamper, refusal", [
+    (lambda line: {**line, "hash": "f" * 64}, "signature does not match"),
+    (lambda line: {**line, "seq": line["seq"] - 1}, "signature does not match"),
+    (lambda line: {**line, "signature": None}, "unsigned"),
+    (lambda line: {k: v for k, v in line.items() if k != "hash"}, "not an anchor"),
+])
+def test_an_edited_anchor_file_is_refused(anchored, tamper, refusal):
+    _write(2)
+    anchor_write(gaming_day=DAY)
+    [line] = _lines(anchored)
+    (anchored / ANCHOR_FILE).write_text(json.dumps(tamper(line)) + "\n")
+    with pytest.raises(CommandError, match=f"anchor file refused: .*{refusal}"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+
+
+def test_an_anchor_forged_under_another_key_is_refused_and_so_is_its_whole_file(anchored, settings):
+    events = _write(2)
+    anchor_write(gaming_day=DAY)
+    settings.AUDIT_ANCHOR_KEY = "someone-elses-key"
+    _cut_from(events[-1].seq)
+    anchor_write(gaming_day=DAY)  # the forger's anchor of the cut chain, appended
+    settings.AUDIT_ANCHOR_KEY = KEY
+    with pytest.raises(AnchorRefused, match="line 2: .*signature does not match"):
+        anchors_read(anchored)
+    with pytest.raises(CommandError, match="anchor file refused"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+
+
+def test_no_file_or_no_anchor_in_it_is_refused(anchored):
+    with pytest.raises(CommandError, match="cannot read"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored / "nowhere.jsonl"))
+    (anchored / ANCHOR_FILE).write_text("\n")
+    with pytest.raises(CommandError, match="holds no anchor"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+
+
+def test_development_without_a_key_writes_unsigned_and_says_so(anchored, settings, caplog, capsys):
+    settings.AUDIT_ANCHOR_KEY = ""
+    _write(1)
+    with caplog.at_level(logging.WARNING, logger="audit.anchors"):
+        anchor_write(gaming_day=DAY)
+    assert "AUDIT_ANCHOR_KEY is not set" in caplog.text
+    assert _lines(anchored)[0]["signature"] is None
+    call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+    assert "is unsigned" in capsys.readouterr().out
+    settings.AUDIT_ANCHOR_KEY = KEY  # once a key is in force, an unsigned line is not believed
+    with pytest.raises(CommandError, match="unsigned"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+
+
+def test_production_refuses_to_write_or_believe_an_unsigned_anchor(anchored, settings):
+    settings.AUDIT_ANCHOR_KEY = ""
+    anchor_write(gaming_day=DAY)
+    settings.PRODUCTION = True
+    before = AuditEvent.objects.count()
+    with pytest.raises(ImproperlyConfigured, match="AUDIT_ANCHOR_KEY must be set"):
+        anchor_write(gaming_day=DAY)
+    assert len(_lines(anchored)) == 1 and AuditEvent.objects.count() == before
+    with pytest.raises(AnchorRefused, match="unsigned"):
+        anchors_read(anchored)
+
+
+def test_nowhere_to_write_is_refused_by_the_command(settings):
+    settings.AUDIT_ANCHOR_PATH = settings.AUDIT_ANCHOR_URL = ""
+    with pytest.raises(CommandError, match="nowhere to go"):
+        call_command("audit_anchor")
+
+
+def test_a_broken_chain_is_not_anchored(anchored):
+    events = _write(3)
+    _past_the_triggers("UPDATE audit_auditevent SET actor_name = 'mallory' WHERE id = %s", [events[1].pk])
+    with pytest.raises(CommandError, match="broken at event"):
+        call_command("audit_anchor", day=DAY)
+    assert not (anchored / ANCHOR_FILE).exists()
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    status = 201
+    bodies: list = []
+
+    def do_POST(self):  # noqa: N802 (the standard library's name)
+        self.bodies.append((self.headers["Content-Type"], self.rfile.read(int(self.headers["Content-Length"]))))
+        self.send_response(self.status)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def receiver():
+    _Receiver.bodies, _Receiver.status = [], 201
+    server = HTTPServer(("127.0.0.1", 0), _Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_anchor_is_posted_to_the_url(settings, receiver, capsys):
+    settings.AUDIT_ANCHOR_PATH, settings.AUDIT_ANCHOR_KEY = "", KEY
+    settings.AUDIT_ANCHOR_URL = f"http://127.0.0.1:{receiver.server_port}/anchors"
+    events = _write(2)
+    call_command("audit_anchor", day=DAY)
+    [(content_type, body)] = _Receiver.bodies
+    assert content_type == "application/json"
+    posted = json.loads(body)
+    assert (posted["seq"], posted["hash"]) == (events[-1].seq, events[-1].hash)
+    assert capsys.readouterr().out.splitlines()[-1] == body.decode()
+
+
+def test_a_receiver_that_does_not_take_the_anchor_records_no_anchoring(settings, receiver):
+    settings.AUDIT_ANCHOR_PATH, settings.AUDIT_ANCHOR_KEY = "", KEY
+    settings.AUDIT_ANCHOR_URL = f"http://127.0.0.1:{receiver.server_port}/anchors"
+    _Receiver.status = 503
+    _write(1)
+    with pytest.raises(OSError):
+        anchor_write(gaming_day=DAY)
+    assert not AuditEvent.objects.filter(action="audit.anchored").exists()
+
+
+def test_beat_anchors_each_gaming_day_after_its_reconciliation(anchored):
+    from django_celery_beat.models import PeriodicTask
+
+    from audit.tasks import anchor_chain
+
+    nightly = PeriodicTask.objects.get(name="Nightly reconciliation")
+    entry = PeriodicTask.objects.get(task="audit.anchor_chain")
+    assert entry.enabled and entry.crontab.timezone == nightly.crontab.timezone
+    assert int(entry.crontab.hour) == (int(nightly.crontab.hour) + 1) % 24
+    events = _write(1)
+    assert anchor_chain.apply(kwargs={"day": "2026-11-30"}).get() == f"{events[-1].seq}:{events[-1].hash}"
+    assert _lines(anchored)[0]["gaming_day"] == "2026-11-30"
+
+
+def test_check_deploy_asks_for_a_place_and_a_key(settings):
+    from audit.checks import anchor_signed
+
+    settings.AUDIT_ANCHOR_PATH = settings.AUDIT_ANCHOR_URL = settings.AUDIT_ANCHOR_KEY = ""
+    assert [m.id for m in anchor_signed()] == ["audit.W002"]
+    settings.AUDIT_ANCHOR_PATH = "/var/lib/table-audit/anchors"
+    assert [m.id for m in anchor_signed()] == ["audit.E002"]
+    settings.AUDIT_ANCHOR_KEY = KEY
+    assert anchor_signed() == []
