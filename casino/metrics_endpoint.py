@@ -156,6 +156,28 @@ class DatabaseFigures:
                 last.add_metric([status], (report["finished_at"] - report["created_at"]).total_seconds())
                 finished.add_metric([status], report["finished_at"].timestamp())
         yield from (last, finished)
+        yield _clock_offsets(day)
+
+
+def _clock_offsets(day) -> GaugeMetricFamily:
+    """Each table's clock against the service's, by its round received last today: dealt_at
+    minus received_at (a round is in flight a moment, so a little below 0 is a right clock;
+    past the clock tolerance the round is flagged dealt_in_future)."""
+    from django.db.models import OuterRef, Subquery
+
+    from rounds.models import Round, Table
+
+    offsets = GaugeMetricFamily(
+        "table_audit_table_clock_offset_seconds",
+        "dealt_at minus received_at of each table's round received last in the current gaming day.",
+        labels=["table"])
+    latest = Round.objects.filter(table=OuterRef("pk"), gaming_day=day).order_by("-received_at")
+    tables = Table.objects.annotate(
+        dealt=Subquery(latest.values("dealt_at")[:1]), received=Subquery(latest.values("received_at")[:1]),
+    ).filter(received__isnull=False).order_by("code").values_list("code", "dealt", "received")
+    for code, dealt, received in tables:
+        offsets.add_metric([code], (dealt - received).total_seconds())
+    return offsets
 
 
 def _count():

@@ -150,6 +150,17 @@ def test_unworked_findings_by_code_and_the_last_report(table_client):
 
 
 @pytest.mark.django_db
+def test_each_tables_clock_against_the_services(table_client):
+    fast, right = table_client("S01", "se-50kr"), table_client("S02", "se-50kr")
+    ahead = record("R-ahead", table="S01", dealt_at=(timezone.now() + timedelta(hours=1)).isoformat())
+    assert fast.post(ROUNDS, ahead, format="json").status_code == 201
+    assert right.post(ROUNDS, now_record("R-now") | {"table": "S02"}, format="json").status_code == 201
+    text = scrape()
+    assert 3590 < value(text, "table_audit_table_clock_offset_seconds", table="S01") <= 3600
+    assert -70 < value(text, "table_audit_table_clock_offset_seconds", table="S02") < -50
+
+
+@pytest.mark.django_db
 def test_task_outcomes_are_counted():
     from casino.celery import app
 
