@@ -113,12 +113,27 @@ def _log_refusal(request, exc) -> None:
 
 
 def page_not_found(request, exception=None):
-    """A path no route matches: the API's error shape under /api/, Django's page elsewhere."""
+    """A path no route matches: the API's error shape under /api/, the admin's page elsewhere."""
     from django.http import JsonResponse
-    from django.views.defaults import page_not_found as html_page_not_found
+
+    from .error_pages import page_not_found_page
 
     if request.path.startswith("/api/"):
         return JsonResponse(
             error_body("not_found", f"No endpoint at {request.path}.", request), status=404
         )
-    return html_page_not_found(request, exception)
+    return page_not_found_page(request)
+
+
+def permission_denied(request, exception=None):
+    """A refusal outside the API's views: the error shape under /api/, the admin's page elsewhere."""
+    from django.http import JsonResponse
+
+    from .error_pages import permission_denied_page
+
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            error_body("permission_denied", "You do not have permission to perform this action.", request),
+            status=403,
+        )
+    return permission_denied_page(request)

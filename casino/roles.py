@@ -13,7 +13,10 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 # Apps whose every model auditors may read.
-AUDITED_APPS = ("rounds", "progressive", "audit", "django_celery_results", "django_celery_beat")
+AUDITED_APPS = ("rounds", "progressive", "audit")
+# Celery's own tables (task results, the beat's schedules): the service's machinery,
+# not the casino's records, so only admins, who keep the nightly schedule, see them.
+MACHINERY_APPS = ("django_celery_results", "django_celery_beat")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +25,7 @@ class Role:
     description: str
     permissions: tuple[str, ...]  # "app_label.codename"
     views: bool = False  # plus view_* on every model of AUDITED_APPS
+    machinery: bool = False  # plus view_* on every model of MACHINERY_APPS
     apps: tuple[str, ...] = ()  # plus every permission of these apps
 
 
@@ -32,7 +36,6 @@ SUPERVISOR_WORK = (
     "rounds.void_round",
     "rounds.add_tableconfigversion",
     "progressive.add_poolversion",
-    "django_celery_beat.change_periodictask",
 )
 
 ADMIN_WORK = ("rounds.add_table", "rounds.change_table", "rounds.add_tableconfig")
@@ -45,7 +48,8 @@ ROLES = (
          "and the variance tests' settings.",
          AUDITOR_WORK + SUPERVISOR_WORK, views=True),
     Role("admin", "A supervisor who also manages people, roles, tables and schedules.",
-         AUDITOR_WORK + SUPERVISOR_WORK + ADMIN_WORK, views=True, apps=("auth", "django_celery_beat")),
+         AUDITOR_WORK + SUPERVISOR_WORK + ADMIN_WORK, views=True, machinery=True,
+         apps=("auth", "django_celery_beat")),
 )
 ROLE_NAMES = tuple(role.name for role in ROLES)
 STAFF_ROLES = frozenset(ROLE_NAMES) - {"table"}
@@ -56,6 +60,10 @@ def _permissions_of(role: Role) -> list[Permission]:
     if role.views:
         wanted += Permission.objects.filter(
             content_type__app_label__in=AUDITED_APPS, codename__startswith="view_"
+        )
+    if role.machinery:
+        wanted += Permission.objects.filter(
+            content_type__app_label__in=MACHINERY_APPS, codename__startswith="view_"
         )
     for spec in role.permissions:
         app_label, codename = spec.split(".", 1)

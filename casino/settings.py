@@ -54,7 +54,8 @@ DEBUG = env_bool("DEBUG", not PRODUCTION)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin, with the service's name on it (casino/admin_site.py).
+    "casino.admin_site.CasinoAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -235,7 +236,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The casino's locale for the admin's dates and numbers (Django 6 always formats
+# by locale). British English by default, with casino/formats/en_GB making its
+# times 24-hour: "1 Dec 2026, 19:40". Any language Django knows may be set
+# ("sv": Swedish words and formats). The API's JSON and the CSV exports are
+# never localized.
+LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "en-gb")
+FORMAT_MODULE_PATH = ["casino.formats"]
+USE_THOUSAND_SEPARATOR = env_bool("USE_THOUSAND_SEPARATOR", True)
 TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Stockholm")
 USE_I18N = True
 USE_TZ = True

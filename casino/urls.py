@@ -19,3 +19,4 @@ urlpatterns = [
 ]
 
 handler404 = "casino.errors.page_not_found"
+handler403 = "casino.errors.permission_denied"

@@ -121,6 +121,7 @@ class PoolAdmin(admin.ModelAdmin):
     readonly_fields = ("meter", "overflow", "reserve", "last_event_seq", "current_version",
                        "ledger_link", "created_at", "updated_at")
     inlines = [PoolVersionInline, RecentEventInline]
+    change_form_template = "admin/progressive/pool/change_form.html"
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -149,9 +150,12 @@ class PoolAdmin(admin.ModelAdmin):
     @admin.display(description="ledger")
     def ledger_link(self, pool):
         url = reverse("admin:progressive_meterevent_changelist") + f"?pool__id__exact={pool.pk}"
-        adjust = reverse("admin:progressive_pool_adjust", args=[pool.pk])
-        return format_html('<a href="{}">all {} events</a> · <a href="{}">adjust the meter</a>',
-                           url, pool.last_event_seq, adjust)
+        return format_html('<a href="{}">all {} events</a>', url, pool.last_event_seq)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        # "Adjust the meter" is offered only to those it would not refuse (adjust_view).
+        context["can_adjust"] = request.user.has_perm("progressive.adjust_meter")
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def save_model(self, request, obj, form, change):
         if change:

@@ -95,6 +95,8 @@ def test_a_persons_request_logs_the_username_and_leaves_it_for_the_access_line(l
     assert (request.META[TABLE_ENVIRON], request.META[USER_ENVIRON]) == ("", "auditor-anna")
 
 
+# request_finished also closes old database connections, which a test before may have left.
+@pytest.mark.django_db
 def test_a_user_not_yet_looked_up_is_not_looked_up_for_a_log_line(lines):
     looked_up = []
 

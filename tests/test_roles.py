@@ -32,6 +32,12 @@ def test_each_role_exists_with_its_permissions():
     assert auditor < supervisor
     assert {"progressive.adjust_meter", "rounds.void_round", "rounds.add_tableconfigversion"} <= supervisor
     assert supervisor < admin and "auth.change_user" in admin
+    # Celery's tables are the service's machinery: admins see them and keep the schedule.
+    for role in ("auditor", "supervisor"):
+        assert not {p for p in _perms(role) if p.startswith(("django_celery_beat.", "django_celery_results."))}
+    assert {"django_celery_beat.change_periodictask", "django_celery_beat.view_periodictask",
+            "django_celery_results.view_taskresult"} <= admin
+    assert "django_celery_results.delete_taskresult" not in admin
     # Nobody may change or delete what tables sent, not even an admin.
     for role in ("auditor", "supervisor", "admin"):
         assert not {"rounds.change_round", "rounds.delete_round", "rounds.change_submission",

@@ -34,7 +34,7 @@ def _adjust(client: Client, delta: str):
 def test_the_adjust_page_says_how_much_one_supervisor_may_move_alone():
     pool = Pool.objects.get(code=POOL)
     page = _signed_in("asker").get(f"/admin/progressive/pool/{pool.pk}/adjust/")
-    assert "larger than 10000 USD" in page.content.decode()
+    assert "larger than 10,000 USD" in page.content.decode()  # the admin groups thousands
 
 
 def test_a_large_adjustment_waits_on_its_page_and_a_second_supervisor_approves_it():

@@ -51,14 +51,19 @@ def floor(database) -> dict:
 
 @pytest.fixture(scope="package")
 def gunicorn(database, floor, tmp_path_factory):
-    """Two workers of four threads each, bound to loopback as gunicorn.conf.py binds by default."""
+    """One worker of four threads, bound to loopback as gunicorn.conf.py binds by default.
+
+    One worker, so that every connection of the attack reaches the same threads:
+    with two, the kernel may hand one worker too few of them to take all its
+    threads, and the attack would only sometimes be the outage it is.
+    """
     port = free_port()
     log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
     env = {
         **os.environ, **_service_env(database.url),
         "DJANGO_ENV": "production", "SECRET_KEY": "a-key-for-this-test-only-" + "x" * 40,
         "SECURE_SSL_REDIRECT": "0", "TRUSTED_PROXIES": "127.0.0.1",
-        "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "4",
+        "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "GUNICORN_THREADS": "4",
         "GUNICORN_LOG_LEVEL": "warning",
     }
     server = server_started([GUNICORN, "-c", "gunicorn.conf.py", "casino.wsgi"], env=env, log=log,
