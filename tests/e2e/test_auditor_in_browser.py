@@ -6,16 +6,14 @@ Playwright's Python API without Playwright's own browser download.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from audit.services import SYSTEM
 from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples
+from tests.browser import chromium
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PASSWORD = "browser-test-password"
 
 
@@ -39,11 +37,7 @@ def test_an_auditor_acknowledges_a_finding_in_the_browser(live_server, flagged_r
     finding = Finding.objects.get(round=flagged_round, code="payout_mismatch")
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
+        browser = chromium(p)
         page = browser.new_page()
         page.goto(f"{live_server.url}/admin/login/")
         page.fill("#id_username", "iris")

@@ -7,9 +7,8 @@ from decimal import Decimal
 import pytest
 
 from progressive.models import MeterAdjustmentRequest, Pool
+from tests.browser import chromium
 from tests.security.people import PASSWORD, person
-
-from .test_auditor_in_browser import CHROMIUM
 
 POOL = "us-progressive"
 
@@ -36,11 +35,7 @@ def test_a_second_supervisor_approves_a_large_adjustment_in_the_browser(live_ser
     before = pool.meter
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
+        browser = chromium(p)
         asker = _signed_in(browser, live_server.url, "asker")
         asker.goto(f"{live_server.url}/admin/progressive/pool/{pool.pk}/adjust/")
         asker.fill("#id_delta", "15000.00")

@@ -8,9 +8,8 @@ import re
 import pytest
 
 from tests import examples
+from tests.browser import chromium
 from tests.security.people import PASSWORD, person
-
-from .test_auditor_in_browser import CHROMIUM
 
 HEADER = "table-audit — casino audit"
 
@@ -27,11 +26,7 @@ def test_an_auditor_sees_the_service_in_the_browser(live_server, table_client, m
     person("auditor", "maja")
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
+        browser = chromium(p)
         page = browser.new_page()
         page.goto(f"{live_server.url}/admin/login/")
         assert HEADER in page.inner_text("#site-name")

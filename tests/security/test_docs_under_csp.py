@@ -9,11 +9,10 @@ the docs need, fails here, not in front of an auditor.
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+from tests.browser import CHROMIUM, chromium
 
 
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no Chromium on this machine")
@@ -23,11 +22,7 @@ def test_swagger_ui_renders_with_no_csp_violation(live_server, monkeypatch):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     violations: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
+        browser = chromium(p)
         page = browser.new_page()
         page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
         page.add_init_script(
