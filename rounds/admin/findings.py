@@ -65,6 +65,11 @@ class FindingAmountFilter(admin.SimpleListFilter):
         return queryset.annotate(stake=stake).filter(stake__gte=floor)
 
 
+# What each move is called on the button that makes it.
+WORK_VERBS = {State.ACKNOWLEDGED: "Acknowledge", State.RESOLVED: "Resolve", State.DISMISSED: "Dismiss",
+              State.OPEN: "Reopen"}
+
+
 class WorkActions:
     """The actions that work findings, for a ModelAdmin of any ``WorkedFinding`` model.
 
@@ -73,6 +78,7 @@ class WorkActions:
 
     work_permission = "work_finding"
     actions = ["acknowledge", "resolve", "dismiss", "reopen"]
+    work_related: tuple[str, ...] = ()  # what ``work_label`` reads of each finding
 
     def has_work_finding_permission(self, request) -> bool:
         return request.user.has_perm(f"{self.model._meta.app_label}.{self.work_permission}")
@@ -84,14 +90,7 @@ class WorkActions:
     def _move(self, request, queryset, to_state: str):
         note = request.POST.get("note", "")
         if to_state in NOTE_REQUIRED and "apply" not in request.POST:
-            return TemplateResponse(request, "admin/work/note.html", {
-                **self.admin_site.each_context(request),
-                "title": f"{to_state.capitalize()} {queryset.count()} finding(s)",
-                "findings": [(finding.pk, self.work_label(finding)) for finding in queryset],
-                "action": request.POST.get("action"), "to_state": to_state,
-                "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            })
+            return self._note_asked(request, queryset, to_state)
         try:
             moved = finding_transition(
                 finding_ids=list(queryset.values_list("pk", flat=True)), to_state=to_state,
@@ -102,6 +101,23 @@ class WorkActions:
             return None
         self.message_user(request, f"{len(moved)} finding(s) {to_state}.", messages.SUCCESS)
         return None
+
+    def _note_asked(self, request, queryset, to_state: str) -> TemplateResponse:
+        """The page that asks for the note: it says what will happen, and nothing has yet.
+
+        Cancel goes back to the list as it was filtered; only the button moves the findings.
+        """
+        findings = [(finding.pk, self.work_label(finding), finding.state)
+                    for finding in queryset.select_related(*self.work_related)]
+        count = len(findings)
+        return TemplateResponse(request, "admin/work/note.html", {
+            **self.admin_site.each_context(request),
+            "title": f"{WORK_VERBS[to_state]} {count} finding{'' if count == 1 else 's'}?",
+            "findings": findings, "to_state": to_state, "verb": WORK_VERBS[to_state],
+            "action": request.POST.get("action"), "opts": self.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "cancel_url": request.get_full_path(),
+        })
 
     @admin.action(description="Acknowledge selected findings", permissions=["work_finding"])
     def acknowledge(self, request, queryset):
@@ -148,6 +164,8 @@ class FindingAdmin(WorkActions, ReadOnlyAdmin):
     )
     # Working a finding is the one thing this admin changes, and only through the service.
     actions = WorkActions.actions
+
+    work_related = ("round__table",)
 
     def work_label(self, finding: Finding) -> str:
         seat = f", seat {finding.seat}" if finding.seat else ""

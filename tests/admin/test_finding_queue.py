@@ -67,6 +67,21 @@ def test_resolving_asks_for_a_note_first(flagged, staff):
     assert (finding.state, finding.state_note) == ("resolved", "paid the player the difference")
 
 
+def test_the_note_page_says_what_will_happen_and_can_be_cancelled(flagged, staff):
+    client = staff("auditor")
+    targets = flagged[:2]
+    filtered = f"{QUEUE}?state=open"
+    page = client.post(filtered, {"action": "dismiss", "_selected_action": [str(f.pk) for f in targets]})
+    content = page.content.decode()
+    # Asked, not told: nothing has happened yet, and it says so.
+    assert "<title>Dismiss 2 findings?" in content and "Nothing has changed yet" in content
+    for finding in targets:
+        assert f"{finding.code} — {finding.round.table.code}/{finding.round.round_id}" in content
+    assert f'href="{filtered}" class="button cancel-link">Cancel</a>' in content
+    assert set(Finding.objects.filter(pk__in=[f.pk for f in targets]).values_list("state", flat=True)) == {"open"}
+    assert client.get(filtered).status_code == 200  # where Cancel leads: the list as it was filtered
+
+
 def test_without_the_work_permission_there_is_no_action(flagged, django_user_model):
     user = django_user_model.objects.create_user("viewer", is_staff=True)
     from django.contrib.auth.models import Permission
