@@ -102,10 +102,7 @@ def protections_missing(connection) -> list[MissingProtection]:
         return []
     with connection.cursor() as cursor:
         expected = protections_expected(cursor)
-        cursor.execute(
-            "SELECT c.relname, t.tgname, t.tgenabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            "WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace")
-        found = {(table, trigger): enabled for table, trigger, enabled in cursor.fetchall()}
+        found = _triggers(cursor)
     missing = []
     for table, triggers in sorted(expected.items()):
         for trigger in triggers:
@@ -127,10 +124,15 @@ def protections_undeclared(connection) -> list[tuple[str, str]]:
         return []
     with connection.cursor() as cursor:
         expected = protections_expected(cursor)
-        cursor.execute(
-            "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            "WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace ORDER BY 1, 2")
-        rows = cursor.fetchall()
-    return [(table, trigger) for table, trigger in rows
+        found = _triggers(cursor)
+    return [(table, trigger) for table, trigger in sorted(found)
             if trigger not in expected.get(table, ())
             and not (table not in expected and _DETACHED_MONTH.fullmatch(table))]
+
+
+def _triggers(cursor) -> dict[tuple[str, str], str]:
+    """Every trigger of this schema's tables but PostgreSQL's own: ``(table, trigger) -> tgenabled``."""
+    cursor.execute(
+        "SELECT c.relname, t.tgname, t.tgenabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace")
+    return {(table, trigger): enabled for table, trigger, enabled in cursor.fetchall()}

@@ -96,14 +96,14 @@ def django_run(database_url: str, *args: str, stdin: str | None = None, module: 
     command = [PYTHON, "-m", "bench.load", *args] if module else [PYTHON, *args]
     done = subprocess.run(
         command, cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=600, check=False,
-        env={**os.environ, **_service_env(database_url), **(env or {})},
+        env={**os.environ, **service_env(database_url), **(env or {})},
     )
     if done.returncode:
         raise RuntimeError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done.stdout
 
 
-def _service_env(database_url: str) -> dict:
+def service_env(database_url: str) -> dict:
     return {
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": "casino.settings",
@@ -213,7 +213,7 @@ class Service:
         self._log = open(self.log, "w")  # noqa: SIM115 - open for gunicorn's whole life, closed in stop()
         self.process = subprocess.Popen(
             command, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
-            env={**os.environ, **_service_env(database_url), **(env or {})},
+            env={**os.environ, **service_env(database_url), **(env or {})},
         )
         self._wait_ready()
 

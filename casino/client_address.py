@@ -28,9 +28,14 @@ def client_address(request) -> str | None:
 
 
 def _trusted(address: str | None) -> bool:
+    return within(address, settings.TRUSTED_PROXIES)
+
+
+def within(address: str | None, networks) -> bool:
+    """Whether ``address`` is one of ``networks`` (addresses or networks, as settings write them)."""
     if not address or not _an_address(address):
         return False
-    return any(ip_address(address) in ip_network(proxy, strict=False) for proxy in settings.TRUSTED_PROXIES)
+    return any(ip_address(address) in ip_network(network, strict=False) for network in networks)
 
 
 def _an_address(text: str) -> bool:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hmac
 import os
-from ipaddress import ip_address, ip_network
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -35,7 +34,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from casino.client_address import client_address
+from casino.client_address import client_address, within
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 
@@ -66,17 +65,11 @@ def _token_given(request, token: str) -> bool:
 
 def _from(request, networks: list[str]) -> bool:
     remote = request.META.get("REMOTE_ADDR", "")
-    if "HTTP_X_FORWARDED_FOR" in request.META and not _within(remote, settings.TRUSTED_PROXIES):
+    if "HTTP_X_FORWARDED_FOR" in request.META and not within(remote, settings.TRUSTED_PROXIES):
         return False
-    return _within(client_address(request) or "", networks)
+    return within(client_address(request) or "", networks)
 
 
-def _within(address: str, networks) -> bool:
-    try:
-        where = ip_address(address)
-    except ValueError:
-        return False
-    return any(where in ip_network(network, strict=False) for network in networks)
 
 
 def process_figures() -> bytes:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bench.load import GUNICORN, Throwaway, _service_env, floor_open, free_port
+from bench.load import GUNICORN, Throwaway, service_env, floor_open, free_port
 from bench.scaffold import ROOT, server_started, server_stopped
 
 SITE = ROOT / "deploy" / "nginx" / "table-audit.conf"
@@ -60,7 +60,7 @@ def gunicorn(database, floor, tmp_path_factory):
     port = free_port()
     log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
     env = {
-        **os.environ, **_service_env(database.url),
+        **os.environ, **service_env(database.url),
         "DJANGO_ENV": "production", "SECRET_KEY": "a-key-for-this-test-only-" + "x" * 40,
         "SECURE_SSL_REDIRECT": "0", "TRUSTED_PROXIES": "127.0.0.1",
         "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "GUNICORN_THREADS": "4",
