@@ -10,14 +10,17 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin
-from django.contrib.admin.utils import flatten_fieldsets
+from django.contrib.admin.utils import flatten_fieldsets, unquote
 from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
+from django.http import Http404, HttpResponseRedirect
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
+from casino.admin_exports import CsvExportAdmin
 from casino.middleware import request_id_of
 
 from .models import AuditEvent
@@ -103,6 +106,22 @@ class ReadOnlyAdmin(admin.ModelAdmin):
             self._refuse(request, "admin.delete_refused", object_id)
         return super().delete_view(request, object_id, extra_context)
 
+    def history_view(self, request, object_id, extra_context=None):
+        """Django's History lists the admin's own change log, which is empty here (this admin
+        changes nothing): a second, misleading history. A record's history is the audit log,
+        so History leads to its events there (``audit_trail_url``)."""
+        obj = self.get_object(request, unquote(object_id))
+        if obj is None:
+            raise Http404(f"No such {self.model._meta.verbose_name}.")
+        if not self.has_view_permission(request, obj):
+            raise PermissionDenied
+        return HttpResponseRedirect(self.audit_trail_url(obj))
+
+    def audit_trail_url(self, obj) -> str:
+        """Where ``obj``'s history is read: the audit log's events about it."""
+        query = urlencode({"object_type": obj._meta.label_lower, "object_id": obj.pk})
+        return f"{reverse('admin:audit_auditevent_changelist')}?{query}"
+
     def _refuse(self, request, action: str, object_id) -> None:
         audit_record(
             actor=Actor.of_user(request.user), action=action,
@@ -152,7 +171,7 @@ class ReadOnlyStackedInline(ReadOnlyInline, admin.StackedInline):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(ReadOnlyAdmin):
+class AuditEventAdmin(CsvExportAdmin, ReadOnlyAdmin):
     list_display = ("seq", "at", "actor", "action", "object", "request_id")
     list_display_links = ("seq",)
     # Values from the (action, at) and (object_type, object_id) indexes; a plain date

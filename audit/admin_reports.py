@@ -1,4 +1,7 @@
-"""Reconciliation reports in the admin: read-only, as tables with small charts.
+"""Reconciliation reports in the admin: read-only, as tables and charts (audit.charts).
+
+Money is written with its currency and grouped digits (casino.money_display),
+hold in percent, a band on one line; every flag links to the rounds behind it.
 
 Registered from ``AuditConfig.ready`` so that ``audit/admin.py`` (the audit
 log's admin) stays its own module. Reports are written by the nightly job
@@ -7,39 +10,109 @@ and ``manage.py reconcile`` only; here they are read.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
 
 from django.contrib import admin
+from django.urls import NoReverseMatch, reverse
+from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
+from casino.admin_exports import CsvExportAdmin
+from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.rules import BETS
+from rounds.models import Table
 
-from .admin import ReadOnlyAdmin, ReadOnlyTabularInline, json_block
+from . import charts, selectors
+from .admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
+from .reconciliation.selectors import NO_DEALER
+from .shifts import ClockError, gaming_day_window, parse_shifts
 
-TABLE_STYLE = "border-collapse: collapse; font-variant-numeric: tabular-nums;"
-CELL = "padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right;"
-CHART_WIDTH = 220
+TABLE_STYLE = "border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 12px;"
+CELL = "padding: 2px 4px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap;"
+HEAD = "padding: 2px 4px; border-bottom: 1px solid #999; text-align: right; vertical-align: bottom;"
+KEY = "padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; color: #555;"
+VALUE = "padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top;"
+CENT = Decimal("0.01")
+# Charts of a table's or dealer's days on one page: the flagged first, then the largest handle.
+CHARTED_GROUPS = 6
+STANDING_GROUPS = 24  # in the chart of where each stands in its band
+CHART_DAYS = 30
+MISMATCH_WEEKS = 8
+CHARTED_DEALERS = 8
+ROUNDS_LIST = "admin:rounds_round_changelist"
 
 
 def _d(value) -> Decimal:
     return Decimal(str(value)) if value not in (None, "") else Decimal(0)
 
 
+# ---- the page's numbers: one form each ------------------------------------------------------
+
+
+# A report's money as the casino writes it: "68,235.00 SEK" (Decimal only: casino.money_display).
+amount = charts.amount_text
+
+
+def count(value) -> str:
+    """Rounds, hands, events: digits grouped ("100,000")."""
+    if value in (None, ""):
+        return "–"
+    return number_format(int(value), use_l10n=True, force_grouping=True)
+
+
+def hold(value) -> SafeString | str:
+    """A hold the report keeps in percent to four places, shown to two ("5.76 %"), exact on hover."""
+    if value in (None, ""):
+        return "–"
+    shown = number_format(Decimal(str(value)).quantize(CENT, ROUND_HALF_UP), decimal_pos=2,
+                          use_l10n=True, force_grouping=True)
+    return format_html('<span title="{} %" style="white-space: nowrap">{} %</span>', value, shown)
+
+
+def band_text(band: dict, currency: str) -> SafeString:
+    """The 95 % band on one line: "-1,200.00 … 3,400.00 SEK"."""
+    return format_html(
+        '<span style="white-space: nowrap">{} … {}</span>',
+        amount(band["low_95"], ""), amount(band["high_95"], currency),
+    )
+
+
 def _table(headers: list[str], rows: list[list]) -> SafeString:
-    head = format_html_join("", '<th style="{}">{}</th>', ((CELL, h) for h in headers))
+    head = format_html_join("", '<th style="{}">{}</th>', ((HEAD, h) for h in headers))
     body = format_html_join(
         "", "<tr>{}</tr>",
         ((format_html_join("", '<td style="{}">{}</td>', ((CELL, c) for c in row)),) for row in rows),
     )
-    return format_html('<table style="{}"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>',
-                       TABLE_STYLE, head, body)
+    return format_html('<div style="max-width: 100%; overflow-x: auto;"><table style="{}"><thead><tr>{}</tr>'
+                       '</thead><tbody>{}</tbody></table></div>', TABLE_STYLE, head, body)
 
 
-def _percent(value: str | None) -> str:
-    return f"{value} %" if value is not None else "-"
+def key_values(value) -> SafeString | str:
+    """A nested record (a report's inputs, its re-verification) as key/value tables, not JSON."""
+    if value is None or value == {} or value == []:
+        return "–"
+    if isinstance(value, dict):
+        rows = format_html_join(
+            "", '<tr><th scope="row" style="{}">{}</th><td style="{}">{}</td></tr>',
+            ((KEY, str(k).replace("_", " "), VALUE, key_values(v)) for k, v in value.items()),
+        )
+        return format_html('<table style="border-collapse: collapse;">{}</table>', rows)
+    if isinstance(value, list):
+        if all(not isinstance(v, (dict, list)) for v in value):
+            texts = ["–" if v is None else str(v) for v in value]
+            if sum(len(t) for t in texts) <= 80:
+                return ", ".join(texts)
+            return format_html_join(mark_safe("<br>"), "{}", ((t,) for t in texts))
+        return format_html_join(mark_safe("<br>"), "{}", ((key_values(v),) for v in value))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _checks(pool: dict) -> SafeString | str:
@@ -47,54 +120,85 @@ def _checks(pool: dict) -> SafeString | str:
     if not failed:
         return "yes"
     return format_html_join(
-        mark_safe("<br>"), '<strong style="color:#c00">NO: {}</strong> {}',
+        mark_safe("<br>"), '<strong style="color:#c00; white-space: normal">NO: {}</strong> {}',
         ((c["check"], "; ".join(c["problems"][:3])) for c in failed),
     )
 
 
-def band_chart(band: dict) -> SafeString:
-    """Actual house win (dot) against the 99.7 % band (light), the 95 % band and the expectation."""
-    low, high = _d(band["low_997"]), _d(band["high_997"])
-    actual = _d(band["actual"])
-    lo, hi = min(low, actual), max(high, actual)
-    span = (hi - lo) or Decimal(1)
-
-    def x(value) -> int:
-        return int((_d(value) - lo) / span * (CHART_WIDTH - 10)) + 5
-
-    colour = {"99.7": "#c00", "95": "#e80"}.get(band["outside"], "#070")
-    return format_html(
-        '<svg width="{w}" height="14" role="img" aria-label="win {a} against {l}..{h}">'
-        '<rect x="{x1}" y="3" width="{w1}" height="8" fill="#eee"/>'
-        '<rect x="{x2}" y="3" width="{w2}" height="8" fill="#ccd"/>'
-        '<line x1="{xe}" x2="{xe}" y1="1" y2="13" stroke="#446"/>'
-        '<circle cx="{xa}" cy="7" r="4" fill="{c}"/></svg>',
-        w=CHART_WIDTH, a=band["actual"], l=band["low_95"], h=band["high_95"],
-        x1=x(band["low_997"]), w1=max(1, x(band["high_997"]) - x(band["low_997"])),
-        x2=x(band["low_95"]), w2=max(1, x(band["high_95"]) - x(band["low_95"])),
-        xe=x(band["expected"]), xa=x(band["actual"]), c=colour,
-    )
-
-
 def bar(value: Decimal, largest: Decimal) -> SafeString:
-    width = int(value / largest * 150) if largest else 0
-    return format_html('<svg width="150" height="10"><rect width="{}" height="10" fill="#a33"/></svg>', width)
+    width = int(value / largest * 60) if largest else 0
+    return format_html('<svg width="60" height="10"><rect width="{}" height="10" fill="#a33"/></svg>', width)
 
 
-def meter_chart(series: list) -> SafeString | str:
-    """The meter after each sampled event of the day, as a line."""
-    if len(series) < 2:
-        return "-"
-    values = [_d(v) for _, v in series]
-    low, high = min(values), max(values)
-    span = (high - low) or Decimal(1)
-    step = (CHART_WIDTH * 2) / (len(values) - 1)
-    points = " ".join(f"{i * step:.1f},{58 - float((v - low) / span) * 56:.1f}" for i, v in enumerate(values))
-    return format_html(
-        '<svg width="{}" height="60" role="img" aria-label="meter {} to {}">'
-        '<polyline points="{}" fill="none" stroke="#236" stroke-width="1.5"/></svg> {} … {}',
-        CHART_WIDTH * 2, low, high, points, low, high,
-    )
+# ---- the rounds behind a figure ---------------------------------------------------------------
+
+
+def _days_query(day_from: date, day_to: date) -> dict:
+    if day_from == day_to:
+        return {"gaming_day": str(day_from)}
+    return {"gaming_day__gte": str(day_from), "gaming_day__lt": str(day_to + timedelta(days=1))}
+
+
+def rounds_url(scope: str, key: str, *, day_from: date, day_to: date, table_ids: dict[str, int],
+               clock: dict | None = None) -> str:
+    """The rounds list filtered to those behind a table's, dealer's, player's or shift's figures.
+
+    The parameters are the rounds list's own filters (rounds.admin.rounds): ``table__id__exact``,
+    ``dealer`` (``dealer__exact`` for rounds with none), ``player``, and the gaming days; a shift
+    is the dealt_at window it covers on a single day. Empty when the list cannot say it.
+    """
+    query = _days_query(day_from, day_to)
+    if scope == "table":
+        if key not in table_ids:
+            return ""
+        query = {"table__id__exact": table_ids[key], **query}
+    elif scope == "dealer":
+        query = {**({"dealer__exact": ""} if key == NO_DEALER else {"dealer": key}), **query}
+    elif scope == "player":
+        query = {"player": key, **query}
+    elif scope == "shift":
+        window = _shift_window(key, day_from, day_to, clock or {})
+        if window is None:
+            return ""
+        query = {"dealt_at__gte": window[0].isoformat(), "dealt_at__lt": window[1].isoformat()}
+    else:
+        return ""
+    try:
+        return f"{reverse(ROUNDS_LIST)}?{urlencode(query)}"
+    except NoReverseMatch:  # the rounds admin is not registered
+        return ""
+
+
+def _shift_window(name: str, day_from: date, day_to: date, clock: dict):
+    """A shift's one stretch of a single gaming day, in UTC; None when it has two (it spans the
+    cut-off) or the report covers several days."""
+    if day_from != day_to or not clock.get("shifts") or "time_zone" not in clock:
+        return None
+    try:
+        shifts = parse_shifts(",".join(f"{n}={start}" for n, start in clock["shifts"]))
+    except ClockError:
+        return None
+    day_start, day_end = gaming_day_window(day_from, time_zone=clock["time_zone"],
+                                           cutoff_hour=int(clock.get("cutoff_hour", 0)))
+    zone = ZoneInfo(clock["time_zone"])
+    starts = [datetime.combine(day_from, s.start, tzinfo=zone) for s in shifts]
+    # A start before the cut-off falls on the gaming day's second calendar day.
+    starts = [s + timedelta(days=1) if s < day_start else s for s in starts]
+    order = sorted(zip(starts, shifts, strict=True), key=lambda pair: pair[0])
+    for i, (start, shift) in enumerate(order):
+        if shift.name != name:
+            continue
+        end = order[i + 1][0] if i + 1 < len(order) else day_end
+        if i == len(order) - 1 and order[0][0] != day_start:
+            return None  # the shift running at the cut-off also ends this day: two stretches
+        return start.astimezone(UTC), end.astimezone(UTC)
+    return None
+
+
+def _flag_link(text: str, url: str) -> SafeString | str:
+    if not url:
+        return text
+    return format_html('<a href="{}" title="the rounds behind it">{}</a>', url, text)
 
 
 class PartInline(ReadOnlyTabularInline):
@@ -102,9 +206,14 @@ class PartInline(ReadOnlyTabularInline):
     fields = ("kind", "key", "status", "attempts", "started_at", "finished_at")
     readonly_fields = fields
 
+    def get_queryset(self, request):
+        # Each row names its report: read with the parts, and neither's figures (megabytes on a busy day).
+        return super().get_queryset(request).select_related("report").defer(
+            "figures", "report__figures", "report__inputs")
+
 
 @admin.register(ReconciliationReport)
-class ReconciliationReportAdmin(ReadOnlyAdmin):
+class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
     list_display = ("__str__", "status", "rounds", "flags", "drift", "chain_ok", "created_at", "finished_at")
     list_filter = ("status", "chain_ok")
     date_hierarchy = "day_from"
@@ -113,9 +222,9 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         (None, {"fields": ("day_from", "day_to", "version", "status", "requested_by",
                            "created_at", "finished_at", "error")}),
         ("Headline", {"fields": ("rounds", "flags", "drift", "alerts", "casino_table")}),
-        ("Tables: house win against the theoretical band", {"fields": ("tables_table",)}),
+        ("Tables: house win against the theoretical band", {"fields": ("tables_table", "tables_chart")}),
         ("Tables: month and year to date", {"fields": ("to_date_table",)}),
-        ("Dealers: accuracy", {"fields": ("dealers_table",)}),
+        ("Dealers: accuracy", {"fields": ("dealers_table", "dealers_chart", "mismatches_chart")}),
         ("Shifts", {"fields": ("shifts_table",)}),
         ("Progressive pools", {"fields": ("pools_table",)}),
         ("Flags", {"fields": ("flags_table",)}),
@@ -128,6 +237,21 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
     def _figures(self, report) -> dict:
         # A report made before figures kept their currency is shown by its headline only.
         return report.figures if keeps_currencies(report.figures) else {}
+
+    def _table_ids(self, report) -> dict[str, int]:
+        """The report's tables by code, for the links to their rounds: one query a page."""
+        cached = getattr(report, "_table_ids", None)
+        if cached is None:
+            codes = set(self._figures(report).get("tables", {}))
+            codes |= {f["key"] for f in self._figures(report).get("flags", []) if f["scope"] == "table"}
+            cached = dict(Table.objects.filter(code__in=codes).values_list("code", "pk")) if codes else {}
+            report._table_ids = cached
+        return cached
+
+    def _rounds_url(self, report, scope: str, key: str) -> str:
+        return rounds_url(scope, key, day_from=report.day_from, day_to=report.day_to,
+                          table_ids=self._table_ids(report),
+                          clock=self._figures(report).get("parameters") or report.inputs.get("clock"))
 
     @admin.display(description="alerts")
     def alerts(self, report) -> SafeString | str:
@@ -145,28 +269,31 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
             return "no rounds were dealt in the range"
         rows = []
         for currency, block in casino.items():
-            rows += [[currency, bet, block["handle"][bet], block["win"][bet], _percent(block["hold_percent"][bet])]
-                     for bet in BETS]
-            rows.append([currency, "total", block["handle_total"], block["win_total"],
-                         _percent(block["hold_percent"]["total"])])
+            rows += [[currency, bet, amount(block["handle"][bet], currency), amount(block["win"][bet], currency),
+                      hold(block["hold_percent"][bet])] for bet in BETS]
+            rows.append([currency, "total", amount(block["handle_total"], currency),
+                         amount(block["win_total"], currency), hold(block["hold_percent"]["total"])])
         return _table(["currency", "bet", "handle", "house win", "hold"], rows)
 
-    def _groups(self, groups: dict) -> SafeString | str:
+    def _groups(self, report, scope: str, groups: dict) -> SafeString | str:
         if not groups:
             return "-"
         rows = []
         for key, by_currency in groups.items():
             for currency, g in by_currency.items():
                 band = g["bands"]["total"]
-                rows.append([key, currency, g["rounds"], g["hands"], g["handle_total"], g["win_total"],
-                             _percent(g["hold_percent"]["total"]), band["expected"],
-                             f"{band['low_95']} … {band['high_95']}", band_chart(band), band["outside"] or ""])
-        return _table(["", "currency", "rounds", "hands", "handle", "house win", "hold", "theoretical",
-                       "95 % band", "win against band", "outside"], rows)
+                url = self._rounds_url(report, scope, key)
+                rows.append([_flag_link(key, url), count(g["rounds"]), count(g["hands"]),
+                             amount(g["handle_total"], currency), amount(g["win_total"], currency),
+                             hold(g["hold_percent"]["total"]), amount(band["expected"], currency),
+                             band_text(band, currency),
+                             _flag_link(f"{band['outside']} %", url) if band["outside"] else ""])
+        return _table(["", "rounds", "hands", "handle", "house win", "hold", "theoretical",
+                       "95 % band", "outside"], rows)
 
     @admin.display(description="tables")
     def tables_table(self, report):
-        return self._groups(self._figures(report).get("tables", {}))
+        return self._groups(report, "table", self._figures(report).get("tables", {}))
 
     @admin.display(description="to date")
     def to_date_table(self, report):
@@ -177,17 +304,18 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
             for key, by_currency in rolled.get("tables", {}).items():
                 for currency, g in by_currency.items():
                     band = g["bands"]["total"]
-                    rows.append([label, key, currency, len(rolled.get("days", [])), g["handle_total"],
-                                 g["win_total"], _percent(g["hold_percent"]["total"]), band["expected"],
-                                 f"{band['low_95']} … {band['high_95']}", band["outside"] or ""])
+                    rows.append([label, key, count(len(rolled.get("days", []))),
+                                 amount(g["handle_total"], currency), amount(g["win_total"], currency),
+                                 hold(g["hold_percent"]["total"]), amount(band["expected"], currency),
+                                 band_text(band, currency), band["outside"] and f"{band['outside']} %" or ""])
         if not rows:
             return "only a single day's report carries its month and year to date"
-        return _table(["period", "table", "currency", "days", "handle", "house win", "hold", "theoretical",
+        return _table(["period", "table", "days", "handle", "house win", "hold", "theoretical",
                        "95 % band", "outside"], rows)
 
     @admin.display(description="shifts")
     def shifts_table(self, report):
-        return self._groups(self._figures(report).get("shifts", {}))
+        return self._groups(report, "shift", self._figures(report).get("shifts", {}))
 
     @admin.display(description="dealers")
     def dealers_table(self, report):
@@ -200,37 +328,138 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         rates = {(d, c): _d(g["mismatches_per_1000"]) for d, c, g in rows}
         largest = max(rates.values(), default=Decimal(0))
         rows.sort(key=lambda row: -rates[row[0], row[1]])
+        cells = []
+        for d, c, g in rows:
+            url = self._rounds_url(report, "dealer", d)
+            outside = g["bands"]["total"]["outside"]
+            cells.append([
+                _flag_link(d, url), ", ".join(tables.get(d, [])), count(g["hands"]), count(g["mismatches"]),
+                g["mismatches_per_1000"] or "–", bar(rates[d, c], largest), amount(g["overpaid"], c),
+                amount(g["underpaid"], c), count(g["limit_breaks"]), amount(g["win_total"], c),
+                _flag_link(f"{outside} %", url) if outside else "",
+            ])
         return _table(
-            ["dealer", "currency", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
-             "underpaid", "limit breaks", "house win", "outside"],
-            [[d, c, ", ".join(tables.get(d, [])), g["hands"], g["mismatches"], g["mismatches_per_1000"] or "-",
-              bar(rates[d, c], largest), g["overpaid"], g["underpaid"], g["limit_breaks"], g["win_total"],
-              g["bands"]["total"]["outside"] or ""] for d, c, g in rows],
+            ["dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
+             "underpaid", "limit breaks", "house win", "outside"], cells)
+
+    # ---- charts ---------------------------------------------------------------------------
+
+    def _group_charts(self, report, scope: str, label: str) -> SafeString | str:
+        """Where each group stands in its band (day, month, year to date), then the days of the
+        groups that matter most: those outside their band first, then the largest handle."""
+        figures = self._figures(report)
+        groups = figures.get(scope, {})
+        if not groups:
+            return "-"
+        pairs = [(key, currency, g) for key, by_currency in groups.items() for currency, g in by_currency.items()]
+        pairs.sort(key=lambda p: (not p[2]["bands"]["total"]["outside"], -_d(p[2]["handle_total"]), p[0], p[1]))
+        single = report.day_from == report.day_to
+        standings = [
+            charts.Standing(
+                label=f"{key} {currency}", currency=currency, link=self._rounds_url(report, label, key),
+                bands={"day": g["bands"]["total"],
+                       "month_to_date": _to_date_band(figures, "month_to_date", scope, key, currency),
+                       "year_to_date": _to_date_band(figures, "year_to_date", scope, key, currency)},
+            )
+            for key, currency, g in pairs[:STANDING_GROUPS]
+        ]
+        parts = [charts.standing_chart(
+            title=f"{label.capitalize()}s: house win against theoretical, in standard deviations",
+            groups=standings, day_label="the day" if single else "the report's days")]
+        charted = pairs[:CHARTED_GROUPS]
+        series = selectors.report_band_series(scope=scope, groups=[(k, c) for k, c, _ in charted],
+                                              day_to=report.day_to, days=CHART_DAYS)
+        window = series.days[-CHART_DAYS:]
+        links = {day: reverse("admin:audit_reconciliationreport_change", args=[pk])
+                 for day, pk in series.reports.items()}
+        days = []
+        for key, currency, _ in charted:
+            bands = series.bands["day", key, currency]
+            days.append(charts.band_chart(
+                title=f"{label} {key}, {currency}: house win by day", currency=currency,
+                days=[charts.BandDay(day=d, band=bands.get(d), link=links.get(d, "")) for d in window],
+                narrow=True))
+        note = charts.caption(
+            "Above: the day (or the report's days), the month and the year to date, in standard deviations "
+            "from the theoretical win: within ±1.96 is within the 95 % band. Below: each day from its own "
+            "current report (a day without one is a gap); a point opens that day's report. "
+            + (f"{len(pairs) - len(charted)} more {label}s are in the table above, not charted."
+               if len(pairs) > len(charted) else "")
         )
+        return mark_safe("".join([*parts, charts.chart_row(days), note]))
+
+    @admin.display(description="over days")
+    def tables_chart(self, report):
+        return self._group_charts(report, "tables", "table")
+
+    @admin.display(description="over days")
+    def dealers_chart(self, report):
+        return self._group_charts(report, "dealers", "dealer")
+
+    @admin.display(description="mismatches by week")
+    def mismatches_chart(self, report):
+        weeks_found = selectors.dealer_mismatches_by_week(day_to=report.day_to, weeks=MISMATCH_WEEKS)
+        last_monday = report.day_to - timedelta(days=report.day_to.weekday())
+        weeks = [last_monday - timedelta(weeks=n) for n in range(MISMATCH_WEEKS - 1, -1, -1)]
+        if not weeks_found:
+            return f"no payout mismatches in the {MISMATCH_WEEKS} weeks up to {report.day_to}"
+        totals: dict[str, int] = {}
+        for w in weeks_found:
+            totals[w.dealer] = totals.get(w.dealer, 0) + w.mismatches
+        top = sorted(totals, key=lambda d: (-totals[d], d))[:CHARTED_DEALERS]
+        dealers = {d: [charts.WeekCount(w.week, w.mismatches, w.overpaid, w.underpaid)
+                       for w in weeks_found if w.dealer == d] for d in top}
+        over = sum(w.overpaid for w in weeks_found)
+        under = sum(w.underpaid for w in weeks_found)
+
+        def link(dealer: str, monday: date) -> str:
+            url = rounds_url("dealer", dealer, day_from=monday,
+                             day_to=min(monday + timedelta(days=6), report.day_to), table_ids={})
+            return f"{url}&{urlencode({'finding': PAYOUT_MISMATCH})}" if url else ""
+
+        chart = charts.mismatch_chart(
+            title=f"Payout mismatches by dealer and ISO week, "
+                  f"{charts.iso_week(weeks[0])} to {charts.iso_week(weeks[-1])}",
+            weeks=weeks, dealers=dealers, link=link)
+        rest = len(totals) - len(top)
+        return mark_safe(chart + charts.caption(
+            f"By the rounds' gaming days; informational findings left out. Of them {count(over)} paid more "
+            f"than due, {count(under)} less. A bar opens the dealer's rounds with a mismatch that week."
+            + (f" {rest} more dealers had fewer." if rest else "")))
 
     @admin.display(description="pools")
     def pools_table(self, report):
         pools = self._figures(report).get("pools", {})
         if not pools:
             return "-"
-        return _table(
-            ["pool", "currency", "opening", "contributions", "awards", "fixed awards", "reseeds",
-             "adjustments", "reversals", "overflow", "closing", "balances", "meter over the day"],
-            [[code, p["currency"], p["opening"], p["contributions"], p["awards"], p["fixed_awards"],
-              p["reseeds"], p["adjustments"], p.get("reversals", "0"), p["overflow"], p["closing"],
-              _checks(p), meter_chart(p.get("series", []))] for code, p in pools.items()],
+        table = _table(
+            ["pool", "opening", "contributions", "awards", "fixed awards", "reseeds",
+             "adjustments", "reversals", "overflow", "closing", "balances"],
+            [[code, *(amount(p[name], p["currency"]) for name in (
+                "opening", "contributions", "awards", "fixed_awards", "reseeds", "adjustments")),
+              amount(p.get("reversals", "0"), p["currency"]), amount(p["overflow"], p["currency"]),
+              amount(p["closing"], p["currency"]), _checks(p)] for code, p in pools.items()],
         )
+        meters = charts.chart_row(
+            meter_chart(p.get("series", []), title=f"{code}: the meter over the report's events",
+                        currency=p["currency"]) for code, p in pools.items()
+        )
+        return mark_safe(table + meters)
 
     @admin.display(description="flags")
     def flags_table(self, report):
         flags = self._figures(report).get("flags", [])
         if not flags:
             return "none"
-        return _table(
-            ["", "", "currency", "bet", "outside", "actual", "expected", "z"],
-            [[f["scope"], f["key"], f.get("currency", ""), f["bet"], f["outside"], f["actual"], f["expected"],
-              f["z"]] for f in flags[:200]],
-        )
+        rows = []
+        for f in flags[:200]:
+            currency = f.get("currency", "")
+            url = self._rounds_url(report, f["scope"], f["key"])
+            rows.append([f["scope"], _flag_link(f["key"], url), f["bet"],
+                         _flag_link(f"{f['outside']} %", url), amount(f["actual"], currency),
+                         amount(f["expected"], currency), band_text(f, currency), f["z"] or "–",
+                         _flag_link("rounds", url) if url else "–"])
+        return _table(["", "", "bet", "outside", "actual", "expected", "95 % band", "z", "behind it"], rows)
 
     @admin.display(description="tripped")
     def variance_table(self, report):
@@ -249,7 +478,7 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         chain = self._figures(report).get("chain") or {}
         if not chain.get("day_events"):
             return "no audit events were written in the range"
-        return f"{chain['day_events']} events, the last #{chain['day_last_seq']} {chain['day_last_hash']}"
+        return f"{count(chain['day_events'])} events, the last #{chain['day_last_seq']} {chain['day_last_hash']}"
 
     @admin.display(description="chain head when the report was made")
     def chain_head(self, report):
@@ -258,8 +487,25 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
 
     @admin.display(description="re-verification")
     def reverification(self, report):
-        return json_block(self._figures(report).get("reverification"))
+        return key_values(self._figures(report).get("reverification"))
 
     @admin.display(description="inputs")
     def inputs_json(self, report):
-        return json_block(report.inputs)
+        return key_values(report.inputs)
+
+
+def _to_date_band(figures: dict, period: str, scope: str, key: str, currency: str) -> dict | None:
+    group = ((figures.get(period) or {}).get(scope) or {}).get(key) or {}
+    return (group.get(currency) or {}).get("bands", {}).get("total")
+
+
+def meter_chart(series: list, *, title: str = "the meter", currency: str = "") -> SafeString | str:
+    """The meter after each sampled event of the report's range (its ``series``), drawn by pygal."""
+    if len(series) < 2:
+        return "-"
+    points = [charts.MeterPoint(at=0 if seq == "opening" else int(seq), meter=_d(value),
+                                note="opening" if seq == "opening" else "")
+              for seq, value in series]
+    if points[0].note == "opening" and len(points) > 1:  # the opening stands just before the first event
+        points[0] = charts.MeterPoint(at=max(0, points[1].at - 1), meter=points[0].meter, note="opening")
+    return charts.meter_chart(title=title, currency=currency, points=points, width=charts.NARROW * 2)

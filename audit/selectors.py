@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+
+from django.db.models import Count, DateField, F, Func, JSONField, OuterRef, Q, Subquery
+from django.db.models.functions import TruncWeek
+from django.utils import timezone
+
+from progressive.models import MeterEvent, Pool
+from rounds.engine.findings import PAYOUT_MISMATCH
+from rounds.models import Finding
 
 from .chain import GENESIS, HASHED_FIELDS, event_hash
-from .models import AuditEvent, ChainHead
+from .models import AuditEvent, ChainHead, ReconciliationReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +76,189 @@ def audit_chain_verify(*, batch_size: int = 5000, anchor: tuple[int, str] | None
 
 def _broken(checked: int, last_hash: str, seq: int, problem: str) -> ChainVerification:
     return ChainVerification(False, checked, checked, last_hash, seq, problem)
+
+
+# ---- series for the staff pages' charts ------------------------------------------------------
+# Each reads what a chart needs in one bounded query (or three, for a meter), never a day's rounds.
+
+BAND_PERIODS = ("day", "month_to_date", "year_to_date")
+
+
+class _JsonAt(Func):
+    """The JSON at ``path`` inside a JSON column, keys always read as keys (a dealer's id may be
+    digits, which Django's key transforms take for an array index on SQLite)."""
+
+    output_field = JSONField()
+
+    def __init__(self, column: str, path: Sequence[str]):
+        super().__init__(F(column))
+        self.path = [str(key) for key in path]
+
+    def as_postgresql(self, compiler, connection, **extra):
+        column, params = compiler.compile(self.source_expressions[0])
+        return f"({column} #> %s)", (*params, self.path)
+
+    def as_sql(self, compiler, connection, **extra):  # SQLite (and MySQL): a quoted JSON path
+        column, params = compiler.compile(self.source_expressions[0])
+        return f"JSON_EXTRACT({column}, %s)", (*params, "$" + "".join(f".{json.dumps(k)}" for k in self.path))
+
+
+@dataclass(frozen=True, slots=True)
+class BandSeries:
+    """Groups' total bands over days, from the days' current single-day reports.
+
+    ``bands[(period, key, currency)][day]`` is the band the report of ``day``
+    stored for the group: of the day itself, or of its month or year to that
+    day (``BAND_PERIODS``); a day without a current report has none.
+    """
+
+    days: list[date]
+    reports: dict[date, int]
+    bands: dict[tuple[str, str, str], dict[date, dict]]
+
+
+def report_band_series(
+    *, scope: str, groups: Sequence[tuple[str, str]], day_to: date, days: int = 30,
+) -> BandSeries:
+    """The day's, month-to-date's and year-to-date's total band of each ``(key, currency)`` of
+    ``scope`` ("tables" or "dealers"), for the ``days`` days up to ``day_to`` and from the 1st of
+    ``day_to``'s month at least: one query, which reads only those bands out of each report."""
+    first = min(day_to - timedelta(days=days - 1), day_to.replace(day=1))
+    wanted: dict[str, tuple[str, str, str]] = {}
+    columns = {}
+    for i, (key, currency) in enumerate(groups):
+        for period in BAND_PERIODS:
+            path = ([] if period == "day" else [period]) + [scope, key, currency, "bands", "total"]
+            name = f"band_{i}_{period}"
+            wanted[name] = (period, key, currency)
+            columns[name] = _JsonAt("figures", path)
+    reports = (
+        ReconciliationReport.objects.filter(
+            status=ReconciliationReport.Status.COMPLETE, day_from=F("day_to"),
+            day_from__gte=first, day_from__lte=day_to, figures__has_key="currencies",
+        ).order_by("day_from").values("pk", "day_from", **columns)
+    )
+    found: dict[tuple[str, str, str], dict[date, dict]] = {group: {} for group in wanted.values()}
+    by_day: dict[date, int] = {}
+    for row in reports:
+        by_day[row["day_from"]] = row["pk"]
+        for name, group in wanted.items():
+            if isinstance(row[name], dict):
+                found[group][row["day_from"]] = row[name]
+    every_day = [first + timedelta(days=i) for i in range((day_to - first).days + 1)]
+    return BandSeries(days=every_day, reports=by_day, bands=found)
+
+
+@dataclass(frozen=True, slots=True)
+class DealerWeek:
+    dealer: str
+    week: date  # the Monday its ISO week starts on
+    mismatches: int
+    overpaid: int  # of them, claimed more than due
+    underpaid: int
+
+
+# A finding is written when its round is stored, which is no earlier than the round was dealt
+# less a table clock's lead: a day's slack lets the (code, created_at) index bound the read.
+FINDING_LEAD = timedelta(days=2)
+
+
+def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8) -> list[DealerWeek]:
+    """Payout mismatches (never the informational findings) per dealer per ISO week, for the
+    ``weeks`` weeks that end with ``day_to``'s, by the rounds' gaming days: one grouped query."""
+    first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
+    rows = (
+        Finding.objects.filter(
+            code=PAYOUT_MISMATCH, informational=False,
+            created_at__gte=datetime.combine(first, datetime.min.time(), tzinfo=UTC) - FINDING_LEAD,
+            round__gaming_day__gte=first, round__gaming_day__lte=day_to,
+        )
+        .annotate(week=TruncWeek("round__gaming_day", output_field=DateField()))
+        .values("round__dealer", "week").order_by()
+        .annotate(
+            n=Count("id"),
+            over=Count("id", filter=Q(claimed__gt=F("expected"))),
+            under=Count("id", filter=Q(claimed__lt=F("expected"))),
+        )
+    )
+    return sorted(
+        (DealerWeek(dealer=row["round__dealer"] or "(none)", week=_as_date(row["week"]),
+                    mismatches=row["n"], overpaid=row["over"], underpaid=row["under"]) for row in rows),
+        key=lambda w: (w.dealer, w.week),
+    )
+
+
+def _as_date(value) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+@dataclass(frozen=True, slots=True)
+class MeterMoment:
+    seq: int
+    at: datetime
+    meter: Decimal  # after the event
+    kind: str = ""
+    amount: Decimal | None = None
+    before: Decimal | None = None  # the meter just before the event
+    round: str = ""  # "table/round id" of a round's event
+
+
+@dataclass(frozen=True, slots=True)
+class MeterHistory:
+    points: list[MeterMoment]  # the meter, sampled evenly over the window's events
+    hits: list[MeterMoment]  # the window's awards, fixed awards and reseeds (the last ``hits``)
+    first_seq: int
+    last_seq: int
+    since: datetime | None  # the window's start; None: the pool was quiet, these are its last events
+
+
+def pool_meter_history(
+    *, pool: Pool, days: int = 30, points: int = 240, hits: int = 100, now: datetime | None = None,
+) -> MeterHistory:
+    """A pool's meter over its last ``days`` days from its ledger, in three indexed reads.
+
+    The window's first event is found through the (pool, kind, created_at)
+    index, kind by kind; the meter at about ``points`` events spread evenly
+    over the window by seq, then the window's last ``hits`` awards and
+    reseeds. A quiet pool shows its last ``points`` events instead.
+    """
+    Kind = MeterEvent.Kind
+    since = (now or timezone.now()) - timedelta(days=days)
+    firsts = {
+        f"first_{kind}": Subquery(
+            MeterEvent.objects.filter(pool_id=OuterRef("pk"), kind=kind, created_at__gte=since)
+            .order_by("created_at").values("seq")[:1]
+        )
+        for kind in Kind.values
+    }
+    row = Pool.objects.filter(pk=pool.pk).values("last_event_seq", **firsts).first() or {}
+    last = row.get("last_event_seq") or 0
+    starts = [row[f"first_{kind}"] for kind in Kind.values if row.get(f"first_{kind}")]
+    first = min(starts) if starts else max(1, last - points + 1)
+    if last == 0:
+        return MeterHistory(points=[], hits=[], first_seq=0, last_seq=0, since=since)
+    span = last - first + 1
+    step = max(1, span // points)
+    seqs = set(range(first, last + 1, step)) | {first, last}
+    events = MeterEvent.objects.filter(pool=pool)
+    # The hits through the (pool, kind, created_at) index: a few rows, not the window's every event.
+    in_window = {"created_at__gte": since} if starts else {"seq__gte": first}
+    found = list(
+        events.filter(kind__in=(Kind.AWARD, Kind.FIXED_AWARD, Kind.RESEED), **in_window)
+        .order_by("-seq").values("seq", "created_at", "meter_after", "delta", "kind", "amount",
+                                 "round__round_id", "round__table__code")[:hits]
+    )
+    marks = [
+        MeterMoment(seq=e["seq"], at=e["created_at"], meter=e["meter_after"], kind=e["kind"], amount=e["amount"],
+                    before=e["meter_after"] - e["delta"],
+                    round=f"{e['round__table__code']}/{e['round__round_id']}" if e["round__round_id"] else "")
+        for e in reversed(found)
+    ]
+    line = {
+        e["seq"]: MeterMoment(seq=e["seq"], at=e["created_at"], meter=e["meter_after"])
+        for e in events.filter(seq__in=sorted(seqs - {m.seq for m in marks})).values("seq", "created_at", "meter_after")
+    }
+    for mark in marks:  # the line passes through each hit: up to the meter it was paid from, then down
+        line[mark.seq] = mark
+    return MeterHistory(points=[line[s] for s in sorted(line)], hits=marks, first_seq=first, last_seq=last,
+                        since=since if starts else None)

@@ -1,4 +1,5 @@
-"""The admin as the casino's people meet it: the service's own name, and a "View site" that leads somewhere.
+"""The admin as the casino's people meet it: the service's own name, a "View site" that leads
+somewhere, and a first page that says what went wrong tonight (``audit.tonight``).
 
 Django's default site calls itself "Django administration" and links "View
 site" to ``/``, where this service has no page. The one site class here is the
@@ -21,6 +22,19 @@ class CasinoAdminSite(AdminSite):
     # CSV exports. The label stays Django's "View site" so that Django's user links
     # need not be copied into a template of ours.
     site_url = reverse_lazy("docs")
+    index_template = "admin/tonight.html"
+    # The sidebar of every model repeats the first page's list and takes a fifth of a
+    # 1,366-pixel screen from the lists, whose columns need it.
+    enable_nav_sidebar = False
+
+    def index(self, request, extra_context=None):
+        """The tonight page above the list of models, for whoever may read rounds."""
+        extra_context = dict(extra_context or {})
+        if request.user.has_perm("rounds.view_round"):
+            from audit.tonight import tonight  # the models load after the admin's app
+
+            extra_context["tonight"] = tonight()
+        return super().index(request, extra_context)
 
 
 class CasinoAdminConfig(AdminConfig):

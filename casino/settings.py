@@ -301,6 +301,10 @@ TABLE_KEPT_BYTES_PER_HOUR = int(os.environ.get("TABLE_KEPT_BYTES_PER_HOUR", str(
 # A round dealt later than the moment the service received it, by more than
 # this, is stored and flagged dealt_in_future (ROUND_RECORD.md; rounds.engine.clock).
 CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS", "600")))
+# The tonight page names a table silent when this long passed between two of its rounds
+# (or since its last one, on the current gaming day): a dealing table posts every minute
+# or two, so a longer gap is a table that stopped posting, or stopped dealing.
+TABLE_SILENT_AFTER = timedelta(minutes=int(os.environ.get("TABLE_SILENT_MINUTES", "20")))
 
 # Dual control on the meter (progressive.services.meter_adjust): an adjustment
 # larger than this, in the pool's currency, moves the meter only once a second

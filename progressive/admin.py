@@ -17,16 +17,20 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
+from audit import charts
 from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
+from audit.selectors import pool_meter_history
 from audit.services import Actor
 
 from .configuration import ProgressiveError, currency_check, minor_unit_check, pool_numbers_check
 from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
-from .selectors import pool_version_current
+from .selectors import HIT_KINDS, pool_version_current
 from .services import adjustment_approve, adjustment_reject, meter_adjust, pool_create
 
 RECENT_EVENTS = 20
+METER_CHART_DAYS = 30
 
 
 def round_link(event: MeterEvent) -> str:
@@ -38,6 +42,35 @@ def round_link(event: MeterEvent) -> str:
     except NoReverseMatch:  # the rounds admin is not registered
         return label
     return format_html('<a href="{}">{}</a>', url, label)
+
+
+def pool_meter_chart(pool: Pool) -> SafeString:
+    """The pool's meter over its last days from its ledger, awards and reseeds marked (audit.charts)."""
+    history = pool_meter_history(pool=pool, days=METER_CHART_DAYS)
+    if history.since is not None:
+        title = f"{pool.code}: the meter over the last {METER_CHART_DAYS} days ({pool.currency})"
+    else:
+        title = f"{pool.code}: the meter over its last events ({pool.currency}; none in {METER_CHART_DAYS} days)"
+
+    def point(moment) -> charts.MeterPoint:
+        return charts.MeterPoint(at=moment.at, meter=moment.meter)
+
+    def mark(moment, meter) -> charts.MeterPoint:
+        what = f"{moment.kind.replace('_', ' ')} of {charts.amount_text(moment.amount, pool.currency)}"
+        return charts.MeterPoint(at=moment.at, meter=meter,
+                                 note=f"{what}{f' (round {moment.round})' if moment.round else ''}, meter")
+
+    awards = [mark(h, h.before) for h in history.hits if h.kind in HIT_KINDS]
+    reseeds = [mark(h, h.meter) for h in history.hits if h.kind == MeterEvent.Kind.RESEED]
+    line = []
+    for moment in history.points:
+        if moment.kind in HIT_KINDS:  # the line rises to the meter an award was paid from, then drops
+            line.append(charts.MeterPoint(at=moment.at, meter=moment.before))
+        line.append(point(moment))
+    chart = charts.meter_chart(title=title, currency=pool.currency, points=line, awards=awards, reseeds=reseeds)
+    note = (f"Events {history.first_seq} to {history.last_seq} of the ledger, about {len(history.points)} of them "
+            f"drawn; the last {len(history.hits)} awards and reseeds in that time marked.")
+    return mark_safe(chart + charts.caption(note))
 
 
 class PoolVersionInline(ReadOnlyTabularInline):
@@ -155,6 +188,8 @@ class PoolAdmin(admin.ModelAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         # "Adjust the meter" is offered only to those it would not refuse (adjust_view).
         context["can_adjust"] = request.user.has_perm("progressive.adjust_meter")
+        if obj is not None and obj.pk:
+            context["meter_chart"] = pool_meter_chart(obj)
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def save_model(self, request, obj, form, change):

@@ -206,7 +206,9 @@ class Round(models.Model):
         # (table, round id) is unique through RoundKey: see there why not here.
         indexes = [
             models.Index(fields=["table", "round_id"]),
-            models.Index(fields=["gaming_day", "table"]),
+            # dealt_at last: a day's rounds of each table in the order they were dealt, read
+            # from the index alone (the tonight page's silent tables, audit.tonight).
+            models.Index(fields=["gaming_day", "table", "dealt_at"], name="round_day_table_dealt_idx"),
             models.Index(fields=["dealt_at"]),
             models.Index(fields=["status", "dealt_at"]),
             models.Index(fields=["dealer", "dealt_at"]),

@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+import operator
+from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
+from functools import reduce
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
-from django.db.models import BooleanField, Exists, F, Func, OuterRef, Prefetch, QuerySet
+from django.db.models import (
+    BooleanField,
+    Exists,
+    F,
+    Func,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce
 
+from audit.models import AuditEvent
 from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
 
 from .engine.versions import in_force
+from .engine.vocabulary import BETS
 from .models import Finding, Round, Seat, TableConfig, TableConfigVersion
 
 
@@ -69,6 +87,20 @@ def round_detail(*, round_pk: int) -> Round:
     return round_list().get(pk=round_pk)
 
 
+def round_trail(*, round_: Round, finding_ids) -> QuerySet[AuditEvent]:
+    """Every audit event of ``round_`` and of its findings (``finding_ids``), oldest first:
+    what the table stored, every move of a finding with its note, a void, a refused change.
+
+    One query, by the (object_type, object_id) index: the findings' ids are the round's,
+    already read, so no join or cast of the log's text ids is asked of the database.
+    """
+    concerns = Q(object_type=Round._meta.label_lower, object_id=str(round_.pk))
+    ids = [str(pk) for pk in finding_ids]
+    if ids:
+        concerns |= Q(object_type=Finding._meta.label_lower, object_id__in=ids)
+    return AuditEvent.objects.filter(concerns).order_by("at", "seq")
+
+
 def findings_of_dealer(findings: QuerySet[Finding], *, dealer: str) -> QuerySet[Finding]:
     """Those of ``findings`` on rounds ``dealer`` dealt."""
     rounds = Round.objects.filter(dealer=dealer).values("pk")
@@ -90,3 +122,47 @@ class _AnyOf(Func):
 
 def finding_list() -> QuerySet[Finding]:
     return Finding.objects.select_related("round__table").order_by("-created_at", "-id")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundMoney:
+    """A round's money over its seats, in its configuration's currency.
+
+    ``paid`` and ``difference`` (paid − settled) are over the seats that said what the
+    dealer paid; None when none did.
+    """
+
+    wagered: Decimal
+    settled: Decimal
+    paid: Decimal | None
+    difference: Decimal | None
+
+
+ZERO = Value(Decimal(0))
+
+
+def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:
+    """Each round's ``RoundMoney``, for a page of rounds: one grouped query of their seats."""
+    if not rounds:
+        return {}
+    reported = Q(paid_reported=True)
+
+    def total(prefix: str):
+        # A reported seat's bet left out of ``paid`` is stored as nothing paid: read it as 0.
+        return reduce(operator.add, (Coalesce(F(f"{prefix}{bet}"), ZERO) for bet in BETS))
+
+    rows = (
+        Seat.objects.filter(round_id__in=[r.pk for r in rounds], gaming_day__in={r.gaming_day for r in rounds})
+        .order_by().values("round_id")
+        .annotate(
+            wagered=Sum(total("")), settled=Sum(total("settled_")),
+            paid=Sum(total("paid_"), filter=reported), settled_reported=Sum(total("settled_"), filter=reported),
+        )
+    )
+    return {
+        row["round_id"]: RoundMoney(
+            wagered=row["wagered"], settled=row["settled"], paid=row["paid"],
+            difference=None if row["paid"] is None else row["paid"] - row["settled_reported"],
+        )
+        for row in rows
+    }

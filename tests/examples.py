@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from rounds.engine.progressive import in_contract_order
 
@@ -45,3 +47,25 @@ def expected_events(example: dict) -> list[tuple]:
 
 def label(example: dict, index: int) -> str:
     return f"{example['record']['round']} ({example.get('title') or 'line ' + str(index + 1)})"
+
+
+def redated(record: dict, dealt_at: datetime) -> dict:
+    """``record`` as if dealt at ``dealt_at`` (an aware datetime): its cards, bets and payouts as they were."""
+    return {**record, "dealt_at": dealt_at.isoformat()}
+
+
+def last_gaming_day_evening(now: datetime) -> datetime:
+    """18:00 of the gaming day before the current one, in the casino's time."""
+    from casino.gaming_day import gaming_day_of
+
+    day = gaming_day_of(now) - timedelta(days=1)
+    return datetime(day.year, day.month, day.day, 18, tzinfo=ZoneInfo("Europe/Stockholm"))
+
+
+def post_all_on(table_client, start: datetime) -> None:
+    """Every worked example, at S01 and U01, a round every 75 seconds from ``start``."""
+    for name, code, config in EXAMPLE_FILES:
+        client = table_client(code, config)
+        for i, example in enumerate(load(name)):
+            body = redated(example["record"], start + timedelta(seconds=75 * i))
+            assert client.post("/api/v1/rounds/", body, format="json").status_code == 201

@@ -1,11 +1,8 @@
-"""CSV exports for auditors: streamed, for any period of gaming days."""
+"""CSV exports for auditors: streamed, for any period of gaming days (the admin's lists have
+theirs too: ``casino.admin_exports``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import chain, islice
-
-from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -13,19 +10,23 @@ from rest_framework.authentication import BasicAuthentication, SessionAuthentica
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from audit.exports import Period, audit_rows, csv_lines, finding_rows, round_rows
+from audit.exports import (
+    EXPORTS,
+    Period,
+    audit_rows,
+    csv_download,
+    export_allowed,
+    finding_rows,
+    round_rows,
+)
 from audit.services import Actor, audit_record
-from casino import replicas
 from casino.middleware import request_id_of
 from casino.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
 
 MAX_DAYS = 366
 
-EXPORTS = {
-    "rounds": (round_rows, "rounds.view_round"),
-    "findings": (finding_rows, "rounds.view_finding"),
-    "audit-log": (audit_rows, "audit.view_auditevent"),
-}
+# What the API exports, each as its period's rows; who may is the export's own (audit.exports).
+PERIOD_ROWS = {"rounds": round_rows, "findings": finding_rows, "audit-log": audit_rows}
 
 
 class PeriodSerializer(serializers.Serializer):
@@ -45,10 +46,7 @@ class CanExport(BasePermission):
     message = "Only casino staff with read access to this data may export it."
 
     def has_permission(self, request, view) -> bool:
-        user = request.user
-        if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "is_table", False):
-            return False
-        return user.has_perm(EXPORTS[view.kwargs["what"]][1])
+        return export_allowed(request.user, EXPORTS[view.kwargs["what"]])
 
 
 class ExportView(APIView):
@@ -58,7 +56,7 @@ class ExportView(APIView):
     @extend_schema(
         parameters=[
             # The route's own pattern, read as a schema's, would admit "roundsX" and "xfindings".
-            OpenApiParameter("what", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(EXPORTS)),
+            OpenApiParameter("what", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(PERIOD_ROWS)),
             OpenApiParameter("first_day", OpenApiTypes.DATE, required=True),
             OpenApiParameter("last_day", OpenApiTypes.DATE, required=True),
         ],
@@ -67,29 +65,25 @@ class ExportView(APIView):
                          f"or the period is longer than {MAX_DAYS} days; errors names the field."),
         }),
         summary="Export rounds, findings or the audit log as CSV",
+        description=(
+            "Streamed CSV with a header row: rounds a row a seat, findings, or the audit log's "
+            "events. Every moment is in the casino's time zone with its UTC offset (ISO 8601, "
+            "`2026-11-30T23:15:02.123456+01:00`); every amount has its currency in the row's "
+            "`currency` column. A text cell a spreadsheet would run as a formula starts with an "
+            "apostrophe."
+        ),
     )
     def get(self, request, what: str):
         period_in = PeriodSerializer(data=request.query_params)
         period_in.is_valid(raise_exception=True)
         period = Period(period_in.validated_data["first"], period_in.validated_data["last"])
-        rows, _ = EXPORTS[what]
+        rows = PERIOD_ROWS[what]
         # The download's event is written first, on the primary; the rows are then
-        # read where a replica may serve them, begun here so that a replica
-        # failing at the start is read again on the primary, not a broken stream.
+        # read where a replica may serve them (csv_download).
         audit_record(
             actor=Actor.of_user(request.user), action="export.downloaded", object_type="export",
             object_id=what, object_repr=f"{what} {period.first_day}..{period.last_day}",
             request_id=request_id_of(request),
         )
-        lines = replicas.read(lambda alias: _begun(csv_lines(rows(period, using=alias))))
-        response = StreamingHttpResponse(lines, content_type="text/csv")
-        response["Content-Disposition"] = (
-            f'attachment; filename="{what}-{period.first_day}-{period.last_day}.csv"'
-        )
-        return response
-
-
-def _begun(lines: Iterator[str]) -> Iterator[str]:
-    """``lines`` with its header and first row already read: the query has begun."""
-    first = list(islice(lines, 2))
-    return chain(first, lines)
+        return csv_download(lambda alias: rows(period, using=alias),
+                            f"{what}-{period.first_day}-{period.last_day}.csv")

@@ -1,4 +1,5 @@
-"""How the round page shows a round: its cards as cards, each bet settled beside paid."""
+"""How the round page shows a round: its cards as cards, each bet settled beside paid,
+its findings with the moves the user may make, and its whole audit trail."""
 
 from __future__ import annotations
 
@@ -15,13 +16,18 @@ from audit.admin import (
     admin_change_link,
     json_block,
 )
+from audit.models import AuditEvent
+from casino.work import ALLOWED, NOTE_REQUIRED
+from rounds.admin.findings import WORK_VERBS
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.rules import BETS
 from rounds.models import (
+    Finding,
     Round,
     Seat,
     Submission,
 )
+from rounds.selectors import round_trail
 
 STATUS_COLOURS = {
     Round.Status.VERIFIED: "#1b7a34",
@@ -112,8 +118,102 @@ def seat_sheet(seat: Seat, mismatched: set[tuple[int | None, str]]) -> SeatSheet
     return SeatSheet(seat, card_faces(seat.hole), lines)
 
 
-def round_sheet(round_: Round) -> dict:
-    """Everything the round page shows, read in a fixed number of queries."""
+# ---- the round's findings, worked from its page -------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FindingMove:
+    to_state: str
+    verb: str  # the button's: "Resolve"
+    needs_note: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRow:
+    finding: Finding
+    link: SafeString  # to the finding's own admin page
+    moves: list[FindingMove]  # none: informational, or the user may not work findings
+    move_url: str
+
+    @property
+    def note_always_needed(self) -> bool:
+        """Every move offered needs a note: the field is then required in the browser too."""
+        return all(move.needs_note for move in self.moves)
+
+    @property
+    def note_rule(self) -> str:
+        """Which of the moves offered need the note: "Resolve and Dismiss need a note"."""
+        needing = [move.verb for move in self.moves if move.needs_note]
+        if not needing or len(needing) == len(self.moves):
+            return ""
+        named = needing[0] if len(needing) == 1 else f"{', '.join(needing[:-1])} and {needing[-1]}"
+        return f"{named} need{'s' if len(needing) == 1 else ''} a note."
+
+
+def finding_moves(finding: Finding, *, can_work: bool) -> list[FindingMove]:
+    """The moves ``casino.work.ALLOWED`` makes from the finding's state, in the queue's order
+    (acknowledge, resolve, dismiss, reopen). An informational finding is a record, not work."""
+    if not can_work or finding.informational:
+        return []
+    allowed = ALLOWED[finding.state]
+    return [FindingMove(state, verb, state in NOTE_REQUIRED)
+            for state, verb in WORK_VERBS.items() if state in allowed]
+
+
+def finding_row(round_: Round, finding: Finding, *, can_work: bool) -> FindingRow:
+    return FindingRow(
+        finding=finding,
+        link=format_html('<a href="{}">{}</a>',
+                         reverse("admin:rounds_finding_change", args=[finding.pk]), finding.code),
+        moves=finding_moves(finding, can_work=can_work),
+        move_url=reverse("admin:rounds_round_finding_move", args=[round_.pk, finding.pk]),
+    )
+
+
+# ---- the round's audit trail: its own events and its findings' -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class TrailLine:
+    event: AuditEvent
+    concerns: SafeString | str  # "the round", or a link to the finding
+    move: str  # a finding's move: "open → resolved"
+    note: str  # a move's note, a void's reason
+
+    @property
+    def actor(self) -> str:
+        return self.event.actor_name or self.event.actor_id or self.event.actor_kind
+
+
+def trail_lines(round_: Round, findings: list[Finding]) -> list[TrailLine]:
+    by_id = {str(f.pk): f for f in findings}
+    lines = []
+    for event in round_trail(round_=round_, finding_ids=list(by_id)):
+        before = event.before if isinstance(event.before, dict) else {}
+        after = event.after if isinstance(event.after, dict) else {}
+        of_finding = event.object_type == Finding._meta.label_lower
+        finding = by_id.get(event.object_id) if of_finding else None
+        if finding is None:
+            concerns: SafeString | str = "the round"
+        else:
+            seat = f", seat {finding.seat}" if finding.seat else ""
+            concerns = admin_change_link(f"{finding.code}{seat}", "rounds.finding", finding.pk)
+        moved = finding is not None and "state" in before
+        lines.append(TrailLine(
+            event=event,
+            concerns=concerns,
+            move=f"{before['state']} → {after.get('state', '?')}" if moved else "",
+            note=str(after.get("note") or after.get("reason") or ""),
+        ))
+    return lines
+
+
+def round_sheet(round_: Round, *, can_work: bool = False) -> dict:
+    """Everything the round page shows, read in a fixed number of queries.
+
+    ``can_work``: the user may move findings (``rounds.work_finding``), so each
+    actionable finding is offered the moves its state allows.
+    """
     findings = list(round_.findings.all())
     mismatched = {(f.seat, f.bet) for f in findings if f.code == PAYOUT_MISMATCH}
     submissions = (
@@ -129,7 +229,9 @@ def round_sheet(round_: Round) -> dict:
         "board": card_faces(round_.board),
         "dealer_cards": card_faces(round_.dealer_cards),
         "seats": [seat_sheet(seat, mismatched) for seat in round_.seats.all()],
-        "findings": findings,
+        "findings": [finding_row(round_, f, can_work=can_work) for f in findings],
+        "can_work": can_work,
+        "trail": trail_lines(round_, findings),
         "events": [
             (admin_change_link(str(e.seq), "progressive.meterevent", e.pk), e)
             for e in round_.meter_events.all()
@@ -140,7 +242,4 @@ def round_sheet(round_: Round) -> dict:
         "config_url": reverse(
             "admin:rounds_tableconfig_change", args=[round_.config_version.config_id]
         ),
-        "audit_url": reverse("admin:audit_auditevent_changelist")
-        + "?"
-        + urlencode({"object_type": "rounds.round", "object_id": round_.pk}),
     }

@@ -1,4 +1,9 @@
-"""The findings queue: filters by state, code, table, dealer, age and amount; moves with a note.
+"""The findings queue: filters by state, code, table, dealer, day, age and amount; moves with a note.
+
+The queue opens on the work (``QueueFilter``): open findings that are not
+informational, newest first, each with the money at stake, its table's round
+id and its dealer. Informational findings (a progressive award paid right)
+describe a correct round and have a choice of their own, never "open".
 
 ``WorkActions`` is the queue's acknowledge / resolve / dismiss / reopen, for
 any model of worked findings (``casino.work.WorkedFinding``): closing or
@@ -11,6 +16,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import F
 from django.db.models.functions import Abs
 from django.template.response import TemplateResponse
@@ -21,15 +27,104 @@ from audit.admin import (
     ReadOnlyAdmin,
     admin_change_link,
 )
+from casino.admin_exports import CsvExportAdmin
 from casino.middleware import request_id_of
+from casino.money_display import money
 from casino.work import NOTE_REQUIRED, State, WorkedFinding
 from rounds.models import (
     Finding,
+    TableConfigVersion,
 )
 from rounds.services import (
     FindingTransitionError,
     finding_transition,
 )
+
+
+class QueueFilter(admin.SimpleListFilter):
+    """Which findings the queue holds; with nothing chosen, the work: open and actionable.
+
+    Each state but "informational" and "all" holds actionable findings only, so an
+    informational one never sits among the open. There is no choice without a
+    value: the list without ``state`` in its address is the default, "open".
+    """
+
+    title = "state"
+    parameter_name = "state"
+    DEFAULT = State.OPEN.value
+    INFORMATIONAL = "informational"
+    ALL = "all"
+
+    def lookups(self, request, model_admin):
+        return [
+            (State.OPEN.value, "open: to work"),
+            (State.ACKNOWLEDGED.value, "acknowledged"),
+            (State.RESOLVED.value, "resolved"),
+            (State.DISMISSED.value, "dismissed"),
+            (self.INFORMATIONAL, "informational: no work"),
+            (self.ALL, "all findings"),
+        ]
+
+    def value(self):
+        return super().value() or self.DEFAULT
+
+    def choices(self, changelist):
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": self.value() == lookup,
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value == self.ALL:
+            return queryset
+        if value == self.INFORMATIONAL:
+            return queryset.filter(informational=True)
+        if value in State.values:
+            return queryset.filter(state=value, informational=False)
+        raise IncorrectLookupParameters(f"no such state: {value}")
+
+
+class GamingDayFilter(admin.SimpleListFilter):
+    """The findings of one gaming day's rounds (``?gaming_day=2026-11-30``), as the tonight
+    page links them; the day is given in the address, not offered as a choice."""
+
+    title = "gaming day"
+    parameter_name = "gaming_day"
+
+    def lookups(self, request, model_admin):
+        value = self.value()
+        return [(value, value)] if value else []
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        try:
+            day = timezone.datetime.fromisoformat(self.value()).date()
+        except ValueError as exc:
+            raise IncorrectLookupParameters(f"not a day: {self.value()}") from exc
+        return queryset.filter(round__gaming_day=day)
+
+
+class CurrencyFilter(admin.SimpleListFilter):
+    """A round's currency: its configuration version's. The choices are the few versions' own."""
+
+    title = "currency"
+    parameter_name = "currency"
+    path = "config_version__currency"
+
+    def lookups(self, request, model_admin):
+        currencies = TableConfigVersion.objects.order_by("currency").values_list("currency", flat=True).distinct()
+        return [(currency, currency) for currency in currencies]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(**{self.path: self.value()}) if self.value() else queryset
+
+
+class FindingCurrencyFilter(CurrencyFilter):
+    path = "round__config_version__currency"
 
 
 class FindingAgeFilter(admin.SimpleListFilter):
@@ -137,22 +232,25 @@ class WorkActions:
 
 
 @admin.register(Finding)
-class FindingAdmin(WorkActions, ReadOnlyAdmin):
+class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     """The auditors' queue: findings of every round, worked through by state."""
 
+    # Fits a 1,366-pixel screen: the table's round id names the round (and links it),
+    # the seat and bet share a column, and who moved the finding last closes the row.
     list_display = (
-        "created_at", "code", "state", "round_link", "table", "dealer",
-        "seat", "bet", "expected", "claimed", "state_changed_by_name",
+        "created_at", "code", "state", "round_link", "dealer",
+        "seat_bet", "at_stake", "expected_shown", "claimed_shown", "worked_by",
     )
     list_display_links = ("created_at",)
-    list_select_related = ("round__table",)
+    list_select_related = ("round__table", "round__config_version")
     list_filter = (
-        "state", "code", "informational", FindingAgeFilter, FindingAmountFilter,
+        QueueFilter, "code", FindingAgeFilter, FindingAmountFilter, GamingDayFilter, FindingCurrencyFilter,
         # Dealers from the rounds' (dealer, dealt_at) index, not a DISTINCT over every round;
         # a date filter rather than a date hierarchy, whose drill-down reads every finding's date.
         ("round__table", admin.RelatedFieldListFilter), ("round__dealer", IndexedValuesFilter),
         "created_at",
     )
+    ordering = ("-created_at", "-id")
     search_fields = ("=round__round_id", "=round__dealer", "detail")
     search_help_text = "Exactly a round id or dealer id, or words of the detail."
     # A filtered list counts its own rows only: the whole table's count beside it is a
@@ -167,18 +265,37 @@ class FindingAdmin(WorkActions, ReadOnlyAdmin):
 
     work_related = ("round__table",)
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(stake=Abs(F("expected") - F("claimed")))
+
     def work_label(self, finding: Finding) -> str:
         seat = f", seat {finding.seat}" if finding.seat else ""
         return f"{finding.code} — {finding.round}{seat}"
 
-    @admin.display(description="round", ordering="round__dealt_at")
+    @admin.display(description="round", ordering="round__round_id")
     def round_link(self, finding: Finding):
         return admin_change_link(str(finding.round), "rounds.round", finding.round_id)
-
-    @admin.display(description="table", ordering="round__table__code")
-    def table(self, finding: Finding) -> str:
-        return finding.round.table.code
 
     @admin.display(description="dealer", ordering="round__dealer")
     def dealer(self, finding: Finding) -> str:
         return finding.round.dealer
+
+    @admin.display(description="seat · bet")
+    def seat_bet(self, finding: Finding) -> str:
+        return " · ".join(str(part) for part in (finding.seat, finding.bet) if part) or "–"
+
+    @admin.display(description="at stake", ordering="stake")
+    def at_stake(self, finding: Finding) -> str:
+        return money(finding.stake, finding.round.config_version.currency) if finding.stake is not None else "–"
+
+    @admin.display(description="expected", ordering="expected")
+    def expected_shown(self, finding: Finding) -> str:
+        return money(finding.expected)
+
+    @admin.display(description="claimed", ordering="claimed")
+    def claimed_shown(self, finding: Finding) -> str:
+        return money(finding.claimed)
+
+    @admin.display(description="moved by", ordering="state_changed_by_name")
+    def worked_by(self, finding: Finding) -> str:
+        return finding.state_changed_by_name or "–"

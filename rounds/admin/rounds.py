@@ -7,16 +7,19 @@ import operator
 from functools import reduce
 from http import HTTPStatus
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.text import capfirst
 
 from audit.admin import (
     ReadOnlyAdmin,
@@ -24,7 +27,13 @@ from audit.admin import (
     json_block,
     text_block,
 )
+from casino import locks
+from casino.admin_exports import CsvExportAdmin
+from casino.middleware import request_id_of
+from casino.money_display import money
+from casino.work import NOTE_REQUIRED
 from rounds.admin.display import round_sheet, status_badge
+from rounds.admin.findings import WORK_VERBS, CurrencyFilter
 from rounds.engine.findings import ALL_CODES
 from rounds.models import (
     Finding,
@@ -34,7 +43,14 @@ from rounds.models import (
     Table,
     TableConfigVersion,
 )
-from rounds.selectors import player_seated, round_detail, rounds_with_finding, rounds_with_player
+from rounds.selectors import (
+    money_of_rounds,
+    player_seated,
+    round_detail,
+    rounds_with_finding,
+    rounds_with_player,
+)
+from rounds.services import FindingTransitionError, finding_transition
 
 # A rejected body can be a whole batch; the page shows this much, the download all of it.
 BODY_SHOWN_CHARS = 200_000
@@ -92,8 +108,9 @@ class ConfigVersionFilter(admin.RelatedFieldListFilter):
 
 
 def count_of_findings() -> Coalesce:
+    """A round's actionable findings: an informational one describes a correct round."""
     counted = (
-        Finding.objects.filter(round=OuterRef("pk"))
+        Finding.objects.filter(round=OuterRef("pk"), informational=False)
         .order_by()
         .values("round")
         .annotate(n=Count("pk"))
@@ -102,18 +119,29 @@ def count_of_findings() -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
+class RoundChangeList(ChangeList):
+    """The rounds list, each row with its money: one grouped query of the page's seats."""
+
+    def get_results(self, request):
+        super().get_results(request)
+        money_by_round = money_of_rounds(list(self.result_list))
+        for round_ in self.result_list:
+            round_.money = money_by_round.get(round_.pk)
+
+
 @admin.register(Round)
-class RoundAdmin(ReadOnlyAdmin):
+class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
     list_display = (
-        "status_shown", "table", "round_id", "dealt", "gaming_day",
-        "dealer", "dealer_hand", "finding_count",
+        "status_shown", "table", "round_id", "dealt", "dealer", "dealer_hand", "finding_count",
+        "wagered", "settled", "paid", "difference",
     )
     list_display_links = ("round_id",)
-    list_select_related = ("table",)
+    list_select_related = ("table", "config_version")
     list_filter = (
         "status",
         "table",
         "gaming_day",
+        CurrencyFilter,
         "void",
         FindingCodeFilter,
         PlayerFilter,
@@ -163,14 +191,118 @@ class RoundAdmin(ReadOnlyAdmin):
     def dealt(self, round_: Round) -> str:
         return timezone.localtime(round_.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description="findings", ordering="finding_total")
+    @admin.display(description="findings to work", ordering="finding_total")
     def finding_count(self, round_: Round) -> int:
         return round_.finding_total
 
+    def get_changelist(self, request, **kwargs):
+        # The page's rows with their money; the CSV export's list (CsvExportAdmin's) reads
+        # no page, and is left as it is.
+        listed = super().get_changelist(request, **kwargs)
+        return RoundChangeList if listed is ChangeList else listed
+
+    def _money(self, round_: Round, part: str) -> str:
+        amounts = getattr(round_, "money", None)
+        return money(getattr(amounts, part, None), round_.config_version.currency) if amounts else "–"
+
+    @admin.display(description="wagered")
+    def wagered(self, round_: Round) -> str:
+        return self._money(round_, "wagered")
+
+    @admin.display(description="settled")
+    def settled(self, round_: Round) -> str:
+        return self._money(round_, "settled")
+
+    @admin.display(description="paid")
+    def paid(self, round_: Round) -> str:
+        return self._money(round_, "paid")
+
+    @admin.display(description="paid − settled")
+    def difference(self, round_: Round) -> SafeString | str:
+        amounts = getattr(round_, "money", None)
+        if amounts is None or not amounts.difference:
+            return self._money(round_, "difference")
+        return format_html('<strong class="differs">{}</strong>', self._money(round_, "difference"))
+
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:
-            context["sheet"] = round_sheet(round_detail(round_pk=obj.pk))
+            can_work = request.user.has_perm("rounds.work_finding")
+            context["sheet"] = round_sheet(round_detail(round_pk=obj.pk), can_work=can_work)
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+    # ---- the round's findings, worked from its page --------------------------
+
+    def audit_trail_url(self, obj: Round) -> str:
+        # The round's page lists its own events and its findings' (round_sheet's trail).
+        return reverse("admin:rounds_round_change", args=[obj.pk]) + "#audit-trail"
+
+    def get_urls(self):
+        move = path(
+            "<path:object_id>/findings/<path:finding_id>/move/",
+            self.admin_site.admin_view(self.finding_move_view),
+            name="rounds_round_finding_move",
+        )
+        return [move, *super().get_urls()]
+
+    def finding_move_view(self, request, object_id, finding_id):
+        """One of the round's findings moved from the round's page, through ``finding_transition``.
+
+        The form sends the state the page showed (``from_state``): a finding someone else
+        moved since is refused, never moved on from a state the user has not seen. Every
+        answer is the round's page again, with what happened as a message.
+        """
+        if not (request.user.has_perm("rounds.work_finding") and self.has_view_permission(request)):
+            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            round_pk = Round._meta.pk.to_python(object_id)
+            finding_pk = Finding._meta.pk.to_python(finding_id)
+        except ValidationError:
+            raise Http404("No such finding of this round.") from None
+        finding = get_object_or_404(Finding, pk=finding_pk, round_id=round_pk)
+        to_state, shown = request.POST.get("to_state", ""), request.POST.get("from_state", "")
+        note = request.POST.get("note", "").strip()
+        seat = f", seat {finding.seat}" if finding.seat else ""
+        label = f"finding {finding.code}{seat}{f' ({finding.bet})' if finding.bet else ''}"
+        refused = self._move_refused(finding, label, to_state, note)
+        if refused is None:
+            try:
+                with transaction.atomic():
+                    # Locked first: no one moves it between this look and the move.
+                    locked = Finding.objects.filter(pk=finding.pk)
+                    now = locks.rows_locked(locked, [finding.pk]).get()
+                    if now.state == shown:
+                        finding_transition(
+                            finding_ids=[finding.pk], to_state=to_state, user=request.user,
+                            note=note, request_id=request_id_of(request),
+                        )
+                    else:
+                        by = f" by {now.state_changed_by_name}" if now.state_changed_by_name else ""
+                        refused = (
+                            f"{label} is {now.state} now (moved{by} since this page showed it "
+                            f"{shown or 'in a state it did not say'}): it was not moved. "
+                            "See it as it is below."
+                        )
+            except FindingTransitionError as exc:
+                refused = f"{label}: {exc}. Nothing changed."
+        if refused is None:
+            noted = ", with your note" if note else ""
+            messages.success(request, capfirst(f"{label}: {shown} → {to_state}{noted}."))
+        else:
+            messages.error(request, capfirst(refused))
+        return redirect("admin:rounds_round_change", round_pk)
+
+    @staticmethod
+    def _move_refused(finding: Finding, label: str, to_state: str, note: str) -> str | None:
+        """Why the move is refused before the finding is even locked; None: it may be tried."""
+        if finding.informational:
+            return f"{label} is informational: a record, not work. Nothing changed."
+        if to_state not in WORK_VERBS:
+            return f"{label}: no such move. Nothing changed."
+        if to_state in NOTE_REQUIRED and not note:
+            return f"{WORK_VERBS[to_state]} needs a note saying why: {label} was not moved."
+        return None
 
 
 # ---- submissions: every body a table sent ----------------------------------

@@ -104,3 +104,58 @@ def test_an_attempt_to_change_a_round_is_refused_and_logged(flagged, staff):
     assert (event.object_type, event.object_id, event.actor_name) == (
         "rounds.round", str(round_.pk), "supervisor-a"
     )
+
+
+@pytest.fixture
+def with_awards(flagged, table_client):
+    client = table_client("U01", "us-30k")
+    for example in examples.load("us-30k.jsonl"):
+        client.post("/api/v1/rounds/", example["record"], format="json")
+    informational = Finding.objects.filter(informational=True)
+    assert informational.exists() and Finding.objects.filter(informational=False, state="open").exists()
+    return informational
+
+
+def _listed(page) -> list[int]:
+    return [finding.pk for finding in page.context["cl"].result_list]
+
+
+def test_the_queue_opens_on_open_actionable_findings_newest_first(with_awards, staff):
+    client = staff("auditor")
+    Finding.objects.filter(pk=Finding.objects.filter(informational=False).order_by("pk").first().pk).update(
+        state="acknowledged")
+    page = client.get(QUEUE)
+    work = Finding.objects.filter(state="open", informational=False).order_by("-created_at", "-id")
+    assert _listed(page) == list(work.values_list("pk", flat=True))
+    # ?state=open is the same list: informational findings never sit in "open".
+    assert _listed(client.get(QUEUE, {"state": "open"})) == _listed(page)
+    assert set(_listed(client.get(QUEUE, {"state": "informational"}))) == set(with_awards.values_list("pk", flat=True))
+    assert len(_listed(client.get(QUEUE, {"state": "all"}))) == Finding.objects.count()
+    assert _listed(client.get(QUEUE, {"state": "acknowledged"})) == [
+        Finding.objects.get(state="acknowledged").pk]
+
+
+def test_an_unknown_state_is_refused_not_ignored(flagged, staff):
+    page = staff("auditor").get(QUEUE, {"state": "bogus"})
+    # Django's answer to a lookup it cannot make: the unfiltered list's address with ?e=1.
+    assert page.status_code == 302 and page["Location"].endswith("?e=1")
+
+
+def test_a_queue_row_shows_the_money_at_stake_the_round_and_the_dealer(flagged, staff):
+    finding = next(f for f in Finding.objects.select_related("round__table", "round__config_version")
+                   if f.expected is not None and f.claimed is not None and f.expected != f.claimed)
+    content = staff("auditor").get(QUEUE, {"state": "all"}).content.decode()
+    row = content[content.index(f'value="{finding.pk}"'):]
+    row = row[:row.index("</tr>")]
+    stake = abs(finding.expected - finding.claimed)
+    assert f"{stake:,.2f} {finding.round.config_version.currency}" in row
+    assert f">{finding.round.table.code}/{finding.round.round_id}</a>" in row
+    assert f"/admin/rounds/round/{finding.round_id}/change/" in row
+    assert finding.round.dealer in row
+
+
+def test_the_findings_of_one_gaming_day(flagged, staff):
+    day = Round.objects.order_by("gaming_day").values_list("gaming_day", flat=True).first()
+    listed = _listed(staff("auditor").get(QUEUE, {"state": "all", "gaming_day": day.isoformat()}))
+    assert listed and set(listed) == set(Finding.objects.filter(round__gaming_day=day).values_list("pk", flat=True))
+    assert staff("supervisor").get(QUEUE, {"gaming_day": "not-a-day"}).status_code == 302

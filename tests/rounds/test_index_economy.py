@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="Postg
 INDEXES = {
     "rounds_roundkey": {"rounds_roundkey_pkey", "rounds_roundkey_whole", "round_unique_per_table"},
     "rounds_round": {
-        "rounds_round_pkey", "rounds_roun_table_i_b3eb20_idx", "rounds_roun_gaming__9d14bc_idx",
+        "rounds_round_pkey", "rounds_roun_table_i_b3eb20_idx", "round_day_table_dealt_idx",
         "rounds_roun_dealt_a_b2128d_idx", "rounds_roun_status_588c62_idx",
         "rounds_roun_dealer_e2f674_idx", "rounds_round_config_version_id_90afe3e0",
         "rounds_round_pool_version_id_497e0fe0", "round_voided_by_idx",

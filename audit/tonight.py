@@ -1,0 +1,302 @@
+"""What went wrong since the last shift: the figures of the tonight page, per gaming day and currency.
+
+Each tile is one grouped query over one gaming day's rows (rounds are
+partitioned by it), or a read of the few pools, the last reports and the chain
+head: the page costs the same whether the casino kept a month or ten years.
+A tile knows the address of the filtered list behind it, so the page links each
+figure to the rows it counts.
+
+Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
+``payout_mismatch`` finding (as the nightly report counts them), over- or
+underpaid by the sign of claimed − expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Q, Sum, Value, Window
+from django.db.models.functions import Abs, Coalesce, Lag
+from django.urls import reverse
+from django.utils import timezone
+
+from casino.gaming_day import gaming_day_of
+from casino.work import State
+from progressive.models import MeterReading, Pool
+from rounds.engine.vocabulary import FindingCode
+from rounds.models import Finding, Round, Table, TableConfigVersion
+
+from .models import AuditEvent, ChainHead, ReconciliationReport
+
+ZERO = Value(Decimal(0))
+TOP_DEALERS = 5
+WORK = Q(state=State.OPEN, informational=False)
+
+
+def _list_url(model: str, **params) -> str:
+    return f"{reverse(f'admin:{model}_changelist')}?{urlencode(params)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    currency: str
+    rounds: int
+    tables: int
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpenFindings:
+    code: str
+    currency: str
+    count: int
+    at_stake: Decimal
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealerMismatches:
+    dealer: str
+    currency: str
+    mismatches: int
+    overpaid: int  # paid the player more than due
+    underpaid: int
+    overpaid_amount: Decimal
+    underpaid_amount: Decimal
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class OutsideBand:
+    table: str
+    currency: str
+    win: Decimal
+    low: Decimal
+    high: Decimal
+    side: str  # "above" (the house won more than the band) or "below"
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Silence:
+    table: str
+    table_id: int
+    longest: timedelta
+    since: datetime  # the round before the longest gap
+    until: datetime | None  # the round after it; None: still silent now
+    url: str
+
+
+@dataclass(slots=True)
+class Day:
+    day: date
+    current: bool
+    dealt: list[Dealt] = field(default_factory=list)
+    findings: list[OpenFindings] = field(default_factory=list)
+    dealers: list[DealerMismatches] = field(default_factory=list)
+    silent: list[Silence] = field(default_factory=list)
+    report: ReconciliationReport | None = None  # the day's current (complete) report
+    outside: list[OutsideBand] = field(default_factory=list)
+
+    @property
+    def findings_url(self) -> str:
+        return _list_url("rounds_finding", gaming_day=self.day.isoformat())
+
+
+@dataclass(frozen=True, slots=True)
+class PoolState:
+    pool: Pool
+    reading: MeterReading | None
+    url: str
+
+    @property
+    def difference(self) -> Decimal | None:
+        """What the last display showed against what the meter holds now."""
+        return None if self.reading is None else self.reading.displayed - self.pool.meter
+
+
+@dataclass(frozen=True, slots=True)
+class ChainState:
+    head_seq: int
+    checked_by: ReconciliationReport | None  # the last report that walked the chain
+    events_since: int | None  # written after the event it found last; None: not known
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tonight:
+    now: datetime
+    days: list[Day]
+    backlog: int  # open, actionable findings of the days before these
+    backlog_url: str
+    pools: list[PoolState]
+    last_report: ReconciliationReport | None
+    chain: ChainState
+    silent_after: timedelta
+
+    @property
+    def alerts(self) -> list[str]:
+        """What the last report raised an alert about (results outside the 99.7 % band)."""
+        figures = self.last_report.figures if self.last_report else None
+        return list((figures or {}).get("alerts") or [])
+
+
+def tonight(*, now: datetime | None = None) -> Tonight:
+    """The current and the last gaming day, the pools, the last report and the chain."""
+    now = now or timezone.now()
+    current = gaming_day_of(now)
+    days = [_day(current, now=now, current=True), _day(current - timedelta(days=1), now=now, current=False)]
+    earlier = Finding.objects.filter(WORK, round__gaming_day__lt=days[-1].day)
+    return Tonight(
+        now=now, days=days, backlog=earlier.count(),
+        backlog_url=_list_url("rounds_finding", state=State.OPEN.value),
+        pools=_pools(), last_report=ReconciliationReport.objects.order_by("-created_at", "-id").first(),
+        chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER,
+    )
+
+
+def _day(day: date, *, now: datetime, current: bool) -> Day:
+    rounds = Round.objects.filter(gaming_day=day).order_by()
+    result = Day(day=day, current=current)
+    # One pass over the day's rounds, grouped by table and configuration version (a handful
+    # of rows): the dealt tile, and each table's last round for the current day's silence.
+    per_table = list(rounds.values("table_id", "config_version_id").annotate(n=Count("id"), last=Max("dealt_at")))
+    currency_of = dict(TableConfigVersion.objects.filter(
+        pk__in={row["config_version_id"] for row in per_table}).values_list("pk", "currency"))
+    dealt: dict[str, tuple[int, set]] = {}
+    for row in per_table:
+        count, tables = dealt.setdefault(currency_of[row["config_version_id"]], (0, set()))
+        dealt[currency_of[row["config_version_id"]]] = (count + row["n"], tables | {row["table_id"]})
+    result.dealt = [
+        Dealt(currency=currency, rounds=count, tables=len(tables),
+              url=_list_url("rounds_round", gaming_day=day.isoformat(), currency=currency))
+        for currency, (count, tables) in sorted(dealt.items())
+    ]
+    result.findings, result.dealers = _findings(day)
+    last_round = {}
+    for row in per_table:
+        last_round[row["table_id"]] = max(row["last"], last_round.get(row["table_id"], row["last"]))
+    result.silent = _silent(rounds, day, now=now, last_round=last_round if current else {})
+    result.report = (ReconciliationReport.objects.filter(
+        day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first())
+    result.outside = _outside(result.report, day) if result.report else []
+    return result
+
+
+def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
+    """The open findings by code and the dealers' mismatches: one pass over the day's findings,
+    grouped by code, dealer and currency (a few hundred rows)."""
+    over = Q(claimed__gt=F("expected"))
+    under = Q(claimed__lt=F("expected"))
+    rows = (
+        Finding.objects.filter(round__gaming_day=day).order_by()
+        .values("code", "round__dealer", "round__config_version__currency")
+        .annotate(
+            work=Count("id", filter=WORK), stake=Coalesce(Sum(Abs(F("expected") - F("claimed")), filter=WORK), ZERO),
+            n=Count("id"), over=Count("id", filter=over), under=Count("id", filter=under),
+            over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=over), ZERO),
+            under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=under), ZERO),
+        )
+    )
+    by_code: dict[tuple[str, str], list] = {}
+    by_dealer: dict[tuple[str, str], list] = {}
+    for row in rows:
+        currency = row["round__config_version__currency"]
+        if row["work"]:
+            counted = by_code.setdefault((row["code"], currency), [0, Decimal(0)])
+            counted[0] += row["work"]
+            counted[1] += row["stake"]
+        if row["code"] == FindingCode.PAYOUT_MISMATCH:
+            by_dealer[(row["round__dealer"], currency)] = [
+                row["n"], row["over"], row["under"], row["over_amount"], row["under_amount"]]
+    open_findings = sorted(
+        (OpenFindings(code=code, currency=currency, count=count, at_stake=stake,
+                      url=_list_url("rounds_finding", gaming_day=day.isoformat(), code=code, currency=currency))
+         for (code, currency), (count, stake) in by_code.items()),
+        key=lambda o: (-o.at_stake, -o.count, o.code, o.currency),
+    )
+    dealers = sorted(
+        (DealerMismatches(
+            dealer=dealer, currency=currency, mismatches=n, overpaid=over_n, underpaid=under_n,
+            overpaid_amount=over_amount, underpaid_amount=under_amount,
+            url=_list_url("rounds_finding", state="all", gaming_day=day.isoformat(),
+                          code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=dealer, currency=currency))
+         for (dealer, currency), (n, over_n, under_n, over_amount, under_amount) in by_dealer.items()),
+        key=lambda d: (-d.mismatches, d.dealer, d.currency),
+    )
+    return open_findings, dealers[:TOP_DEALERS]
+
+
+def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]) -> list[Silence]:
+    """Tables whose rounds stopped for longer than ``TABLE_SILENT_AFTER``: between two rounds of
+    the day, and since the last one up to now (``last_round``, given on the current day only).
+
+    The gaps are found in the database, from the (gaming day, table, dealt at) index alone:
+    only the rounds after a gap come back.
+    """
+    gap = settings.TABLE_SILENT_AFTER
+    after_gaps = (
+        rounds.annotate(previous=Window(Lag("dealt_at"), partition_by=[F("table_id")], order_by=F("dealt_at").asc()))
+        .annotate(gap=ExpressionWrapper(F("dealt_at") - F("previous"), output_field=DurationField()))
+        .filter(gap__gt=gap)
+        .values_list("table_id", "previous", "dealt_at")
+    )
+    longest: dict[int, tuple[timedelta, datetime, datetime | None]] = {}
+    for table_id, previous, dealt_at in after_gaps:
+        if table_id not in longest or dealt_at - previous > longest[table_id][0]:
+            longest[table_id] = (dealt_at - previous, previous, dealt_at)
+    for table_id, last in last_round.items():
+        if now - last > gap and (table_id not in longest or now - last > longest[table_id][0]):
+            longest[table_id] = (now - last, last, None)
+    codes = dict(Table.objects.filter(pk__in=longest).values_list("pk", "code"))
+    return sorted(
+        (Silence(table=codes[table_id], table_id=table_id, longest=span, since=since, until=until,
+                 url=_list_url("rounds_round", gaming_day=day.isoformat(), table__id__exact=table_id))
+         for table_id, (span, since, until) in longest.items()),
+        key=lambda s: (-s.longest, s.table),
+    )
+
+
+def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
+    """The tables the day's report found outside their band, as it found them."""
+    found = []
+    for code, by_currency in ((report.figures or {}).get("tables") or {}).items():
+        for currency, group in by_currency.items():
+            band = group["bands"]["total"]
+            if not band.get("outside"):
+                continue
+            found.append((code, currency, band))
+    ids = dict(Table.objects.filter(code__in=[code for code, _, _ in found]).values_list("code", "id"))
+    return [
+        OutsideBand(table=code, currency=currency, win=Decimal(band["actual"]), low=Decimal(band["low_95"]),
+                    high=Decimal(band["high_95"]), side=band["outside"],
+                    url=_list_url("rounds_round", gaming_day=day.isoformat(), table__id__exact=ids.get(code, "")))
+        for code, currency, band in found
+    ]
+
+
+def _pools() -> list[PoolState]:
+    pools = list(Pool.objects.order_by("code"))
+    readings = {}
+    for pool in pools:
+        readings[pool.pk] = MeterReading.objects.filter(pool=pool).order_by("-received_at", "-id").first()
+    return [PoolState(pool=pool, reading=readings[pool.pk],
+                      url=reverse("admin:progressive_pool_change", args=[pool.pk])) for pool in pools]
+
+
+def _chain() -> ChainState:
+    head = ChainHead.objects.first()
+    checked_by = (ReconciliationReport.objects.filter(chain_ok__isnull=False)
+                  .order_by("-finished_at", "-id").first())
+    events_since = None
+    head_seq = head.seq if head else 0
+    if checked_by is not None and checked_by.chain_last_hash:
+        last = AuditEvent.objects.filter(hash=checked_by.chain_last_hash).values_list("seq", flat=True).first()
+        events_since = None if last is None else head_seq - last
+    return ChainState(head_seq=head_seq, checked_by=checked_by, events_since=events_since,
+                      url=reverse("admin:audit_auditevent_changelist"))
+

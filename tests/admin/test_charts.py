@@ -1,0 +1,281 @@
+"""The charts (audit.charts, pygal's SVG drawn on the server) on the report's and the pool's pages,
+the series they read (audit.selectors) and the report page's numbers and links.
+
+The days are those of tests/reconciliation (tests/reconciliation/days.py), reconciled as the
+nightly job does; every value a chart shows is checked against the stored report it came from.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from audit import charts, selectors
+from audit.admin_reports import amount, band_text, count, hold, key_values, rounds_url
+from audit.models import ReconciliationReport
+from audit.reconciliation.services import report_run
+from progressive.models import MeterEvent, Pool
+from rounds.models import Finding, Round, Table
+from tests.reconciliation.days import DAY, NEXT_DAY, post_day
+
+pytestmark = pytest.mark.django_db
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def reports() -> tuple[ReconciliationReport, ReconciliationReport]:
+    post_day(per_table=12)
+    return report_run(day_from=DAY), report_run(day_from=NEXT_DAY)
+
+
+def chart_svgs(html: str) -> list[ET.Element]:
+    """Every pygal chart of a page, as XML (the SVG pygal writes is well formed)."""
+    found = re.findall(r'<svg [^>]*class="pygal-chart".*?</svg>', html, flags=re.S)
+    return [ET.fromstring(svg) for svg in found]
+
+
+def values_of(svg: ET.Element, series: str) -> list[str]:
+    """The values a series' points carry, as pygal writes them (``<desc class="value">``)."""
+    return [
+        desc.text for group in svg.iter(f"{SVG}g") if group.get("data-series") == series
+        for desc in group.iter(f"{SVG}desc") if desc.get("class") == "value"
+    ]
+
+
+def titled(svgs: list[ET.Element], words: str) -> ET.Element:
+    return next(svg for svg in svgs if words in (svg.get("aria-label") or ""))
+
+
+# ---- the charts module on plain data -------------------------------------------------------
+
+
+def test_a_chart_is_inline_svg_with_no_script_nothing_fetched_and_its_values_as_money():
+    band = {"actual": "68235.00", "expected": "1200.50", "low_95": "-9000.00", "high_95": "11401.00",
+            "outside": "99.7", "z": "3.40"}
+    svg = charts.band_chart(title="S01, SEK", currency="SEK", days=[
+        charts.BandDay(date(2026, 11, 27), None), charts.BandDay(date(2026, 11, 28), band, link="/r/1/")])
+    assert svg.startswith("<svg ") and "<script" not in svg
+    # Nothing the browser would fetch: no stylesheet, font, script or image from elsewhere.
+    assert not re.search(r'(href|src)="(https?:)?//', svg) and "@import" not in svg and "url(" not in svg
+    tree = ET.fromstring(svg)
+    assert values_of(tree, "house win") == ["68,235.00 SEK"]
+    assert values_of(tree, "theoretical") == ["1,200.50 SEK"]
+    assert values_of(tree, "95 % low") == ["-9,000.00 SEK"]
+    assert values_of(tree, "95 % high") == ["11,401.00 SEK"]
+    # The day outside its band is red, says so on hover and opens its report.
+    dots = next(g for series in tree.iter(f"{SVG}g") if series.get("data-series") == "house win"
+                for g in series.iter(f"{SVG}g") if g.get("class") == "dots")
+    assert "outside the 99.7 % band" in dots.find(f"{SVG}a/{SVG}title").text
+    assert "#cc0000" in ET.tostring(dots, encoding="unicode")
+    assert dots.find(f"{SVG}a").get("{http://www.w3.org/1999/xlink}href") == "/r/1/"
+
+
+def test_money_keeps_every_digit_of_a_decimal():
+    svg = charts.band_chart(title="big", currency="USD", days=[charts.BandDay(date(2026, 11, 28), {
+        "actual": "123456789012.34", "expected": "0.01", "low_95": "-1.00", "high_95": "1.00", "outside": None})])
+    assert values_of(ET.fromstring(svg), "house win") == ["123,456,789,012.34 USD"]
+
+
+def test_the_report_pages_numbers_are_written_one_way():
+    assert amount("68235.0", "SEK") == "68,235.00 SEK"
+    assert amount("1149600", "USD") == "1,149,600.00 USD"
+    assert amount(Decimal("-0.5"), "EUR") == "-0.50 EUR"
+    assert amount(None, "SEK") == "–"
+    assert count(100000) == "100,000"
+    assert ">5.76 %<" in hold("5.7564") and 'title="5.7564 %"' in hold("5.7564")
+    band = band_text({"low_95": "-1200", "high_95": "3400.5"}, "SEK")
+    assert "white-space: nowrap" in band and "-1,200.00 … 3,400.50 SEK" in band
+    table = key_values({"engine_version": "e1", "data": {"rounds": 12, "meter_events": [3, 1]}, "ok": True})
+    assert "<table" in table and "{" not in table and ">rounds<" in table and "3, 1" in table and ">yes<" in table
+
+
+# ---- the series the charts read -------------------------------------------------------------
+
+
+def test_a_groups_bands_over_days_are_read_from_the_reports_in_one_query(reports):
+    first, second = reports
+    groups = [("S02", "SEK"), ("U01", "USD"), ("S01", "SEK")]
+    with CaptureQueriesContext(connection) as queries:
+        series = selectors.report_band_series(scope="tables", groups=groups, day_to=NEXT_DAY, days=30)
+    assert len(queries) == 1
+    assert series.days[-1] == NEXT_DAY and series.days[0] == NEXT_DAY - timedelta(days=29)
+    assert series.reports == {DAY: first.pk, NEXT_DAY: second.pk}
+    for report in (first, second):
+        for key, currency in groups:
+            stored = report.figures["tables"].get(key, {}).get(currency)
+            day_band = series.bands["day", key, currency].get(report.day_from)
+            assert day_band == (stored["bands"]["total"] if stored else None)
+            ytd = report.figures["year_to_date"]["tables"].get(key, {}).get(currency)
+            assert series.bands["year_to_date", key, currency].get(report.day_from) == (
+                ytd["bands"]["total"] if ytd else None)
+    # A dealer's id of digits is a key, not an array index.
+    dealer = next(iter(second.figures["dealers"]))
+    currency = next(iter(second.figures["dealers"][dealer]))
+    dealers = selectors.report_band_series(scope="dealers", groups=[(dealer, currency)], day_to=NEXT_DAY)
+    assert dealers.bands["day", dealer, currency][NEXT_DAY] == second.figures["dealers"][dealer][currency][
+        "bands"]["total"]
+
+
+def test_mismatches_by_dealer_and_week_count_payout_findings_only(reports):
+    with CaptureQueriesContext(connection) as queries:
+        weeks = selectors.dealer_mismatches_by_week(day_to=NEXT_DAY, weeks=8)
+    assert len(queries) == 1
+    findings = Finding.objects.filter(code="payout_mismatch", informational=False)
+    assert sum(w.mismatches for w in weeks) == findings.count() > 0
+    for w in weeks:
+        mine = findings.filter(round__dealer=w.dealer if w.dealer != "(none)" else "")
+        mine = mine.filter(round__gaming_day__gte=w.week, round__gaming_day__lt=w.week + timedelta(days=7))
+        assert w.week.weekday() == 0
+        assert w.mismatches == mine.count()
+        assert w.overpaid == sum(1 for f in mine if f.claimed > f.expected)
+        assert w.underpaid == sum(1 for f in mine if f.claimed < f.expected)
+    # The informational findings (progressive awards) are not counted.
+    assert Finding.objects.filter(informational=True).exists()
+
+
+def test_a_pools_meter_history_is_sampled_from_its_ledger_in_three_queries(reports):
+    pool = Pool.objects.get(code="us-progressive")
+    with CaptureQueriesContext(connection) as queries:
+        history = selectors.pool_meter_history(pool=pool, points=10)
+    assert len(queries) == 3
+    ledger = {e.seq: e for e in MeterEvent.objects.filter(pool=pool)}
+    assert history.last_seq == pool.last_event_seq == max(ledger)
+    assert [p.seq for p in history.points] == sorted({p.seq for p in history.points})
+    for point in history.points:
+        assert point.meter == ledger[point.seq].meter_after and point.at == ledger[point.seq].created_at
+    hits = [e for e in ledger.values() if e.kind in ("award", "fixed_award", "reseed")]
+    assert [h.seq for h in history.hits] == sorted(e.seq for e in hits)
+    for hit in history.hits:
+        assert hit.before == ledger[hit.seq].meter_after - ledger[hit.seq].delta
+
+
+# ---- the pages ----------------------------------------------------------------------------------
+
+
+def test_the_report_page_charts_each_tables_days_with_the_reports_figures(admin_client, reports):
+    first, second = reports
+    pages = {r.pk: chart_svgs(admin_client.get(f"/admin/audit/reconciliationreport/{r.pk}/change/").content.decode())
+             for r in reports}
+    # The day's page: each table's one day so far, its month and year to date, the pool's meter.
+    for key in ("S01", "S02", "U01"):
+        currency = "USD" if key == "U01" else "SEK"
+        svg = titled(pages[first.pk], f"table {key}, {currency}: house win by day")
+        band = first.figures["tables"][key][currency]["bands"]["total"]
+        assert values_of(svg, "house win") == [amount(band["actual"], currency)]
+        assert values_of(svg, "theoretical") == [amount(band["expected"], currency)]
+        assert values_of(svg, "95 % low") == [amount(band["low_95"], currency)]
+    # The day, the month and the year to date of every table, in standard deviations, in one chart.
+    standing = titled(pages[first.pk], "Tables: house win against theoretical")
+    labels = [t.text for t in standing.iter(f"{SVG}text") if t.text in ("S01 SEK", "S02 SEK", "U01 USD")]
+    assert sorted(labels) == ["S01 SEK", "S02 SEK", "U01 USD"]
+    for period, series in (("day", "the day"), ("month_to_date", "month to date"), ("year_to_date", "year to date")):
+        source = first.figures if period == "day" else first.figures[period]
+        assert values_of(standing, series) == [
+            f"z {Decimal(source['tables'][label.split()[0]][label.split()[1]]['bands']['total']['z']):+}"
+            for label in labels]
+    assert titled(pages[first.pk], "dealer ") is not None
+    assert titled(pages[first.pk], "Payout mismatches by dealer") is not None
+    meter = titled(pages[first.pk], "us-progressive: the meter")
+    pool = first.figures["pools"]["us-progressive"]
+    assert values_of(meter, "meter")[-1] == amount(pool["closing"], "USD")
+    assert values_of(meter, "meter")[0] == amount(pool["opening"], "USD")
+    # The next day's page: S02 dealt on both days, two points, each from its own day's report.
+    svg = titled(pages[second.pk], "table S02, SEK: house win by day")
+    assert values_of(svg, "house win") == [
+        amount(r.figures["tables"]["S02"]["SEK"]["bands"]["total"]["actual"], "SEK") for r in reports]
+    html = "".join(ET.tostring(s, encoding="unicode") for svgs in pages.values() for s in svgs)
+    assert "script" not in html
+
+
+def test_the_report_page_writes_money_with_its_currency_and_hold_in_percent(admin_client, reports):
+    report, _ = reports
+    html = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    casino = report.figures["casino"]["SEK"]
+    assert amount(casino["handle_total"], "SEK") in html and amount(casino["win_total"], "SEK") in html
+    assert hold(casino["hold_percent"]["total"]) in html
+    s01 = report.figures["tables"]["S01"]["SEK"]["bands"]["total"]
+    assert band_text(s01, "SEK") in html
+    # Inputs and re-verification as key/value tables, not JSON.
+    assert "<pre" not in html and '"engine_version"' not in html and ">cutoff hour<" in html
+
+
+def _listed(client, url: str) -> set[int]:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    changelist = response.context["cl"]
+    assert changelist.result_count <= changelist.list_per_page, "a test's list fits one page"
+    return {r.pk for r in changelist.result_list}
+
+
+def test_every_flag_links_to_the_rounds_behind_it(admin_client, reports):
+    report, _ = reports
+    figures = dict(report.figures)
+    # A flag of each scope the rounds list can filter by (the day's own figures may have none).
+    player = next(iter(figures["players"]))
+    dealer = next(iter(figures["dealers"]))
+    flags = [{"scope": scope, "key": key, "currency": "SEK", "bet": "total", "outside": "95", "actual": "10.00",
+              "expected": "1.00", "low_95": "-5.00", "high_95": "5.00", "z": "2.50"}
+             for scope, key in (("table", "S02"), ("dealer", dealer), ("player", player))]
+    ReconciliationReport.objects.filter(pk=report.pk).update(figures={**figures, "flags": flags})
+    html = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    flags_html = html[html.index("Flags"):]
+    links = {scope: rounds_url(scope, key, day_from=DAY, day_to=DAY,
+                               table_ids={"S02": Table.objects.get(code="S02").pk})
+             for scope, key in (("table", "S02"), ("dealer", dealer), ("player", player))}
+    for scope, url in links.items():
+        assert f'href="{url.replace("&", "&amp;")}"' in flags_html, scope
+    day = Round.objects.filter(gaming_day=DAY)
+    assert _listed(admin_client, links["table"]) == set(day.filter(table__code="S02").values_list("pk", flat=True))
+    assert _listed(admin_client, links["dealer"]) == set(day.filter(dealer=dealer).values_list("pk", flat=True))
+    assert _listed(admin_client, links["player"]) == set(
+        day.filter(seats__player=player).values_list("pk", flat=True)) != set()
+    # Rounds dealt with no dealer named: the rounds list's own column, not its dealer filter.
+    nobody = rounds_url("dealer", "(none)", day_from=DAY, day_to=DAY, table_ids={})
+    assert _listed(admin_client, nobody) == set(day.filter(dealer="").values_list("pk", flat=True))
+    # Other days' rounds of the same table stay out (S02 dealt on the next day too).
+    assert Round.objects.filter(table__code="S02", gaming_day=NEXT_DAY).exists()
+
+
+def test_a_range_and_a_shift_link_to_their_rounds(admin_client, reports):
+    s01 = Table.objects.get(code="S01")
+    both = rounds_url("table", "S02", day_from=DAY, day_to=NEXT_DAY, table_ids={"S02": s01.pk + 1})
+    assert "gaming_day__gte" in both
+    clock = reports[0].inputs["clock"]
+    night = rounds_url("shift", "22:00-06:00", day_from=DAY, day_to=DAY, table_ids={}, clock=clock)
+    listed = _listed(admin_client, night)
+    expected = {r.pk for r in Round.objects.filter(gaming_day=DAY) if r.dealt_at.astimezone(
+        __import__("zoneinfo").ZoneInfo("Europe/Stockholm")).hour in (22, 23, 0, 1, 2, 3, 4, 5)}
+    assert listed == expected != set()
+    # Over several days a shift is several stretches: no single list holds it.
+    assert rounds_url("shift", "22:00-06:00", day_from=DAY, day_to=NEXT_DAY, table_ids={}, clock=clock) == ""
+
+
+def test_the_pool_page_charts_its_meter_with_awards_and_reseeds(admin_client, reports):
+    pool = Pool.objects.get(code="us-progressive")
+    html = admin_client.get(f"/admin/progressive/pool/{pool.pk}/change/").content.decode()
+    svg = titled(chart_svgs(html), "us-progressive")
+    meter = values_of(svg, "meter")
+    assert meter[-1] == amount(pool.meter, pool.currency)
+    awards = MeterEvent.objects.filter(pool=pool, kind__in=("award", "fixed_award")).order_by("seq")
+    reseeds = MeterEvent.objects.filter(pool=pool, kind="reseed").order_by("seq")
+    assert values_of(svg, "awards") == [amount(e.meter_after - e.delta, pool.currency) for e in awards]
+    assert values_of(svg, "reseeds") == [amount(e.meter_after, pool.currency) for e in reseeds]
+    assert awards.exists() and reseeds.exists()
+
+
+def test_the_pages_read_a_bounded_number_of_queries(admin_client, reports):
+    """The charts read their series in one query each (three for a meter), whatever the days hold."""
+    report, _ = reports
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").status_code == 200
+    assert len(queries) <= 12, [q["sql"][:120] for q in queries]
+    pool = Pool.objects.get(code="us-progressive")
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get(f"/admin/progressive/pool/{pool.pk}/change/").status_code == 200
+    assert len(queries) <= 14, [q["sql"][:120] for q in queries]

@@ -1,0 +1,70 @@
+"""The rounds list: each round's actionable findings and its money, wagered, settled, paid."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from audit.services import SYSTEM
+from casino.services import user_roles_set
+from rounds.engine.vocabulary import BETS
+from rounds.models import Finding, Round
+from tests import examples
+
+pytestmark = pytest.mark.django_db
+ROUNDS = "/admin/rounds/round/"
+
+
+@pytest.fixture
+def auditor_browser(django_user_model) -> Client:
+    user = django_user_model.objects.create_user("lena", password="pw-for-tests-only")
+    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def dealt(table_client):
+    for name, code, config in examples.EXAMPLE_FILES:
+        client = table_client(code, config)
+        for example in examples.load(name):
+            client.post("/api/v1/rounds/", example["record"], format="json")
+    return Round.objects.prefetch_related("seats", "findings").select_related("table", "config_version")
+
+
+def _row(content: str, round_: Round) -> str:
+    start = content.index(f"/admin/rounds/round/{round_.pk}/change/")
+    return content[start:content.index("</tr>", start)]
+
+
+def _money(amount: Decimal, currency: str) -> str:
+    return f"{amount:,.2f} {currency}"
+
+
+def test_each_row_holds_the_rounds_money(dealt, auditor_browser):
+    content = auditor_browser.get(ROUNDS, {"status": "flagged"}).content.decode()
+    mispaid = [r for r in dealt if r.status == "flagged" and any(s.paid_reported for s in r.seats.all())]
+    assert mispaid
+    for round_ in mispaid:
+        seats = list(round_.seats.all())
+        currency = round_.config_version.currency
+        wagered = sum(getattr(s, bet) for s in seats for bet in BETS)
+        settled = sum(s.settled()[bet] for s in seats for bet in BETS)
+        paid = sum(s.paid()[bet] for s in seats if s.paid_reported for bet in BETS)
+        settled_reported = sum(s.settled()[bet] for s in seats if s.paid_reported for bet in BETS)
+        row = _row(content, round_)
+        for amount in (wagered, settled, paid, paid - settled_reported):
+            assert _money(amount, currency) in row, (round_, amount)
+
+
+def test_a_round_counts_its_actionable_findings_only(dealt, auditor_browser):
+    awarded = next(r for r in dealt if any(f.informational for f in r.findings.all())
+                   and not any(not f.informational for f in r.findings.all()))
+    page = auditor_browser.get(ROUNDS, {"table__id__exact": awarded.table_id})
+    listed = {r.pk: r for r in page.context["cl"].result_list}
+    assert listed[awarded.pk].finding_total == 0 and awarded.status == "verified"
+    flagged = next(r for r in dealt if r.table_id == awarded.table_id and r.status == "flagged")
+    assert listed[flagged.pk].finding_total == Finding.objects.filter(round=flagged, informational=False).count() > 0

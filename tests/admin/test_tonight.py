@@ -1,0 +1,169 @@
+"""The tonight page: its figures against the rows they count, and the lists its tiles link to."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from audit.services import SYSTEM
+from audit.tonight import tonight
+from casino.gaming_day import gaming_day_of
+from casino.services import user_roles_set
+from progressive.models import Pool
+from progressive.services import reading_record
+from rounds.models import Finding, Round
+from tests import examples
+from tests.api import records
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def last_day(table_client):
+    start = examples.last_gaming_day_evening(timezone.now())
+    examples.post_all_on(table_client, start)
+    return gaming_day_of(start)
+
+
+@pytest.fixture
+def auditor_browser(django_user_model) -> Client:
+    user = django_user_model.objects.create_user("tove", password="pw-for-tests-only")
+    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _day(figures, day):
+    return next(d for d in figures.days if d.day == day)
+
+
+def test_the_days_figures_are_the_rows_they_count(last_day):
+    figures = _day(tonight(), last_day)
+    rounds = list(Round.objects.filter(gaming_day=last_day).select_related("config_version"))
+    by_currency = defaultdict(list)
+    for round_ in rounds:
+        by_currency[round_.config_version.currency].append(round_)
+    assert {(d.currency, d.rounds, d.tables) for d in figures.dealt} == {
+        (currency, len(rs), len({r.table_id for r in rs})) for currency, rs in by_currency.items()}
+
+    work = [f for f in Finding.objects.select_related("round__config_version").filter(round__gaming_day=last_day)
+            if f.state == "open" and not f.informational]
+    stakes = defaultdict(Decimal)
+    counts = Counter()
+    for f in work:
+        key = (f.code, f.round.config_version.currency)
+        counts[key] += 1
+        stakes[key] += abs(f.expected - f.claimed) if f.expected is not None and f.claimed is not None else 0
+    assert {(o.code, o.currency): (o.count, o.at_stake) for o in figures.findings} == {
+        key: (counts[key], stakes[key]) for key in counts}
+    assert figures.findings and all(o.code not in examples.INFORMATIONAL for o in figures.findings)
+
+
+def test_a_worked_finding_leaves_the_open_tile(last_day):
+    before = {(o.code, o.currency): o.count for o in _day(tonight(), last_day).findings}
+    finding = Finding.objects.filter(state="open", informational=False, round__gaming_day=last_day).first()
+    Finding.objects.filter(pk=finding.pk).update(state="acknowledged")
+    after = {(o.code, o.currency): o.count for o in _day(tonight(), last_day).findings}
+    key = (finding.code, finding.round.config_version.currency)
+    assert after.get(key, 0) == before[key] - 1
+
+
+def test_dealers_are_ranked_by_payout_mismatches_with_their_direction(last_day):
+    figures = _day(tonight(), last_day)
+    mismatches = Finding.objects.filter(code="payout_mismatch", round__gaming_day=last_day).select_related("round")
+    expected = defaultdict(lambda: [0, 0, 0, Decimal(0), Decimal(0)])
+    for f in mismatches:
+        row = expected[f.round.dealer]
+        row[0] += 1
+        if f.claimed > f.expected:
+            row[1] += 1
+            row[3] += f.claimed - f.expected
+        elif f.claimed < f.expected:
+            row[2] += 1
+            row[4] += f.expected - f.claimed
+    assert figures.dealers
+    for d in figures.dealers:
+        assert [d.mismatches, d.overpaid, d.underpaid, d.overpaid_amount, d.underpaid_amount] == expected[d.dealer]
+    assert [d.mismatches for d in figures.dealers] == sorted((d.mismatches for d in figures.dealers), reverse=True)
+
+
+def test_a_table_that_stopped_posting_is_named_silent(table_client, settings):
+    settings.TABLE_SILENT_AFTER = timedelta(minutes=20)
+    now = timezone.now()
+    start = examples.last_gaming_day_evening(now)
+    client = table_client("S01", "se-50kr")
+    for i, minutes in enumerate((0, 5, 40, 45)):  # 35 minutes without a round between the 2nd and 3rd
+        body = records.record(round_id=f"gap-{i}", dealt_at=(start + timedelta(minutes=minutes)).isoformat())
+        assert client.post(records.ROUNDS, body, format="json").status_code == 201
+    silent = _day(tonight(now=now), gaming_day_of(start)).silent
+    assert [(s.table, s.longest, s.since, s.until) for s in silent] == [
+        ("S01", timedelta(minutes=35), start + timedelta(minutes=5), start + timedelta(minutes=40))]
+    settings.TABLE_SILENT_AFTER = timedelta(minutes=40)
+    assert _day(tonight(now=now), gaming_day_of(start)).silent == []
+
+
+def test_on_the_current_day_a_table_is_silent_since_its_last_round(table_client, settings):
+    settings.TABLE_SILENT_AFTER = timedelta(minutes=20)
+    last = timezone.now() - timedelta(minutes=30)
+    client = table_client("S01", "se-50kr")
+    for i, back in enumerate((10, 0)):
+        body = records.record(round_id=f"quiet-{i}", dealt_at=(last - timedelta(minutes=back)).isoformat())
+        assert client.post(records.ROUNDS, body, format="json").status_code == 201
+    now = last + timedelta(minutes=30)
+    today = _day(tonight(now=now), gaming_day_of(last))
+    if today.current:  # a test run in the first half hour of a gaming day sees the round on the last day
+        assert [(s.table, s.since, s.until) for s in today.silent] == [("S01", last, None)]
+        assert today.silent[0].longest == timedelta(minutes=30)
+
+
+def test_a_pool_against_its_last_reading(last_day):
+    pool = Pool.objects.get()
+    assert tonight().pools[0].reading is None
+    reading_record(pool=pool, displayed=pool.meter + Decimal("12.50"), reported_at=timezone.now(), reporter=SYSTEM)
+    state = tonight().pools[0]
+    assert (state.pool.code, state.difference) == (pool.code, Decimal("12.50"))
+
+
+def test_the_last_report_and_the_chain_it_walked(last_day):
+    assert tonight().last_report is None and tonight().chain.checked_by is None
+    call_command("reconcile", day=last_day.isoformat(), no_progress=True)
+    figures = tonight()
+    report = figures.last_report
+    assert report.status == "complete" and _day(figures, last_day).report == report
+    assert figures.chain.checked_by == report and report.chain_ok is True
+    assert figures.chain.events_since is not None and figures.chain.events_since >= 0
+    outside = {(code, currency) for code, by in report.figures["tables"].items()
+               for currency, g in by.items() if g["bands"]["total"]["outside"]}
+    assert {(o.table, o.currency) for o in _day(figures, last_day).outside} == outside
+
+
+def test_the_first_page_shows_the_tiles_and_links_them(last_day, auditor_browser):
+    content = auditor_browser.get("/admin/").content.decode()
+    assert "Gaming day" in content and "Open findings" in content
+    figures = _day(tonight(), last_day)
+    for tile in figures.findings:
+        assert tile.url.replace("&", "&amp;") in content
+    for tile in figures.findings:
+        listed = auditor_browser.get(tile.url).context["cl"].result_list
+        assert len(listed) == tile.count
+        assert {(f.code, f.round.config_version.currency, f.state) for f in listed} == {(tile.code, tile.currency, "open")}
+    for tile in figures.dealt:
+        assert auditor_browser.get(tile.url).context["cl"].result_count == tile.rounds
+    for tile in figures.dealers:
+        listed = auditor_browser.get(tile.url).context["cl"].result_list
+        assert len(listed) == tile.mismatches and {f.round.dealer for f in listed} == {tile.dealer}
+
+
+def test_staff_who_may_not_read_rounds_see_no_tiles(django_user_model, last_day):
+    user = django_user_model.objects.create_user("nobody", password="pw-for-tests-only", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    page = client.get("/admin/")
+    assert page.status_code == 200 and "Open findings" not in page.content.decode()
