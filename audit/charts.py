@@ -396,6 +396,8 @@ def _z_labels(largest: Decimal) -> list[float]:
     """The band's edges (±1.96, ±3) while they can be told apart, else round steps to the largest |z|."""
     if largest <= 8:
         return list(Z_GUIDES)
-    step = next(s for s in (2, 5, 10, 20, 50, 100, 200, 500, 1000, 10**4, 10**5, 10**6) if largest / s <= 5)
+    # A power of ten past the list for a |z| no list foresaw (a band of almost no width).
+    step = next((s for s in (2, 5, 10, 20, 50, 100, 200, 500, 1000, 10**4, 10**5, 10**6) if largest / s <= 5),
+                10 ** (len(str(int(largest))) - 1))
     top = int(largest // step + 1) * step
     return [float(v) for v in range(-top, top + 1, step)]

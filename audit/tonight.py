@@ -8,7 +8,9 @@ figure to the rows it counts.
 
 Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
 ``payout_mismatch`` finding (as the nightly report counts them), over- or
-underpaid by the sign of claimed − expected.
+underpaid by the sign of claimed − expected. Findings still to work are the
+actionable ones open or acknowledged (``casino.work.UNRESOLVED``): acknowledged
+is being worked, not settled.
 """
 
 from __future__ import annotations
@@ -20,21 +22,23 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Q, Sum, Value, Window
+from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Abs, Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
 
 from casino.gaming_day import gaming_day_of
-from casino.work import State
+from casino.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
 
 from .models import AuditEvent, ChainHead, ReconciliationReport
+from .reconciliation.figures import keeps_currencies
 
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
-WORK = Q(state=State.OPEN, informational=False)
+WORK = Q(state__in=UNRESOLVED, informational=False)
 
 
 def _list_url(model: str, **params) -> str:
@@ -104,7 +108,7 @@ class Day:
 
     @property
     def findings_url(self) -> str:
-        return _list_url("rounds_finding", gaming_day=self.day.isoformat())
+        return _list_url("rounds_finding", state="unresolved", gaming_day=self.day.isoformat())
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +119,9 @@ class PoolState:
 
     @property
     def difference(self) -> Decimal | None:
-        """What the last display showed against what the meter holds now."""
-        return None if self.reading is None else self.reading.displayed - self.pool.meter
+        """What the last display showed against what the service's meter held when it was read
+        (the reading's own comparison: the meter has moved since with every contribution)."""
+        return None if self.reading is None else self.reading.difference
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +136,7 @@ class ChainState:
 class Tonight:
     now: datetime
     days: list[Day]
-    backlog: int  # open, actionable findings of the days before these
+    backlog: int  # actionable findings still to work, of the days before these
     backlog_url: str
     pools: list[PoolState]
     last_report: ReconciliationReport | None
@@ -141,8 +146,7 @@ class Tonight:
     @property
     def alerts(self) -> list[str]:
         """What the last report raised an alert about (results outside the 99.7 % band)."""
-        figures = self.last_report.figures if self.last_report else None
-        return list((figures or {}).get("alerts") or [])
+        return list((self.last_report.figure_alerts if self.last_report else None) or [])
 
 
 def tonight(*, now: datetime | None = None) -> Tonight:
@@ -153,8 +157,8 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     earlier = Finding.objects.filter(WORK, round__gaming_day__lt=days[-1].day)
     return Tonight(
         now=now, days=days, backlog=earlier.count(),
-        backlog_url=_list_url("rounds_finding", state=State.OPEN.value),
-        pools=_pools(), last_report=ReconciliationReport.objects.order_by("-created_at", "-id").first(),
+        backlog_url=_list_url("rounds_finding", state="unresolved", before_day=days[-1].day.isoformat()),
+        pools=_pools(), last_report=_reports().order_by("-created_at", "-id").first(),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER,
     )
 
@@ -181,7 +185,7 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
     for row in per_table:
         last_round[row["table_id"]] = max(row["last"], last_round.get(row["table_id"], row["last"]))
     result.silent = _silent(rounds, day, now=now, last_round=last_round if current else {})
-    result.report = (ReconciliationReport.objects.filter(
+    result.report = (_reports().filter(
         day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first())
     result.outside = _outside(result.report, day) if result.report else []
     return result
@@ -215,9 +219,10 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
                 row["n"], row["over"], row["under"], row["over_amount"], row["under_amount"]]
     open_findings = sorted(
         (OpenFindings(code=code, currency=currency, count=count, at_stake=stake,
-                      url=_list_url("rounds_finding", gaming_day=day.isoformat(), code=code, currency=currency))
+                      url=_list_url("rounds_finding", state="unresolved", gaming_day=day.isoformat(), code=code,
+                                    currency=currency))
          for (code, currency), (count, stake) in by_code.items()),
-        key=lambda o: (-o.at_stake, -o.count, o.code, o.currency),
+        key=lambda o: (o.currency, -o.at_stake, -o.count, o.code),
     )
     dealers = sorted(
         (DealerMismatches(
@@ -261,10 +266,21 @@ def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]
     )
 
 
+def _reports():
+    """Reports without their figures, megabytes on a busy day: only the parts the page shows."""
+    return ReconciliationReport.objects.defer("figures", "inputs").annotate(
+        figure_alerts=KeyTransform("alerts", "figures"), figure_tables=KeyTransform("tables", "figures"),
+        figure_currencies=KeyTransform("currencies", "figures"),
+    )
+
+
 def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
-    """The tables the day's report found outside their band, as it found them."""
+    """The tables the day's report found outside their band, as it found them; a report made
+    before figures kept their currency (``keeps_currencies``) is not read."""
+    if not keeps_currencies(None if report.figure_currencies is None else {"currencies": report.figure_currencies}):
+        return []
     found = []
-    for code, by_currency in ((report.figures or {}).get("tables") or {}).items():
+    for code, by_currency in (report.figure_tables or {}).items():
         for currency, group in by_currency.items():
             band = group["bands"]["total"]
             if not band.get("outside"):
@@ -290,8 +306,8 @@ def _pools() -> list[PoolState]:
 
 def _chain() -> ChainState:
     head = ChainHead.objects.first()
-    checked_by = (ReconciliationReport.objects.filter(chain_ok__isnull=False)
-                  .order_by("-finished_at", "-id").first())
+    checked_by = (_reports().filter(chain_ok__isnull=False)
+                  .order_by(F("finished_at").desc(nulls_last=True), "-id").first())
     events_since = None
     head_seq = head.seq if head else 0
     if checked_by is not None and checked_by.chain_last_hash:

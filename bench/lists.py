@@ -236,7 +236,7 @@ def lists() -> list[tuple[str, str]]:
         ("admin rounds ?status=flagged", "/admin/rounds/round/?status__exact=flagged"),
         ("admin findings", "/admin/rounds/finding/"),
         ("admin findings ?code=", f"/admin/rounds/finding/?code__exact={e['code']}"),
-        ("admin findings ?state=open", "/admin/rounds/finding/?state__exact=open"),
+        ("admin findings ?state=acknowledged", "/admin/rounds/finding/?state=acknowledged"),
         ("admin submissions", "/admin/rounds/submission/"),
         ("admin meter events", "/admin/progressive/meterevent/"),
         ("admin audit events", "/admin/audit/auditevent/"),

@@ -28,9 +28,9 @@ class CasinoAdminSite(AdminSite):
     enable_nav_sidebar = False
 
     def index(self, request, extra_context=None):
-        """The tonight page above the list of models, for whoever may read rounds."""
+        """The tonight page above the list of models, for whoever may read rounds and findings."""
         extra_context = dict(extra_context or {})
-        if request.user.has_perm("rounds.view_round"):
+        if request.user.has_perms(["rounds.view_round", "rounds.view_finding"]):
             from audit.tonight import tonight  # the models load after the admin's app
 
             extra_context["tonight"] = tonight()

@@ -29,6 +29,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     State.RESOLVED: frozenset({State.OPEN}),
     State.DISMISSED: frozenset({State.OPEN}),
 }
+# Still to work: acknowledged is being worked, not settled.
+UNRESOLVED: frozenset[str] = frozenset({State.OPEN, State.ACKNOWLEDGED})
 # Closing or reopening a finding must say why; acknowledging it need not.
 NOTE_REQUIRED: frozenset[str] = frozenset({State.RESOLVED, State.DISMISSED, State.OPEN})
 

@@ -13,6 +13,7 @@ reopening asks for the note first, and every move goes through
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 from django.contrib import admin, messages
@@ -30,7 +31,7 @@ from audit.admin import (
 from casino.admin_exports import CsvExportAdmin
 from casino.middleware import request_id_of
 from casino.money_display import money
-from casino.work import NOTE_REQUIRED, State, WorkedFinding
+from casino.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
 from rounds.models import (
     Finding,
     TableConfigVersion,
@@ -52,12 +53,14 @@ class QueueFilter(admin.SimpleListFilter):
     title = "state"
     parameter_name = "state"
     DEFAULT = State.OPEN.value
+    UNRESOLVED = "unresolved"
     INFORMATIONAL = "informational"
     ALL = "all"
 
     def lookups(self, request, model_admin):
         return [
             (State.OPEN.value, "open: to work"),
+            (self.UNRESOLVED, "unresolved: open or acknowledged"),
             (State.ACKNOWLEDGED.value, "acknowledged"),
             (State.RESOLVED.value, "resolved"),
             (State.DISMISSED.value, "dismissed"),
@@ -82,17 +85,18 @@ class QueueFilter(admin.SimpleListFilter):
             return queryset
         if value == self.INFORMATIONAL:
             return queryset.filter(informational=True)
+        if value == self.UNRESOLVED:
+            return queryset.filter(state__in=UNRESOLVED, informational=False)
         if value in State.values:
             return queryset.filter(state=value, informational=False)
         raise IncorrectLookupParameters(f"no such state: {value}")
 
 
-class GamingDayFilter(admin.SimpleListFilter):
-    """The findings of one gaming day's rounds (``?gaming_day=2026-11-30``), as the tonight
-    page links them; the day is given in the address, not offered as a choice."""
+class _DayFilter(admin.SimpleListFilter):
+    """A gaming day given in the address (``?gaming_day=2026-11-30``), as the tonight page links
+    the findings of a day's rounds; not offered as a choice."""
 
-    title = "gaming day"
-    parameter_name = "gaming_day"
+    lookup = ""  # the rounds' gaming_day lookup
 
     def lookups(self, request, model_admin):
         value = self.value()
@@ -102,10 +106,23 @@ class GamingDayFilter(admin.SimpleListFilter):
         if not self.value():
             return queryset
         try:
-            day = timezone.datetime.fromisoformat(self.value()).date()
+            day = date.fromisoformat(self.value())
         except ValueError as exc:
             raise IncorrectLookupParameters(f"not a day: {self.value()}") from exc
-        return queryset.filter(round__gaming_day=day)
+        return queryset.filter(**{f"round__gaming_day{self.lookup}": day})
+
+
+class GamingDayFilter(_DayFilter):
+    title = "gaming day"
+    parameter_name = "gaming_day"
+
+
+class BeforeDayFilter(_DayFilter):
+    """The findings of rounds dealt before a gaming day: the tonight page's earlier days."""
+
+    title = "before gaming day"
+    parameter_name = "before_day"
+    lookup = "__lt"
 
 
 class CurrencyFilter(admin.SimpleListFilter):
@@ -244,7 +261,8 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     list_display_links = ("created_at",)
     list_select_related = ("round__table", "round__config_version")
     list_filter = (
-        QueueFilter, "code", FindingAgeFilter, FindingAmountFilter, GamingDayFilter, FindingCurrencyFilter,
+        QueueFilter, "code", FindingAgeFilter, FindingAmountFilter, GamingDayFilter, BeforeDayFilter,
+        FindingCurrencyFilter,
         # Dealers from the rounds' (dealer, dealt_at) index, not a DISTINCT over every round;
         # a date filter rather than a date hierarchy, whose drill-down reads every finding's date.
         ("round__table", admin.RelatedFieldListFilter), ("round__dealer", IndexedValuesFilter),

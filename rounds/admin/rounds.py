@@ -191,7 +191,7 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
     def dealt(self, round_: Round) -> str:
         return timezone.localtime(round_.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description="findings to work", ordering="finding_total")
+    @admin.display(description="actionable findings", ordering="finding_total")
     def finding_count(self, round_: Round) -> int:
         return round_.finding_total
 

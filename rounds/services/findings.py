@@ -44,6 +44,11 @@ def finding_transition(
         if len(findings) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")
         for finding in findings:
+            # An informational finding (a progressive award paid right) describes a correct
+            # round: there is nothing to work. Variance findings have no such kind.
+            if getattr(finding, "informational", False):
+                raise FindingTransitionError(
+                    f"finding {finding.pk} is informational: a record, not work", field="findings")
             if to_state not in ALLOWED[finding.state]:
                 raise FindingTransitionError(
                     f"finding {finding.pk} is {finding.state}; it cannot become {to_state}",

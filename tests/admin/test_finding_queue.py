@@ -40,6 +40,9 @@ def test_an_auditor_sees_the_queue_with_its_filters(flagged, staff):
     client = staff("auditor")
     page = client.get(QUEUE, {"state": "open", "stake": "100"})
     assert page.status_code == 200
+    listed = page.context["cl"].result_list
+    assert listed and all(abs(f.expected - f.claimed) >= 100 for f in listed)
+    assert len(listed) < len(client.get(QUEUE, {"state": "open"}).context["cl"].result_list)
     content = page.content.decode()
     assert "payout_mismatch" in content and "Acknowledge selected findings" in content
     assert client.get(QUEUE, {"age": "7d"}).status_code == 200
@@ -159,3 +162,12 @@ def test_the_findings_of_one_gaming_day(flagged, staff):
     listed = _listed(staff("auditor").get(QUEUE, {"state": "all", "gaming_day": day.isoformat()}))
     assert listed and set(listed) == set(Finding.objects.filter(round__gaming_day=day).values_list("pk", flat=True))
     assert staff("supervisor").get(QUEUE, {"gaming_day": "not-a-day"}).status_code == 302
+
+
+def test_an_informational_finding_is_not_moved(with_awards, staff):
+    award = with_awards.first()
+    client = staff("auditor")
+    answer = client.post(f"{QUEUE}?state=informational", {"action": "acknowledge", "_selected_action": [award.pk]})
+    assert answer.status_code == 302
+    assert Finding.objects.get(pk=award.pk).state == "open"
+    assert "a record, not work" in [str(m) for m in client.get(QUEUE).context["messages"]][0]

@@ -54,7 +54,7 @@ def test_the_days_figures_are_the_rows_they_count(last_day):
         (currency, len(rs), len({r.table_id for r in rs})) for currency, rs in by_currency.items()}
 
     work = [f for f in Finding.objects.select_related("round__config_version").filter(round__gaming_day=last_day)
-            if f.state == "open" and not f.informational]
+            if f.state in ("open", "acknowledged") and not f.informational]
     stakes = defaultdict(Decimal)
     counts = Counter()
     for f in work:
@@ -66,13 +66,31 @@ def test_the_days_figures_are_the_rows_they_count(last_day):
     assert figures.findings and all(o.code not in examples.INFORMATIONAL for o in figures.findings)
 
 
-def test_a_worked_finding_leaves_the_open_tile(last_day):
-    before = {(o.code, o.currency): o.count for o in _day(tonight(), last_day).findings}
+def test_a_finding_leaves_the_tile_when_it_is_closed_not_when_acknowledged(last_day):
+    def counts():
+        return {(o.code, o.currency): o.count for o in _day(tonight(), last_day).findings}
+
+    before = counts()
     finding = Finding.objects.filter(state="open", informational=False, round__gaming_day=last_day).first()
-    Finding.objects.filter(pk=finding.pk).update(state="acknowledged")
-    after = {(o.code, o.currency): o.count for o in _day(tonight(), last_day).findings}
     key = (finding.code, finding.round.config_version.currency)
-    assert after.get(key, 0) == before[key] - 1
+    Finding.objects.filter(pk=finding.pk).update(state="acknowledged")
+    assert counts()[key] == before[key]  # acknowledged: being worked, still at stake
+    Finding.objects.filter(pk=finding.pk).update(state="resolved")
+    assert counts().get(key, 0) == before[key] - 1
+
+
+def test_findings_left_from_earlier_days_and_their_link(last_day, table_client, auditor_browser):
+    assert tonight().backlog == 0
+    earlier = examples.last_gaming_day_evening(timezone.now()) - timedelta(days=3)
+    client = table_client("S02", "se-50kr")
+    flagged = next(e for e in examples.load("se-50kr.jsonl") if e["expect"]["codes"] == ["payout_mismatch"])
+    body = examples.redated({**flagged["record"], "table": "S02"}, earlier)
+    assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+    old = Finding.objects.filter(round__table__code="S02")
+    figures = tonight()
+    assert figures.backlog == old.count() > 0
+    listed = auditor_browser.get(figures.backlog_url).context["cl"].result_list
+    assert {f.pk for f in listed} == set(old.values_list("pk", flat=True))
 
 
 def test_dealers_are_ranked_by_payout_mismatches_with_their_direction(last_day):
@@ -111,24 +129,30 @@ def test_a_table_that_stopped_posting_is_named_silent(table_client, settings):
 
 def test_on_the_current_day_a_table_is_silent_since_its_last_round(table_client, settings):
     settings.TABLE_SILENT_AFTER = timedelta(minutes=20)
-    last = timezone.now() - timedelta(minutes=30)
+    # The clock at 20:30 of a gaming day, whose last round was dealt at 20:00.
+    last = examples.last_gaming_day_evening(timezone.now()) + timedelta(hours=2)
     client = table_client("S01", "se-50kr")
     for i, back in enumerate((10, 0)):
         body = records.record(round_id=f"quiet-{i}", dealt_at=(last - timedelta(minutes=back)).isoformat())
         assert client.post(records.ROUNDS, body, format="json").status_code == 201
-    now = last + timedelta(minutes=30)
-    today = _day(tonight(now=now), gaming_day_of(last))
-    if today.current:  # a test run in the first half hour of a gaming day sees the round on the last day
-        assert [(s.table, s.since, s.until) for s in today.silent] == [("S01", last, None)]
-        assert today.silent[0].longest == timedelta(minutes=30)
+    today = tonight(now=last + timedelta(minutes=30)).days[0]
+    assert today.current and today.day == gaming_day_of(last)
+    assert [(s.table, s.since, s.until, s.longest) for s in today.silent] == [
+        ("S01", last, None, timedelta(minutes=30))]
+    assert tonight(now=last + timedelta(minutes=15)).days[0].silent == []
 
 
-def test_a_pool_against_its_last_reading(last_day):
+def test_a_pool_against_its_last_reading(last_day, table_client):
     pool = Pool.objects.get()
     assert tonight().pools[0].reading is None
     reading_record(pool=pool, displayed=pool.meter + Decimal("12.50"), reported_at=timezone.now(), reporter=SYSTEM)
+    # The meter moves on with every contribution; the reading's difference is the one it had.
+    body = records.us_record(round_id="after-the-reading", dealt_at=timezone.now().isoformat())
+    assert table_client("U01", "us-30k").post(records.ROUNDS, body, format="json").status_code == 201
     state = tonight().pools[0]
-    assert (state.pool.code, state.difference) == (pool.code, Decimal("12.50"))
+    assert state.pool.meter > pool.meter
+    assert (state.pool.code, state.difference, state.reading.flagged) == (
+        pool.code, Decimal("12.50"), state.reading.difference.copy_abs() > state.reading.tolerance)
 
 
 def test_the_last_report_and_the_chain_it_walked(last_day):
@@ -146,14 +170,15 @@ def test_the_last_report_and_the_chain_it_walked(last_day):
 
 def test_the_first_page_shows_the_tiles_and_links_them(last_day, auditor_browser):
     content = auditor_browser.get("/admin/").content.decode()
-    assert "Gaming day" in content and "Open findings" in content
+    assert "Gaming day" in content and "Findings to work" in content
     figures = _day(tonight(), last_day)
     for tile in figures.findings:
         assert tile.url.replace("&", "&amp;") in content
     for tile in figures.findings:
         listed = auditor_browser.get(tile.url).context["cl"].result_list
         assert len(listed) == tile.count
-        assert {(f.code, f.round.config_version.currency, f.state) for f in listed} == {(tile.code, tile.currency, "open")}
+        assert {(f.code, f.round.config_version.currency) for f in listed} == {(tile.code, tile.currency)}
+        assert {f.state for f in listed} <= {"open", "acknowledged"}
     for tile in figures.dealt:
         assert auditor_browser.get(tile.url).context["cl"].result_count == tile.rounds
     for tile in figures.dealers:
@@ -166,4 +191,4 @@ def test_staff_who_may_not_read_rounds_see_no_tiles(django_user_model, last_day)
     client = Client()
     client.force_login(user)
     page = client.get("/admin/")
-    assert page.status_code == 200 and "Open findings" not in page.content.decode()
+    assert page.status_code == 200 and "Findings to work" not in page.content.decode()

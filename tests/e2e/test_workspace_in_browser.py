@@ -54,7 +54,7 @@ def test_the_tonight_page_its_links_and_the_queue(live_server, seeded_day, djang
     rounds = Round.objects.filter(gaming_day=seeded_day).select_related("config_version")
     dealt = Counter(r.config_version.currency for r in rounds)
     work = [f for f in Finding.objects.filter(round__gaming_day=seeded_day).select_related("round__config_version")
-            if f.state == "open" and not f.informational]
+            if f.state in ("open", "acknowledged") and not f.informational]
     by_code = Counter((f.code, f.round.config_version.currency) for f in work)
     stakes = Counter()
     for f in work:  # at stake: |expected − claimed|, where the finding names both
