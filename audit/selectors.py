@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, DateField, F, Func, JSONField, OuterRef, Q, Subquery
+from django.db.models import Count, DateField, F, Func, JSONField, OuterRef, Subquery
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
 from progressive.models import MeterEvent, Pool
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.models import Finding
+from rounds.selectors import OVERPAID, UNDERPAID
 
 from .chain import GENESIS, HASHED_FIELDS, event_hash
 from .models import AuditEvent, ChainHead, ReconciliationReport
@@ -177,8 +178,8 @@ def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8) -> list[DealerWee
         .values("round__dealer", "week").order_by()
         .annotate(
             n=Count("id"),
-            over=Count("id", filter=Q(claimed__gt=F("expected"))),
-            under=Count("id", filter=Q(claimed__lt=F("expected"))),
+            over=Count("id", filter=OVERPAID),
+            under=Count("id", filter=UNDERPAID),
         )
     )
     return sorted(

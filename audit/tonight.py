@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Q, Sum, Value, Window
 from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import Abs, Coalesce, Lag
+from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
 
@@ -32,6 +32,7 @@ from casino.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
+from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 
 from .models import AuditEvent, ChainHead, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
@@ -194,13 +195,12 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
 def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
     """The open findings by code and the dealers' mismatches: one pass over the day's findings,
     grouped by code, dealer and currency (a few hundred rows)."""
-    over = Q(claimed__gt=F("expected"))
-    under = Q(claimed__lt=F("expected"))
+    over, under = OVERPAID, UNDERPAID
     rows = (
         Finding.objects.filter(round__gaming_day=day).order_by()
         .values("code", "round__dealer", "round__config_version__currency")
         .annotate(
-            work=Count("id", filter=WORK), stake=Coalesce(Sum(Abs(F("expected") - F("claimed")), filter=WORK), ZERO),
+            work=Count("id", filter=WORK), stake=Coalesce(Sum(AT_STAKE, filter=WORK), ZERO),
             n=Count("id"), over=Count("id", filter=over), under=Count("id", filter=under),
             over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=over), ZERO),
             under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=under), ZERO),

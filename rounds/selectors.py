@@ -22,7 +22,7 @@ from django.db.models import (
     Sum,
     Value,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Abs, Coalesce
 
 from audit.models import AuditEvent
 from progressive.models import MeterEvent
@@ -166,3 +166,10 @@ def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:
         )
         for row in rows
     }
+
+
+# A finding's money, as every page and report reads it: what it is about, |expected − claimed|
+# (null where a finding names no amount), and which way the dealer erred.
+AT_STAKE = Abs(F("expected") - F("claimed"))
+OVERPAID = Q(claimed__gt=F("expected"))  # paid the player more than due
+UNDERPAID = Q(claimed__lt=F("expected"))

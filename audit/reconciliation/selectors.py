@@ -33,6 +33,7 @@ from progressive.selectors import METER_MOVES_OF_KIND, ledger_span_problems
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
+from rounds.selectors import OVERPAID, UNDERPAID
 
 from .config import ReconciliationSettings, engine_version
 from .figures import (
@@ -284,8 +285,8 @@ def table_cells(
         .values("round__dealer", "shift", "round__config_version__currency", "code")
         .annotate(
             n=Count("id"),
-            over=Coalesce(Sum(F("claimed") - F("expected"), filter=Q(claimed__gt=F("expected"))), ZERO),
-            under=Coalesce(Sum(F("expected") - F("claimed"), filter=Q(claimed__lt=F("expected"))), ZERO),
+            over=Coalesce(Sum(F("claimed") - F("expected"), filter=OVERPAID), ZERO),
+            under=Coalesce(Sum(F("expected") - F("claimed"), filter=UNDERPAID), ZERO),
         )
     )
     for row in by_finding:

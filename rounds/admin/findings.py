@@ -18,8 +18,6 @@ from decimal import Decimal
 
 from django.contrib import admin, messages
 from django.contrib.admin.options import IncorrectLookupParameters
-from django.db.models import F
-from django.db.models.functions import Abs
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
@@ -36,6 +34,7 @@ from rounds.models import (
     Finding,
     TableConfigVersion,
 )
+from rounds.selectors import AT_STAKE
 from rounds.services import (
     FindingTransitionError,
     finding_transition,
@@ -173,7 +172,7 @@ class FindingAmountFilter(admin.SimpleListFilter):
         floor = self.STAKES.get(self.value() or "")
         if floor is None:
             return queryset
-        stake = Abs(F("expected") - F("claimed"))
+        stake = AT_STAKE
         return queryset.annotate(stake=stake).filter(stake__gte=floor)
 
 
@@ -284,7 +283,7 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     work_related = ("round__table",)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(stake=Abs(F("expected") - F("claimed")))
+        return super().get_queryset(request).annotate(stake=AT_STAKE)
 
     def work_label(self, finding: Finding) -> str:
         seat = f", seat {finding.seat}" if finding.seat else ""
