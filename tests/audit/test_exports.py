@@ -10,6 +10,7 @@ import re
 from datetime import date
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from audit.exports import Period, csv_lines, moment, round_rows
@@ -61,7 +62,9 @@ def test_findings_and_audit_log_exports(posted, auditor_client):
         assert row["dealt_at"] == moment(finding.round.dealt_at) and row["dealt_at"].endswith("+01:00")
         assert row["created_at"] == moment(finding.created_at) and MOMENT.fullmatch(row["created_at"])
         assert row["state_changed_at"] == ""
-    today = AuditEvent.objects.order_by("-seq").first().at.date().isoformat()
+    # The export's days are the casino's calendar days: an hour after midnight there is
+    # still the day before in UTC.
+    today = timezone.localtime(AuditEvent.objects.order_by("-seq").first().at).date().isoformat()
     log = _csv(auditor_client.get("/api/v1/exports/audit-log.csv", {"first_day": today, "last_day": today}))
     assert [int(r["seq"]) for r in log] == sorted(int(r["seq"]) for r in log)
     assert sum(r["action"] == "round.stored" for r in log) == len(posted)
