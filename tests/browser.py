@@ -14,3 +14,12 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 def chromium(playwright):
     """The system's Chromium, launched headless by ``playwright`` (``sync_playwright()``'s)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
+def signed_in(page, base_url: str, username: str, password: str) -> None:
+    """``page`` through the admin's login form as ``username``, on to the first page."""
+    page.goto(f"{base_url}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{base_url}/admin/")

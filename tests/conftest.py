@@ -73,6 +73,29 @@ def table_client(db):
 
 
 @pytest.fixture
+def staff(db, django_user_model):
+    """``staff("auditor")``: a Django test client signed in as a new user in that role
+    (casino/roles.py), its user as ``client.user``; ``staff(None)``: staff with no role."""
+    from django.test import Client
+
+    from casino.services import user_roles_set
+
+    def login(role: str | None, name: str = "") -> Client:
+        user = django_user_model.objects.create_user(name or f"{role or 'staff'}-a", password="pw-for-tests-only")
+        if role:
+            user_roles_set(user=user, roles=[role], actor=SYSTEM)
+        else:
+            user.is_staff = True
+            user.save(update_fields=["is_staff"])
+        client = Client()
+        client.force_login(user)
+        client.user = user
+        return client
+
+    return login
+
+
+@pytest.fixture
 def auditor(db, django_user_model):
     from django.contrib.auth.models import Permission
 

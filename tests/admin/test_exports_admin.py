@@ -18,8 +18,6 @@ from audit.admin_reports import ReconciliationReportAdmin
 from audit.exports import moment
 from audit.models import AuditEvent
 from audit.reconciliation.services import report_run
-from audit.services import SYSTEM
-from casino.services import user_roles_set
 from rounds.admin.findings import FindingAdmin
 from rounds.admin.rounds import RoundAdmin
 from rounds.models import Finding, Round, Table
@@ -49,22 +47,6 @@ def dealt(table_client):
     summer = copy.deepcopy(mispaid["record"])
     summer.update(round=SUMMER_ROUND, dealt_at="2026-07-15T21:30:00+02:00")
     assert clients["S01"].post("/api/v1/rounds/", summer, format="json").status_code == 201
-
-
-@pytest.fixture
-def staff(django_user_model):
-    def login(role: str | None, name: str = "") -> Client:
-        user = django_user_model.objects.create_user(name or f"{role}-x", password="pw-for-tests-only")
-        if role:
-            user_roles_set(user=user, roles=[role], actor=SYSTEM)
-        else:
-            user.is_staff = True
-            user.save(update_fields=["is_staff"])
-        client = Client()
-        client.force_login(user)
-        return client
-
-    return login
 
 
 @pytest.fixture

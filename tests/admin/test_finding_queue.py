@@ -6,8 +6,6 @@ import pytest
 from django.test import Client
 
 from audit.models import AuditEvent
-from audit.services import SYSTEM
-from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples
 
@@ -22,18 +20,6 @@ def flagged(table_client):
         if example["expect"]["codes"]:
             client.post("/api/v1/rounds/", example["record"], format="json")
     return list(Finding.objects.order_by("pk"))
-
-
-@pytest.fixture
-def staff(django_user_model):
-    def login(role: str) -> Client:
-        user = django_user_model.objects.create_user(f"{role}-a", password="pw-for-tests-only")
-        user_roles_set(user=user, roles=[role], actor=SYSTEM)
-        client = Client()
-        client.force_login(user)
-        return client
-
-    return login
 
 
 def test_an_auditor_sees_the_queue_with_its_filters(flagged, staff):

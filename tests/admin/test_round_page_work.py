@@ -17,7 +17,6 @@ from django.urls import reverse
 
 from audit.models import AuditEvent
 from audit.services import SYSTEM, audit_record
-from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from rounds.selectors import round_trail
 from rounds.services import finding_transition
@@ -44,19 +43,6 @@ def awarded(table_client) -> Round:
     record = examples.load("us-30k.jsonl")[0]["record"]
     assert table_client("U01", "us-30k").post("/api/v1/rounds/", record, format="json").status_code == 201
     return Round.objects.get(round_id=record["round"])
-
-
-@pytest.fixture
-def staff(django_user_model):
-    def login(role: str, name: str | None = None) -> Client:
-        user = django_user_model.objects.create_user(name or f"{role}-a", password="pw-for-tests-only")
-        user_roles_set(user=user, roles=[role], actor=SYSTEM)
-        client = Client()
-        client.force_login(user)
-        client.user = user
-        return client
-
-    return login
 
 
 @pytest.fixture

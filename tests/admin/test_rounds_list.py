@@ -5,25 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.test import Client
 
-from audit.services import SYSTEM
-from casino.services import user_roles_set
 from rounds.engine.vocabulary import BETS
 from rounds.models import Finding, Round
 from tests import examples
 
 pytestmark = pytest.mark.django_db
 ROUNDS = "/admin/rounds/round/"
-
-
-@pytest.fixture
-def auditor_browser(django_user_model) -> Client:
-    user = django_user_model.objects.create_user("lena", password="pw-for-tests-only")
-    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -44,8 +32,9 @@ def _money(amount: Decimal, currency: str) -> str:
     return f"{amount:,.2f} {currency}"
 
 
-def test_each_row_holds_the_rounds_money(dealt, auditor_browser):
-    content = auditor_browser.get(ROUNDS, {"status": "flagged"}).content.decode()
+def test_each_row_holds_the_rounds_money(dealt, staff):
+    client = staff("auditor")
+    content = client.get(ROUNDS, {"status": "flagged"}).content.decode()
     mispaid = [r for r in dealt if r.status == "flagged" and any(s.paid_reported for s in r.seats.all())]
     assert mispaid
     for round_ in mispaid:
@@ -60,10 +49,11 @@ def test_each_row_holds_the_rounds_money(dealt, auditor_browser):
             assert _money(amount, currency) in row, (round_, amount)
 
 
-def test_a_round_counts_its_actionable_findings_only(dealt, auditor_browser):
+def test_a_round_counts_its_actionable_findings_only(dealt, staff):
+    client = staff("auditor")
     awarded = next(r for r in dealt if any(f.informational for f in r.findings.all())
                    and not any(not f.informational for f in r.findings.all()))
-    page = auditor_browser.get(ROUNDS, {"table__id__exact": awarded.table_id})
+    page = client.get(ROUNDS, {"table__id__exact": awarded.table_id})
     listed = {r.pk: r for r in page.context["cl"].result_list}
     assert listed[awarded.pk].finding_total == 0 and awarded.status == "verified"
     flagged = next(r for r in dealt if r.table_id == awarded.table_id and r.status == "flagged")

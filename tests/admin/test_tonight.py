@@ -14,7 +14,6 @@ from django.utils import timezone
 from audit.services import SYSTEM
 from audit.tonight import tonight
 from casino.gaming_day import gaming_day_of
-from casino.services import user_roles_set
 from progressive.models import Pool
 from progressive.services import reading_record
 from rounds.models import Finding, Round
@@ -29,15 +28,6 @@ def last_day(table_client):
     start = examples.last_gaming_day_evening(timezone.now())
     examples.post_all_on(table_client, start)
     return gaming_day_of(start)
-
-
-@pytest.fixture
-def auditor_browser(django_user_model) -> Client:
-    user = django_user_model.objects.create_user("tove", password="pw-for-tests-only")
-    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def _day(figures, day):
@@ -79,7 +69,8 @@ def test_a_finding_leaves_the_tile_when_it_is_closed_not_when_acknowledged(last_
     assert counts().get(key, 0) == before[key] - 1
 
 
-def test_findings_left_from_earlier_days_and_their_link(last_day, table_client, auditor_browser):
+def test_findings_left_from_earlier_days_and_their_link(last_day, table_client, staff):
+    auditor = staff("auditor")
     assert tonight().backlog == 0
     earlier = examples.last_gaming_day_evening(timezone.now()) - timedelta(days=3)
     client = table_client("S02", "se-50kr")
@@ -89,7 +80,7 @@ def test_findings_left_from_earlier_days_and_their_link(last_day, table_client, 
     old = Finding.objects.filter(round__table__code="S02")
     figures = tonight()
     assert figures.backlog == old.count() > 0
-    listed = auditor_browser.get(figures.backlog_url).context["cl"].result_list
+    listed = auditor.get(figures.backlog_url).context["cl"].result_list
     assert {f.pk for f in listed} == set(old.values_list("pk", flat=True))
 
 
@@ -168,21 +159,22 @@ def test_the_last_report_and_the_chain_it_walked(last_day):
     assert {(o.table, o.currency) for o in _day(figures, last_day).outside} == outside
 
 
-def test_the_first_page_shows_the_tiles_and_links_them(last_day, auditor_browser):
-    content = auditor_browser.get("/admin/").content.decode()
+def test_the_first_page_shows_the_tiles_and_links_them(last_day, staff):
+    client = staff("auditor")
+    content = client.get("/admin/").content.decode()
     assert "Gaming day" in content and "Findings to work" in content
     figures = _day(tonight(), last_day)
     for tile in figures.findings:
         assert tile.url.replace("&", "&amp;") in content
     for tile in figures.findings:
-        listed = auditor_browser.get(tile.url).context["cl"].result_list
+        listed = client.get(tile.url).context["cl"].result_list
         assert len(listed) == tile.count
         assert {(f.code, f.round.config_version.currency) for f in listed} == {(tile.code, tile.currency)}
         assert {f.state for f in listed} <= {"open", "acknowledged"}
     for tile in figures.dealt:
-        assert auditor_browser.get(tile.url).context["cl"].result_count == tile.rounds
+        assert client.get(tile.url).context["cl"].result_count == tile.rounds
     for tile in figures.dealers:
-        listed = auditor_browser.get(tile.url).context["cl"].result_list
+        listed = client.get(tile.url).context["cl"].result_list
         assert len(listed) == tile.mismatches and {f.round.dealer for f in listed} == {tile.dealer}
 
 

@@ -17,7 +17,7 @@ from audit.admin_reports import amount
 from audit.models import ReconciliationReport
 from audit.reconciliation.services import report_run
 from progressive.models import MeterEvent, Pool
-from tests.browser import chromium
+from tests.browser import chromium, signed_in
 from tests.reconciliation.days import DAY, NEXT_DAY, post_day
 from tests.security.people import PASSWORD, person
 
@@ -33,13 +33,6 @@ POINT_VALUES = """(args) => {
     .map(d => d.textContent);
 }"""
 
-
-def _log_in(page, url: str, username: str) -> None:
-    page.goto(f"{url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{url}/admin/")
 
 
 def _money(text: str) -> tuple[Decimal, str]:
@@ -67,7 +60,7 @@ def test_the_report_and_pool_charts_show_the_reports_figures(live_server, table_
         page = browser.new_page(viewport={"width": 1366, "height": 900})
         page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
         page.on("request", lambda r: requests.append(r.url))
-        _log_in(page, live_server.url, f"{role}-charts")
+        signed_in(page, live_server.url, f"{role}-charts", PASSWORD)
 
         # The next day's report: S02 dealt on both days, so its chart has two points.
         page.goto(f"{live_server.url}/admin/audit/reconciliationreport/{report.pk}/change/")

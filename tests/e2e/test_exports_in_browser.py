@@ -19,7 +19,7 @@ from audit.services import SYSTEM
 from casino.services import user_roles_set
 from rounds.admin.findings import FindingAdmin
 from tests import examples
-from tests.browser import chromium
+from tests.browser import chromium, signed_in
 
 PASSWORD = "browser-test-password"
 
@@ -47,11 +47,7 @@ def test_an_auditor_downloads_the_filtered_findings(live_server, dealt, monkeypa
     with sync_playwright() as p:
         browser = chromium(p)
         page = browser.new_page(accept_downloads=True)
-        page.goto(f"{live_server.url}/admin/login/")
-        page.fill("#id_username", "iris")
-        page.fill("#id_password", PASSWORD)
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{live_server.url}/admin/")
+        signed_in(page, live_server.url, "iris", PASSWORD)
 
         # The queue, filtered by the sidebar's code choice, as an auditor would click it.
         page.goto(f"{live_server.url}/admin/rounds/finding/")

@@ -14,7 +14,7 @@ from audit.services import SYSTEM
 from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples
-from tests.browser import chromium
+from tests.browser import chromium, signed_in
 
 PASSWORD = "browser-test-password"
 NOTE = "paid the player the 50.00 short, slip 4411"
@@ -44,11 +44,7 @@ def test_an_auditor_resolves_a_finding_from_the_round_page(live_server, flagged_
     with sync_playwright() as p:
         browser = chromium(p)
         page = browser.new_page()
-        page.goto(f"{live_server.url}/admin/login/")
-        page.fill("#id_username", "iris")
-        page.fill("#id_password", PASSWORD)
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{live_server.url}/admin/")
+        signed_in(page, live_server.url, "iris", PASSWORD)
 
         page.goto(f"{live_server.url}/admin/rounds/round/?status=flagged")
         page.click(f"a[href^='/admin/rounds/round/{flagged_round.pk}/change/']")

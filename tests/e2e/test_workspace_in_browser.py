@@ -18,7 +18,7 @@ from casino.gaming_day import gaming_day_of
 from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples
-from tests.browser import chromium
+from tests.browser import chromium, signed_in
 
 PASSWORD = "browser-test-password"
 
@@ -29,13 +29,6 @@ def seeded_day(table_client):
     examples.post_all_on(table_client, start)
     return gaming_day_of(start)
 
-
-def _login(page, base: str, username: str) -> None:
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
 
 
 def _rows(page, selector: str) -> list[dict]:
@@ -65,7 +58,7 @@ def test_the_tonight_page_its_links_and_the_queue(live_server, seeded_day, djang
         browser = chromium(p)
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         base = live_server.url
-        _login(page, base, user.username)
+        signed_in(page, base, user.username, PASSWORD)
         assert "table-audit" in page.title()
 
         section = f"#day-{day}"
