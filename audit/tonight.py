@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Q, Sum, Value, Window
@@ -30,6 +29,7 @@ from django.utils import timezone
 from casino.gaming_day import gaming_day_of
 from casino.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
+from rounds.admin.display import changelist_url
 from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
@@ -40,10 +40,6 @@ from .reconciliation.figures import keeps_currencies
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
 WORK = Q(state__in=UNRESOLVED, informational=False)
-
-
-def _list_url(model: str, **params) -> str:
-    return f"{reverse(f'admin:{model}_changelist')}?{urlencode(params)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +105,7 @@ class Day:
 
     @property
     def findings_url(self) -> str:
-        return _list_url("rounds_finding", state="unresolved", gaming_day=self.day.isoformat())
+        return changelist_url(Finding, state="unresolved", gaming_day=self.day.isoformat())
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +154,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     earlier = Finding.objects.filter(WORK, round__gaming_day__lt=days[-1].day)
     return Tonight(
         now=now, days=days, backlog=earlier.count(),
-        backlog_url=_list_url("rounds_finding", state="unresolved", before_day=days[-1].day.isoformat()),
+        backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
         pools=_pools(), last_report=_reports().order_by("-created_at", "-id").first(),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER,
     )
@@ -178,7 +174,7 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
         dealt[currency_of[row["config_version_id"]]] = (count + row["n"], tables | {row["table_id"]})
     result.dealt = [
         Dealt(currency=currency, rounds=count, tables=len(tables),
-              url=_list_url("rounds_round", gaming_day=day.isoformat(), currency=currency))
+              url=changelist_url(Round, gaming_day=day.isoformat(), currency=currency))
         for currency, (count, tables) in sorted(dealt.items())
     ]
     result.findings, result.dealers = _findings(day)
@@ -219,7 +215,7 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
                 row["n"], row["over"], row["under"], row["over_amount"], row["under_amount"]]
     open_findings = sorted(
         (OpenFindings(code=code, currency=currency, count=count, at_stake=stake,
-                      url=_list_url("rounds_finding", state="unresolved", gaming_day=day.isoformat(), code=code,
+                      url=changelist_url(Finding, state="unresolved", gaming_day=day.isoformat(), code=code,
                                     currency=currency))
          for (code, currency), (count, stake) in by_code.items()),
         key=lambda o: (o.currency, -o.at_stake, -o.count, o.code),
@@ -228,7 +224,7 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
         (DealerMismatches(
             dealer=dealer, currency=currency, mismatches=n, overpaid=over_n, underpaid=under_n,
             overpaid_amount=over_amount, underpaid_amount=under_amount,
-            url=_list_url("rounds_finding", state="all", gaming_day=day.isoformat(),
+            url=changelist_url(Finding, state="all", gaming_day=day.isoformat(),
                           code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=dealer, currency=currency))
          for (dealer, currency), (n, over_n, under_n, over_amount, under_amount) in by_dealer.items()),
         key=lambda d: (-d.mismatches, d.dealer, d.currency),
@@ -260,7 +256,7 @@ def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]
     codes = dict(Table.objects.filter(pk__in=longest).values_list("pk", "code"))
     return sorted(
         (Silence(table=codes[table_id], table_id=table_id, longest=span, since=since, until=until,
-                 url=_list_url("rounds_round", gaming_day=day.isoformat(), table__id__exact=table_id))
+                 url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=table_id))
          for table_id, (span, since, until) in longest.items()),
         key=lambda s: (-s.longest, s.table),
     )
@@ -290,7 +286,7 @@ def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
     return [
         OutsideBand(table=code, currency=currency, win=Decimal(band["actual"]), low=Decimal(band["low_95"]),
                     high=Decimal(band["high_95"]), side=band["outside"],
-                    url=_list_url("rounds_round", gaming_day=day.isoformat(), table__id__exact=ids.get(code, "")))
+                    url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=ids.get(code, "")))
         for code, currency, band in found
     ]
 
