@@ -83,6 +83,32 @@ def band_text(band: dict, currency: str) -> SafeString:
     )
 
 
+def scored_text(g: dict) -> SafeString | str:
+    """The share of a group's hands game protection scored, and a word when it is not all of them."""
+    if g.get("scored_percent") is None:
+        return "–"
+    share = hold(g["scored_percent"])
+    if g.get("fully_scored"):
+        return share
+    return format_html('<strong style="color:#a60" title="{} of {} hands scored: its bands judge by the '
+                       'theoretical at optimal play">{} partly</strong>',
+                       count(g["scored_hands"]), count(g["hands"]), share)
+
+
+def theoretical_cells(g: dict, currency: str) -> list:
+    """Both theoretical wins of a group (base game and Trips), the skill amount between them,
+    the scored share, and which of the two its bands judged by. A report made before
+    decisions were scored has the optimal one only."""
+    optimal = g.get("theoretical_optimal", g["bands"]["total"]["expected"])
+    return [amount(optimal, currency), amount(g.get("skill"), currency),
+            amount(g.get("theoretical_actual"), currency), scored_text(g),
+            g["bands"]["total"].get("theoretical", "optimal")]
+
+
+THEORETICAL_HEADERS = ["theoretical, optimal play", "skill", "theoretical, actual play", "scored",
+                       "band judged at"]
+
+
 def _table(headers: list[str], rows: list[list]) -> SafeString:
     head = format_html_join("", '<th style="{}">{}</th>', ((HEAD, h) for h in headers))
     body = format_html_join(
@@ -221,7 +247,7 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
     fieldsets = (
         (None, {"fields": ("day_from", "day_to", "version", "status", "requested_by",
                            "created_at", "finished_at", "error")}),
-        ("Headline", {"fields": ("rounds", "flags", "drift", "alerts", "casino_table")}),
+        ("Headline", {"fields": ("rounds", "flags", "drift", "alerts", "scoring", "casino_table")}),
         ("Tables: house win against the theoretical band", {"fields": ("tables_table", "tables_chart")}),
         ("Tables: month and year to date", {"fields": ("to_date_table",)}),
         ("Dealers: accuracy", {"fields": ("dealers_table", "dealers_chart", "mismatches_chart")}),
@@ -260,6 +286,24 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
             return "none"
         return format_html_join(mark_safe("<br>"), '<strong style="color:#c00">{}</strong>', ((a,) for a in alerts))
 
+    @admin.display(description="decisions scored")
+    def scoring(self, report) -> SafeString | str:
+        figures = self._figures(report)
+        scoring = figures.get("scoring")
+        if not scoring:
+            return "made before decisions were scored: every band judged at optimal play" if figures else "–"
+        if not scoring["casino"]:
+            return "no rounds were dealt in the range"
+        shares = format_html_join(
+            ", ", "{} of {} {} hands ({})",
+            ((count(c["scored_hands"]), count(c["hands"]), currency, hold(c["scored_percent"]))
+             for currency, c in scoring["casino"].items()))
+        partly = [f"{n} {scope}" for scope, n in scoring["not_fully_scored"].items() if n]
+        if not partly:
+            return format_html("{}; every group fully scored, every band judged at actual play", shares)
+        return format_html('{}; <strong style="color:#a60">not fully scored, so judged at optimal play: '
+                           '{}</strong>', shares, ", ".join(partly))
+
     @admin.display(description="casino, one block per currency")
     def casino_table(self, report):
         if report.figures and not keeps_currencies(report.figures):
@@ -273,7 +317,15 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                       hold(block["hold_percent"][bet])] for bet in BETS]
             rows.append([currency, "total", amount(block["handle_total"], currency),
                          amount(block["win_total"], currency), hold(block["hold_percent"]["total"])])
-        return _table(["currency", "bet", "handle", "house win", "hold"], rows)
+        table = _table(["currency", "bet", "handle", "house win", "hold"], rows)
+        theoretical = _table(
+            ["currency", "hands", "house win (Ante, Blind, Play, Trips)", *THEORETICAL_HEADERS],
+            [[currency, count(block["hands"]), amount(block["bands"]["total"]["actual"], currency),
+              *theoretical_cells(block, currency)] for currency, block in casino.items()])
+        return mark_safe(table + theoretical + charts.caption(
+            "Skill: what the players' scored decisions gave up against the best ones (Ante × Antes lost). "
+            "The theoretical at actual play is the one at optimal play plus it; a group's bands judge by "
+            "it only when every hand of the group was scored (docs/VARIANCE.md)."))
 
     def _groups(self, report, scope: str, groups: dict) -> SafeString | str:
         if not groups:
@@ -283,13 +335,16 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
             for currency, g in by_currency.items():
                 band = g["bands"]["total"]
                 url = self._rounds_url(report, scope, key)
+                optimal = (g.get("bands_optimal") or g["bands"])["total"]
                 rows.append([_flag_link(key, url), count(g["rounds"]), count(g["hands"]),
                              amount(g["handle_total"], currency), amount(g["win_total"], currency),
-                             hold(g["hold_percent"]["total"]), amount(band["expected"], currency),
+                             hold(g["hold_percent"]["total"]), *theoretical_cells(g, currency),
                              band_text(band, currency),
-                             _flag_link(f"{band['outside']} %", url) if band["outside"] else ""])
-        return _table(["", "rounds", "hands", "handle", "house win", "hold", "theoretical",
-                       "95 % band", "outside"], rows)
+                             _flag_link(f"{band['outside']} %", url) if band["outside"] else "",
+                             band_text(optimal, currency),
+                             f"{optimal['outside']} %" if optimal["outside"] else ""])
+        return _table(["", "rounds", "hands", "handle", "house win", "hold", *THEORETICAL_HEADERS,
+                       "95 % band", "outside", "95 % band, optimal play", "outside, optimal play"], rows)
 
     @admin.display(description="tables")
     def tables_table(self, report):
@@ -306,11 +361,11 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                     band = g["bands"]["total"]
                     rows.append([label, key, count(len(rolled.get("days", []))),
                                  amount(g["handle_total"], currency), amount(g["win_total"], currency),
-                                 hold(g["hold_percent"]["total"]), amount(band["expected"], currency),
+                                 hold(g["hold_percent"]["total"]), *theoretical_cells(g, currency),
                                  band_text(band, currency), band["outside"] and f"{band['outside']} %" or ""])
         if not rows:
             return "only a single day's report carries its month and year to date"
-        return _table(["period", "table", "days", "handle", "house win", "hold", "theoretical",
+        return _table(["period", "table", "days", "handle", "house win", "hold", *THEORETICAL_HEADERS,
                        "95 % band", "outside"], rows)
 
     @admin.display(description="shifts")
@@ -336,11 +391,11 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                 _flag_link(d, url), ", ".join(tables.get(d, [])), count(g["hands"]), count(g["mismatches"]),
                 g["mismatches_per_1000"] or "–", bar(rates[d, c], largest), amount(g["overpaid"], c),
                 amount(g["underpaid"], c), count(g["limit_breaks"]), amount(g["win_total"], c),
-                _flag_link(f"{outside} %", url) if outside else "",
+                *theoretical_cells(g, c), _flag_link(f"{outside} %", url) if outside else "",
             ])
         return _table(
             ["dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
-             "underpaid", "limit breaks", "house win", "outside"], cells)
+             "underpaid", "limit breaks", "house win", *THEORETICAL_HEADERS, "outside"], cells)
 
     # ---- charts ---------------------------------------------------------------------------
 
@@ -381,7 +436,8 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                 narrow=True))
         note = charts.caption(
             "Above: the day (or the report's days), the month and the year to date, in standard deviations "
-            "from the theoretical win: within ±1.96 is within the 95 % band. Below: each day from its own "
+            "from the theoretical win its band judges by (at actual play where every hand was scored, else "
+            "at optimal play): within ±1.96 is within the 95 % band. Below: each day from its own "
             "current report (a day without one is a gap); a point opens that day's report. "
             + (f"{len(pairs) - len(charted)} more {label}s are in the table above, not charted."
                if len(pairs) > len(charted) else "")
@@ -457,9 +513,11 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
             url = self._rounds_url(report, f["scope"], f["key"])
             rows.append([f["scope"], _flag_link(f["key"], url), f["bet"],
                          _flag_link(f"{f['outside']} %", url), amount(f["actual"], currency),
-                         amount(f["expected"], currency), band_text(f, currency), f["z"] or "–",
+                         amount(f["expected"], currency), f.get("theoretical", "optimal"),
+                         band_text(f, currency), f["z"] or "–",
                          _flag_link("rounds", url) if url else "–"])
-        return _table(["", "", "bet", "outside", "actual", "expected", "95 % band", "z", "behind it"], rows)
+        return _table(["", "", "bet", "outside", "actual", "expected", "theoretical at", "95 % band", "z",
+                       "behind it"], rows)
 
     @admin.display(description="tripped")
     def variance_table(self, report):

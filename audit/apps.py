@@ -6,8 +6,8 @@ class AuditConfig(AppConfig):
     verbose_name = "Audit trail"
 
     def ready(self) -> None:
-        # The reports' and the variance tests' admins live beside the audit
-        # log's (audit/admin.py), not in it.
+        # The reports', the variance tests' and game protection's admins live
+        # beside the audit log's (audit/admin.py), not in it.
         from django.contrib import admin
 
         from . import checks  # noqa: F401  (registers the audit trail's deploy checks)
@@ -16,3 +16,5 @@ class AuditConfig(AppConfig):
             from . import admin_reports  # noqa: F401
         if not admin.site.is_registered(self.get_model("VarianceFinding")):
             from . import admin_variance  # noqa: F401
+        if not admin.site.is_registered(self.get_model("ProtectionFinding")):
+            from . import admin_protection  # noqa: F401

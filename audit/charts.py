@@ -401,3 +401,65 @@ def _z_labels(largest: Decimal) -> list[float]:
                 10 ** (len(str(int(largest))) - 1))
     top = int(largest // step + 1) * step
     return [float(v) for v in range(-top, top + 1, step)]
+
+
+# ---- a player's leak test over time -------------------------------------------------------
+
+# Dealer's first card, dealer's second card, the other seats' cards, the threshold.
+LEAK_LOOK = Style(**LOOK, colors=("#264b5d", "#e8a33d", "#8e44ad", "#cc0000"))
+THRESHOLD_SERIES = "threshold"
+
+
+@dataclass(frozen=True, slots=True)
+class LeakStep:
+    """The leak test's figure after one telling decision, dealt ``at``; ``link`` opens its round."""
+
+    at: datetime
+    figure: float
+    chose_informed: bool = False
+    link: str = ""
+
+
+def leak_course_chart(*, title: str, courses: dict[str, Sequence[LeakStep]], threshold: float,
+                      width: int = WIDE) -> SafeString:
+    """The test's figure after each telling decision, a line per knowledge (named by the keys of
+    ``courses``), against the threshold where it raises a suspicion. The figure is a likelihood
+    ratio's logarithm, not money: it has no currency. A point marks whether the player chose the
+    option the knowledge made best, and opens its round."""
+    stamps = [step.at.timestamp() for steps in courses.values() for step in steps]
+    zone = timezone.get_current_timezone()
+    span = (max(stamps) - min(stamps)) if stamps else 0
+    shape = "%H:%M" if span < 86400 else "%d %b %H:%M" if span < 3 * 86400 else "%d %b"
+    chart = pygal.XY(**_config(
+        style=LEAK_LOOK, title=title, width=width, height=HEIGHT, dots_size=2, show_x_guides=False,
+        x_label_rotation=30, max_scale=8, y_title="test figure",
+        value_formatter=lambda y: f"{y:.1f}" if y is not None else "",
+        x_value_formatter=lambda x: f"{datetime.fromtimestamp(x, zone):{shape}}" if x is not None else "",
+    ))
+    names = []
+    for name, steps in courses.items():
+        points = []
+        for step in steps:
+            text = f"{step.figure:.2f}"
+            chose = "chose the informed option" if step.chose_informed else "chose otherwise"
+            point = {
+                "value": (step.at.timestamp(), step.figure),
+                "formatter": lambda _value, text=text: text,
+                "tooltip": f"{timezone.localtime(step.at):%Y-%m-%d %H:%M} {name}: {text} ({chose})",
+            }
+            if step.link:
+                point["xlink"] = {"href": step.link, "target": "_top"}
+            points.append(point)
+        chart.add(name, points, dots_size=2 if len(points) <= 200 else 1, stroke_style={"width": 1.5})
+        names.append(name)
+    if stamps:
+        # Across the whole span, so that every line can be read against it; its two ends carry
+        # its value as the other points carry theirs.
+        text = f"{threshold:.2f}"
+        chart.add(f"{THRESHOLD_SERIES} {text}", [
+            {"value": (x, threshold), "formatter": lambda _value, text=text: text,
+             "tooltip": f"threshold: {text}"}
+            for x in (min(stamps), max(stamps))
+        ], dots_size=1.5, stroke_style={"width": 1.5, "dasharray": "6, 4"})
+        names.append(THRESHOLD_SERIES)
+    return _render(chart, series=names, label=title, width=width)

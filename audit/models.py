@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from casino.models import ImmutableModel
+from casino.models import ImmutableModel, money_field
 from casino.work import WorkedFinding
+from rounds.protection.codes import PROTECTION_CODES
 
 from .reconciliation.variance_tests import (
     PERIOD_LABELS,
@@ -236,3 +237,107 @@ class VarianceFinding(WorkedFinding):
     def __str__(self) -> str:
         days = str(self.day_to) if self.day_from == self.day_to else f"{self.day_from}..{self.day_to}"
         return f"{self.test} {self.scope} {self.key} {self.currency} {self.period} {days}"
+
+
+# ---- game protection --------------------------------------------------------
+# What ``rounds.protection`` says about a seat's play, and what many seats show together.
+
+ANTES = {"max_digits": 12, "decimal_places": 6}  # an expectation in Antes, not money
+
+
+class SeatScore(models.Model):
+    """A seat of a dealt round scored: each decision's options, what was chosen, what it cost.
+
+    Written once per (round, seat) by ``audit.protection.services.table_day_score``,
+    which a rerun of the day finds and keeps. ``decisions`` holds every street
+    the seat decided on as ``rounds.protection.scoring`` gave it: the options'
+    values in Antes from what the player could see, the choice, and the
+    values again with each piece of knowledge no player may have.
+    """
+
+    round = models.ForeignKey("rounds.Round", related_name="+", on_delete=models.PROTECT,
+                              db_constraint=False)
+    gaming_day = models.DateField()
+    table = models.ForeignKey("rounds.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    dealt_at = models.DateTimeField()
+    seat = models.PositiveSmallIntegerField()
+    player = models.CharField(max_length=64, blank=True)
+    dealer = models.CharField(max_length=64, blank=True)
+    companions = models.JSONField(default=list)  # the other players at the table that round
+    currency = models.CharField(max_length=3)
+    ante = money_field()
+    decision = models.CharField(max_length=12)
+    scored = models.BooleanField()  # False: a street could not be valued (a pay table without a preflop table)
+    ev_lost = models.DecimalField(**ANTES)  # Antes given up against the best option, all streets
+    telling = models.PositiveSmallIntegerField(default=0)  # decisions some knowledge would have changed
+    favourable_errors = models.PositiveSmallIntegerField(default=0)  # payout mismatches in the player's favour
+    errors = models.JSONField(default=list)  # the seat's dealer-error fingerprints
+    decisions = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seat"], name="seat_score_unique"),
+            models.CheckConstraint(condition=Q(ev_lost__gte=0), name="seat_score_ev_lost_not_negative"),
+        ]
+        indexes = [
+            models.Index(fields=["gaming_day", "table"], name="seat_score_day_table_idx"),
+            models.Index(fields=["player", "dealt_at"], name="seat_score_player_idx",
+                         condition=~Q(player="")),
+            models.Index(fields=["dealer", "gaming_day"], name="seat_score_dealer_idx",
+                         condition=~Q(dealer="")),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of round {self.round_id}"
+
+
+class ProtectionFinding(WorkedFinding):
+    """What game protection found across rounds, worked by surveillance and auditors.
+
+    ``key`` names what it is about exactly (a player, a dealer, a pair, a
+    table's pay line, and the round where the test crossed), so a rerun of
+    a day finds the finding it raised before and keeps it.
+    """
+
+    work_name = "protection_finding"
+
+    code = models.CharField(max_length=40, choices=[(c, c) for c in PROTECTION_CODES])
+    key = models.CharField(max_length=300)
+    player = models.CharField(max_length=64, blank=True)
+    dealer = models.CharField(max_length=64, blank=True)
+    companion = models.CharField(max_length=64, blank=True)
+    table = models.CharField(max_length=32, blank=True)  # the table's code
+    currency = models.CharField(max_length=3, blank=True)
+    day_from = models.DateField()
+    day_to = models.DateField()
+    # The test's figure, larger the stronger, and where it raises: the leak test's CUSUM,
+    # −log10 of the sweetheart test's p-value, the share of wins paid at the other multiple.
+    figure = models.DecimalField(max_digits=18, decimal_places=6)
+    threshold = models.DecimalField(max_digits=18, decimal_places=6)
+    evidence = models.JSONField(default=dict)  # every number behind it, as text
+    detail = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-day_to", "code", "key"]
+        permissions = [
+            ("work_protectionfinding", "Can acknowledge, resolve, dismiss or reopen game-protection findings"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["code", "key"], name="protection_finding_unique"),
+            models.CheckConstraint(
+                condition=Q(day_from__lte=models.F("day_to")), name="protection_finding_range_order"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["state", "day_to"], name="protection_state_day_idx"),
+            models.Index(fields=["player"], name="protection_player_idx", condition=~Q(player="")),
+            models.Index(
+                fields=["state_changed_by"], condition=Q(state_changed_by__isnull=False),
+                name="protection_changed_by_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.key}"

@@ -103,3 +103,33 @@ def anchor_chain(day: str | None = None) -> str:
 
     written = anchor_write(gaming_day=date.fromisoformat(day) if day else None)
     return f"{written.anchor.seq}:{written.anchor.hash}"
+
+
+@shared_task(name="audit.protect_day", **RELIABLE)
+def protect_day(day: str | None = None) -> int:
+    """Game protection of ``day`` (default: the gaming day that ended last): each table a task,
+    then the day's suspicions. Idempotent: a day scored again adds only what is missing."""
+    from audit.protection.services import tables_of_day
+
+    the_day = date.fromisoformat(day) if day else services.day_to_reconcile()
+    tables = tables_of_day(day=the_day)
+    finish = protect_finish.si(the_day.isoformat())
+    if tables:
+        chord(group(protect_table_day.si(table_id, the_day.isoformat()) for table_id in tables))(finish)
+    else:
+        finish.apply_async()
+    return len(tables)
+
+
+@shared_task(name="audit.protect_table_day", **RELIABLE)
+def protect_table_day(table_id: int, day: str) -> int:
+    from audit.protection.scores import table_day_score
+
+    return table_day_score(table_id=table_id, day=date.fromisoformat(day)).seats_scored
+
+
+@shared_task(name="audit.protect_finish", **RELIABLE)
+def protect_finish(day: str) -> dict[str, int]:
+    from audit.protection.raising import day_findings_raise
+
+    return day_findings_raise(day=date.fromisoformat(day))

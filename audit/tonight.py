@@ -10,7 +10,9 @@ Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
 ``payout_mismatch`` finding (as the nightly report counts them), over- or
 underpaid by the sign of claimed − expected. Findings still to work are the
 actionable ones open or acknowledged (``casino.work.UNRESOLVED``): acknowledged
-is being worked, not settled.
+is being worked, not settled. Game protection's findings (players, dealers and
+tables over many rounds, not one day's rounds) are counted by code over every
+unresolved one, as the backlog is: one grouped query over the state index.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 
-from .models import AuditEvent, ChainHead, ReconciliationReport
+from .models import AuditEvent, ChainHead, ProtectionFinding, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
 
 ZERO = Value(Decimal(0))
@@ -130,6 +132,13 @@ class ChainState:
 
 
 @dataclass(frozen=True, slots=True)
+class ProtectionOpen:
+    code: str
+    count: int  # unresolved: open or acknowledged
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
 class Tonight:
     now: datetime
     days: list[Day]
@@ -139,6 +148,11 @@ class Tonight:
     last_report: ReconciliationReport | None
     chain: ChainState
     silent_after: timedelta
+    protection: list[ProtectionOpen] = field(default_factory=list)
+
+    @property
+    def protection_url(self) -> str:
+        return changelist_url(ProtectionFinding, state="unresolved")
 
     @property
     def alerts(self) -> list[str]:
@@ -156,7 +170,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         now=now, days=days, backlog=earlier.count(),
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
         pools=_pools(), last_report=_reports().order_by("-created_at", "-id").first(),
-        chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER,
+        chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
     )
 
 
@@ -289,6 +303,17 @@ def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
                     url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=ids.get(code, "")))
         for code, currency, band in found
     ]
+
+
+def _protection() -> list[ProtectionOpen]:
+    """Game protection's findings still to work, by code, the most first."""
+    rows = (ProtectionFinding.objects.filter(state__in=UNRESOLVED).order_by()
+            .values("code").annotate(n=Count("id")).values_list("code", "n"))
+    return sorted(
+        (ProtectionOpen(code=code, count=n, url=changelist_url(ProtectionFinding, state="unresolved", code=code))
+         for code, n in rows),
+        key=lambda p: (-p.count, p.code),
+    )
 
 
 def _pools() -> list[PoolState]:

@@ -48,7 +48,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("progressive.Pool",),
     ("progressive.MeterAdjustmentRequest",),
     ("rounds.Round",),
-    ("rounds.Finding", "audit.VarianceFinding"),
+    ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
     ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
     ("audit.ChainHead",),
 )

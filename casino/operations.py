@@ -39,6 +39,11 @@ OPERATIONS = {
     "GET /api/v1/reports/": ("reports", "listReports"),
     "GET /api/v1/reports/{id}/": ("reports", "getReport"),
     "GET /api/v1/reports/{id}.csv": ("reports", "getReportCsv"),
+    "GET /api/v1/protection/findings/": ("protection", "listProtectionFindings"),
+    "GET /api/v1/protection/findings/{id}/": ("protection", "getProtectionFinding"),
+    "GET /api/v1/protection/scores/": ("protection", "listSeatScores"),
+    "GET /api/v1/players/{player}/": ("protection", "getPlayer"),
+    "GET /api/v1/players/{player}/leak-test/": ("protection", "getPlayerLeakTest"),
     "GET /api/v1/exports/{what}.csv": ("exports", "exportCsv"),
 }
 

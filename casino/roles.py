@@ -29,7 +29,7 @@ class Role:
     apps: tuple[str, ...] = ()  # plus every permission of these apps
 
 
-AUDITOR_WORK = ("rounds.work_finding", "audit.work_variancefinding")
+AUDITOR_WORK = ("rounds.work_finding", "audit.work_variancefinding", "audit.work_protectionfinding")
 SUPERVISOR_WORK = (
     "audit.change_variancetestsetting",
     "progressive.adjust_meter",

@@ -306,6 +306,15 @@ CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS"
 # or two, so a longer gap is a table that stopped posting, or stopped dealing.
 TABLE_SILENT_AFTER = timedelta(minutes=int(os.environ.get("TABLE_SILENT_MINUTES", "20")))
 
+# Game protection (audit.protection; docs/PROTECTION.md says what each means). The leak
+# test raises at this CUSUM figure (ln 1000: a likelihood ratio of a thousand to one);
+# the sweetheart test at this p-value, with at least this many errors for the player;
+# both look back this many gaming days.
+PROTECTION_LEAK_THRESHOLD = float(os.environ.get("PROTECTION_LEAK_THRESHOLD", "6.907755"))
+PROTECTION_SWEETHEART_P_VALUE = float(os.environ.get("PROTECTION_SWEETHEART_P_VALUE", "0.0001"))
+PROTECTION_SWEETHEART_MIN_ERRORS = int(os.environ.get("PROTECTION_SWEETHEART_MIN_ERRORS", "3"))
+PROTECTION_HISTORY_DAYS = int(os.environ.get("PROTECTION_HISTORY_DAYS", "90"))
+
 # Dual control on the meter (progressive.services.meter_adjust): an adjustment
 # larger than this, in the pool's currency, moves the meter only once a second
 # supervisor approves it. "SEK=100000,USD=10000"; a currency not named here
@@ -363,6 +372,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "progressive", "description": "Progressive pools: versions, the meter's ledger, hits, readings "
                                                "and adjustments."},
         {"name": "reports", "description": "The nightly reconciliation's reports."},
+        {"name": "protection", "description": "Game protection: scored decisions, players, and what "
+                                              "many rounds show together (docs/PROTECTION.md)."},
         {"name": "exports", "description": "Rounds, findings and the audit log as CSV for a period."},
     ],
     # The docs page loads Swagger UI from this server, never from a CDN.

@@ -13,9 +13,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ("casino", "rounds", "progressive", "audit")
 
-# Plain Python, no Django: the engine, and the report's arithmetic and statistics.
+# Plain Python, no Django: the engine, game protection's mathematics, and the report's
+# arithmetic and statistics.
 PURE = (
-    "rounds.engine", "audit.statistics", "audit.reconciliation.figures",
+    "rounds.engine", "rounds.protection", "audit.statistics", "audit.reconciliation.figures",
     "audit.reconciliation.variance_tests", "audit.seat_covariance",
 )
 # Shared infrastructure every app stands on.
@@ -79,6 +80,7 @@ def _wrong(source_packages, allowed) -> list[str]:
 
 def test_the_pure_core_imports_nothing_of_the_project_but_itself():
     assert _wrong(["rounds.engine"], ["rounds.engine"]) == []
+    assert _wrong(["rounds.protection"], ["rounds.protection", "rounds.engine"]) == []
     assert _wrong(PURE, PURE) == []
 
 

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import reports, views
+from . import protection, reports, views
 
 urlpatterns = [
     path("reports/", reports.ReportListView.as_view(), name="report-list"),
@@ -9,4 +9,12 @@ urlpatterns = [
     re_path(
         r"^exports/(?P<what>rounds|findings|audit-log)\.csv$", views.ExportView.as_view(), name="export"
     ),
+    path("protection/findings/", protection.ProtectionFindingListView.as_view(),
+         name="protection-finding-list"),
+    path("protection/findings/<int:pk>/", protection.ProtectionFindingDetailView.as_view(),
+         name="protection-finding-detail"),
+    path("protection/scores/", protection.SeatScoreListView.as_view(), name="seat-score-list"),
+    path("players/<str:player>/", protection.PlayerView.as_view(), name="player-detail"),
+    path("players/<str:player>/leak-test/", protection.PlayerLeakTestView.as_view(),
+         name="player-leak-test"),
 ]

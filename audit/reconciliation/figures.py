@@ -14,6 +14,12 @@ Amounts are the house's view: ``win`` is what the house won (the negative of
 the players' settled results); ``handle`` is what was wagered on rounds that
 were not void (a void round's bets are returned), the Progressive only when
 its sensor was lit.
+
+Two theoretical wins: at optimal play (``theo_base`` + ``theo_trips``, the
+game's house edge) and at actual play, which adds ``skill``, what the
+players' scored decisions gave up (Σ Ante × ``SeatScore.ev_lost``). A group's
+bands judge by the second only when all its live hands were scored
+(``fully_scored``); docs/VARIANCE.md, "Two theoretical wins".
 """
 
 from __future__ import annotations
@@ -67,6 +73,10 @@ class Sums:
     # Twice the covariance of the base game and Trips (of one seat and of two
     # seats of one round): what the total's variance adds to the two above.
     var_cross: Decimal = ZERO
+    # What the players' own decisions gave up, in money (Σ Ante × Antes lost, over
+    # the scored seats, exact), and how many of the live hands were scored.
+    skill: Decimal = ZERO
+    scored_hands: int = 0
     mismatches: int = 0
     overpaid: Decimal = ZERO  # the dealer paid players more than the rules give
     underpaid: Decimal = ZERO
@@ -92,6 +102,8 @@ class Sums:
         self.var_base += other.var_base
         self.var_trips += other.var_trips
         self.var_cross += other.var_cross
+        self.skill += other.skill
+        self.scored_hands += other.scored_hands
         self.mismatches += other.mismatches
         self.overpaid += other.overpaid
         self.underpaid += other.underpaid
@@ -101,14 +113,15 @@ class Sums:
     def to_json(self) -> dict:
         """Every figure as a string or an int; zeros left out (a player's sums are mostly zeros)."""
         data: dict = {"currency": self.currency}
-        for name in ("rounds", "void_rounds", "hands", "mismatches"):
+        for name in ("rounds", "void_rounds", "hands", "scored_hands", "mismatches"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
         for name in ("handle", "win"):
             amounts = {b: str(v) for b, v in getattr(self, name).items() if v}
             if amounts:
                 data[name] = amounts
-        for name in ("theo_base", "theo_trips", "var_base", "var_trips", "var_cross", "overpaid", "underpaid"):
+        for name in ("theo_base", "theo_trips", "var_base", "var_trips", "var_cross", "skill", "overpaid",
+                     "underpaid"):
             if getattr(self, name):
                 data[name] = str(getattr(self, name))
         if self.findings:
@@ -124,6 +137,7 @@ class Sums:
             "win": {b: str(v) for b, v in self.win.items()},
             "theo_base": str(self.theo_base), "theo_trips": str(self.theo_trips),
             "var_base": str(self.var_base), "var_trips": str(self.var_trips), "var_cross": str(self.var_cross),
+            "skill": str(self.skill), "scored_hands": self.scored_hands,
             "mismatches": self.mismatches, "overpaid": str(self.overpaid),
             "underpaid": str(self.underpaid), "findings": dict(sorted(self.findings.items())),
         }
@@ -142,6 +156,8 @@ class Sums:
             var_base=_dec(data.get("var_base")),
             var_trips=_dec(data.get("var_trips")),
             var_cross=_dec(data.get("var_cross")),
+            skill=_dec(data.get("skill")),
+            scored_hands=int(data.get("scored_hands", 0)),
             mismatches=int(data.get("mismatches", 0)),
             overpaid=_dec(data.get("overpaid")),
             underpaid=_dec(data.get("underpaid")),
@@ -267,23 +283,54 @@ def _band(actual: Decimal, expected: Decimal, variance: Decimal) -> dict:
     }
 
 
+# Which theoretical win a band judges the house win by.
+OPTIMAL = "optimal"  # the game's house edge, as if every decision were the best one
+ACTUAL = "actual"  # that plus what the players' scored decisions gave up
+
+
+def fully_scored(sums: Sums) -> bool:
+    """Whether every live hand of the group was scored: only then is its skill amount the whole of it."""
+    return sums.hands > 0 and sums.scored_hands == sums.hands
+
+
+def _bands(base_win: Decimal, trips_win: Decimal, theo_base: Decimal, sums: Sums, basis: str) -> dict:
+    var_total = sums.var_base + sums.var_trips + sums.var_cross
+    return {
+        "base": _band(base_win, theo_base, sums.var_base) | {"theoretical": basis},
+        "trips": _band(trips_win, sums.theo_trips, sums.var_trips) | {"theoretical": basis},
+        "total": _band(base_win + trips_win, theo_base + sums.theo_trips, var_total) | {"theoretical": basis},
+    }
+
+
 def derive(sums: Sums) -> dict:
-    """The sums of a group with its ratios, theoretical bands and dealer accuracy."""
+    """The sums of a group with its ratios, theoretical bands and dealer accuracy.
+
+    ``bands`` are the ones the report judges by (its flags): at actual play
+    when the group is fully scored, else at optimal play, each saying which
+    (``theoretical``). ``bands_optimal`` are always at optimal play. The
+    spread is the optimal-play one either way (docs/VARIANCE.md).
+    """
     handle_total = sum(sums.handle.values(), ZERO)
     win_total = sum(sums.win.values(), ZERO)
     base_win = sum((sums.win[b] for b in BASE_BETS), ZERO)
+    trips_win = sums.win["trips"]
+    theo_base_actual = sums.theo_base + sums.skill
+    basis = ACTUAL if fully_scored(sums) else OPTIMAL
+    optimal = _bands(base_win, trips_win, sums.theo_base, sums, OPTIMAL)
     data = sums.to_full_json()
     data.update(
         handle_total=str(handle_total),
         win_total=str(win_total),
         hold_percent={b: percent(sums.win[b], sums.handle[b]) for b in BETS}
         | {"total": percent(win_total, handle_total)},
-        bands={
-            "base": _band(base_win, sums.theo_base, sums.var_base),
-            "trips": _band(sums.win["trips"], sums.theo_trips, sums.var_trips),
-            "total": _band(base_win + sums.win["trips"], sums.theo_base + sums.theo_trips,
-                           sums.var_base + sums.var_trips + sums.var_cross),
-        },
+        theo_base_actual=str(theo_base_actual),
+        theoretical_optimal=str(sums.theo_base + sums.theo_trips),
+        theoretical_actual=str(theo_base_actual + sums.theo_trips),
+        scored_percent=percent(Decimal(sums.scored_hands), Decimal(sums.hands)),
+        fully_scored=fully_scored(sums),
+        theoretical=basis,
+        bands=optimal if basis == OPTIMAL else _bands(base_win, trips_win, theo_base_actual, sums, ACTUAL),
+        bands_optimal={"base": optimal["base"], "total": optimal["total"]},
         mismatches_per_1000=(
             str((Decimal(sums.mismatches) * 1000 / sums.hands).quantize(Decimal("0.01")))
             if sums.hands else None
@@ -298,6 +345,24 @@ def derive_by_currency(groups: Mapping[str, Mapping[str, Sums]]) -> dict[str, di
     return {
         key: {currency: derive(sums) for currency, sums in sorted(by_currency.items())}
         for key, by_currency in sorted(groups.items())
+    }
+
+
+def scoring_of(casino: Mapping[str, Sums], groups: Mapping[str, Mapping[str, Mapping[str, dict]]]) -> dict:
+    """How much of the range game protection had scored when the report ran: the casino's hands
+    per currency, and how many groups of each scope (with hands) were not fully scored, whose
+    bands therefore judged by the theoretical at optimal play."""
+    return {
+        "casino": {
+            currency: {"hands": sums.hands, "scored_hands": sums.scored_hands,
+                       "scored_percent": percent(Decimal(sums.scored_hands), Decimal(sums.hands))}
+            for currency, sums in sorted(casino.items())
+        },
+        "not_fully_scored": {
+            scope: sum(1 for by_currency in derived.values() for g in by_currency.values()
+                       if g["hands"] and not g["fully_scored"])
+            for scope, derived in groups.items()
+        },
     }
 
 

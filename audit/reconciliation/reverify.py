@@ -16,15 +16,34 @@ from rounds.engine import Clock, judge_round
 from rounds.engine.clock import DEFAULT_TOLERANCE
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.progressive import Meters, in_contract_order
-from rounds.engine.record import round_from_wire
+from rounds.engine.record import RoundRecord, round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
-from rounds.engine.verdict import VOID, status_after_conflict
+from rounds.engine.verdict import VOID, Verdict, status_after_conflict
 from rounds.engine.vocabulary import MeterEventKind
 
 REVERSAL = MeterEventKind.REVERSAL.value
 
 ZERO = Decimal(0)
 EXAMPLES_KEPT = 50
+
+
+def judge_stored(
+    stored, rules: TableRules, pool: PoolRules | None, clock_tolerance: timedelta = DEFAULT_TOLERANCE,
+) -> tuple[RoundRecord, Verdict]:
+    """A ``StoredRound`` judged again as it was when stored: at its meter, against its arrival."""
+    record = round_from_wire(stored.record)
+    clock = None
+    if stored.received_at is not None:
+        clock = Clock(datetime.fromisoformat(stored.record["dealt_at"]), stored.received_at, clock_tolerance)
+    meters = None
+    if pool is not None and stored.meter_before is not None:
+        first = stored.events[0] if stored.events else None
+        meters = Meters(
+            stored.meter_before,
+            first[4] if first else ZERO,
+            first[5] if first else ZERO,
+        )
+    return record, judge_round(record, rules, pool, meters, clock)
 
 
 def round_differences(
@@ -38,19 +57,7 @@ def round_differences(
     Its clock is judged against the moment it was received, as when it was stored.
     """
     try:
-        record = round_from_wire(stored.record)
-        clock = None
-        if stored.received_at is not None:
-            clock = Clock(datetime.fromisoformat(stored.record["dealt_at"]), stored.received_at, clock_tolerance)
-        meters = None
-        if pool is not None and stored.meter_before is not None:
-            first = stored.events[0] if stored.events else None
-            meters = Meters(
-                stored.meter_before,
-                first[4] if first else ZERO,
-                first[5] if first else ZERO,
-            )
-        verdict = judge_round(record, rules, pool, meters, clock)
+        _, verdict = judge_stored(stored, rules, pool, clock_tolerance)
     except Exception as error:  # a stored record the engine can no longer read is drift too
         return [f"the engine cannot judge the stored record: {type(error).__name__}: {error}"]
 

@@ -19,12 +19,13 @@ from zoneinfo import ZoneInfo
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import (
-    BooleanField, Case, CharField, Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, When,
+    BooleanField, Case, CharField, Count, DecimalField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value,
+    When,
 )
 from django.db.models.functions import Abs, Coalesce, ExtractHour, ExtractMinute
 
 from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
-from audit.models import AuditEvent, ChainHead, ReconciliationReport
+from audit.models import AuditEvent, ChainHead, ReconciliationReport, SeatScore
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from casino.jsons import read_json
@@ -38,6 +39,7 @@ from rounds.selectors import OVERPAID, UNDERPAID
 from .config import ReconciliationSettings, engine_version
 from .figures import (
     BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
+    scoring_of,
 )
 
 SCOPES = tuple(SCOPE_OF)
@@ -102,6 +104,10 @@ def report_inputs(*, day_from: date, day_to: date, clock: ReconciliationSettings
     by_hand = MeterEvent.objects.filter(round__isnull=True, created_at__lt=end).aggregate(
         n=Count("id"), last=Max("id")
     )
+    # Scores are written once and kept: their count and last id say whether more came since.
+    scores = SeatScore.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to).aggregate(
+        n=Count("id"), last=Max("id")
+    )
     return {
         "engine_version": engine_version(),
         "clock": clock.as_json(),
@@ -111,6 +117,7 @@ def report_inputs(*, day_from: date, day_to: date, clock: ReconciliationSettings
             "findings": findings["n"], "last_finding": findings["last"],
             "meter_events": [dealt["n"], by_hand["n"]],
             "last_meter_event": [dealt["last"], by_hand["last"]],
+            "seat_scores": scores["n"], "last_seat_score": scores["last"],
         },
     }
 
@@ -238,10 +245,48 @@ class _Group:
         return sums
 
 
+# Ante (two places) times Antes lost (six): kept whole, so that groups add up to the cent and beyond.
+_SKILL = DecimalField(max_digits=30, decimal_places=8)
+
+
+def seat_scores_of_days(day_from: date, day_to: date, *, using: str = DEFAULT_DB_ALIAS) -> QuerySet[SeatScore]:
+    """The range's scored seats of live rounds: what a group's skill amount adds up.
+
+    A seat game protection could not value (``scored`` false) gives no amount
+    and counts as not scored; a round voided after it was scored counts no
+    more than its seats' wagers do. The round's own gaming day is named so
+    that only those days' partitions of rounds are joined.
+    """
+    return SeatScore.objects.using(using).filter(
+        LIVE_SEAT, scored=True, gaming_day__gte=day_from, gaming_day__lte=day_to,
+        round__gaming_day__gte=day_from, round__gaming_day__lte=day_to,
+    )
+
+
+def _skill_by(
+    scores: QuerySet, group_by: tuple[str, ...], theories: _Theories,
+) -> Iterator[tuple[tuple, str, int, Decimal]]:
+    """``(group, currency, scored hands, Σ Ante × Antes lost)`` per group of ``scores``.
+
+    The currency is the one of the configuration version the round was judged
+    by, as for its seats; a score that names another is refused, never added in.
+    """
+    rows = scores.values(*group_by, "round__config_version_id", "currency").annotate(
+        scored_hands=Count("id"),
+        skill=Coalesce(Sum(F("ante") * F("ev_lost"), output_field=_SKILL), ZERO),
+    ).order_by()
+    for row in rows:
+        _, currency = theories[row["round__config_version_id"]]
+        if row["currency"] != currency:
+            raise CurrencyMismatch(
+                f"seats scored in {row['currency']} belong to rounds judged in {currency}")
+        yield tuple(row[k] for k in group_by), currency, row["scored_hands"], row["skill"]
+
+
 def table_cells(
     *, table_id: int, day_from: date, day_to: date, clock: ReconciliationSettings, using: str = DEFAULT_DB_ALIAS,
 ) -> dict[tuple[str, str, str], Sums]:
-    """A table's sums for the range, by (dealer, shift, currency): five grouped queries.
+    """A table's sums for the range, by (dealer, shift, currency): six grouped queries.
 
     The currency is the one of the configuration version each round was judged by.
     """
@@ -279,6 +324,15 @@ def table_cells(
         theory, currency = theories[version_id]
         cell(dealer, shift, currency).add(group.sums(theory, currency))
 
+    scores = _with_shift(
+        seat_scores_of_days(day_from, day_to, using=using).filter(table_id=table_id),
+        dealt_at="round__dealt_at", clock=clock,
+    )
+    for (dealer, shift), currency, scored_hands, skill in _skill_by(scores, ("round__dealer", "shift"), theories):
+        c = cell(dealer, shift, currency)
+        c.scored_hands += scored_hands
+        c.skill += skill
+
     findings = Finding.objects.using(using).filter(round__in=rounds)
     by_finding = (
         _with_shift(findings, dealt_at="round__dealt_at", clock=clock)
@@ -303,7 +357,7 @@ def players_sums(
     *, day_from: date, day_to: date, clock: ReconciliationSettings, using: str = DEFAULT_DB_ALIAS,
 ) -> dict[str, ByCurrency]:
     """Per player id (where tables sent one), over every table, per currency: hands, handle,
-    win, theoretical win.
+    win, theoretical win, and what the player's scored decisions gave up.
 
     One grouped query for the whole range: a player moves between tables, and
     the database adds up millions of seats faster than any merge of parts.
@@ -328,6 +382,10 @@ def players_sums(
     for (player, version_id), group in groups.items():
         theory, currency = theories[version_id]
         players.setdefault(player, ByCurrency()).add(group.sums(theory, currency))
+    scores = seat_scores_of_days(day_from, day_to, using=using).exclude(player="")
+    for (player,), currency, scored_hands, skill in _skill_by(scores, ("player",), theories):
+        players.setdefault(player, ByCurrency()).add(
+            Sums(currency=currency, scored_hands=scored_hands, skill=skill))
     return players
 
 
@@ -814,6 +872,7 @@ def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCO
         "casino": {currency: derive(sums) for currency, sums in sorted(casino.items())},
         **derived,
         "flags": [f for scope in scopes for f in flags_of(SCOPE_OF[scope], derived[scope])],
+        "scoring": scoring_of(casino, derived),
         "pools": pools,
         "drift": drift,
     }

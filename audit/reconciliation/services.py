@@ -33,7 +33,7 @@ from rounds.proof import bodies_differences
 from . import selectors
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
 from .config import ReconciliationSettings, reconciliation_settings
-from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of
+from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
 from .variance_selectors import variance_test_settings
@@ -380,6 +380,7 @@ def report_merge(*, report: ReconciliationReport) -> dict:
         **groups,
         "dealer_tables": {dealer: sorted(codes) for dealer, codes in sorted(dealer_tables.items())},
         "flags": flags,
+        "scoring": scoring_of(casino, groups),
         "pools": pools,
         "reverification": {"rounds": reverified, "drift": drift, "examples": examples},
         "chain": chain_merge(segments),

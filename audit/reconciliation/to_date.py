@@ -64,12 +64,16 @@ def period_figures(
 
     The tests judge the bets that have a theoretical win (Ante, Blind, Play,
     Trips: the total band); the Progressive, paid from its meter, is left out
-    of handle and win alike.
+    of handle and win alike. Their theoretical win is the game's, at optimal
+    play (``bands_optimal``), whatever the report's own bands judged by: it is
+    what the regulations and the game's published house edge define, where
+    the one at actual play rests on the casino's own scoring of decisions
+    (docs/VARIANCE.md, "Two theoretical wins").
     """
     found = []
     for key, by_currency in derived.items():
         for currency, g in by_currency.items():
-            band = g["bands"]["total"]
+            band = g["bands_optimal"]["total"]
             found.append(PeriodFigures(
                 scope=scope, key=key, currency=currency, period=period, day_from=day_from, day_to=day_to,
                 handle=Decimal(g["handle_total"]) - Decimal(g["handle"]["progressive"]),

@@ -179,6 +179,21 @@ def fill_rank_table() -> int:
             if key not in _BY_RANK_KEY:
                 _BY_RANK_KEY[key] = _value_from_counts(list(counts))
     return len(_BY_RANK_KEY)
+
+
+def rank_values() -> dict[int, int]:
+    """Every five- and seven-card rank multiset's hand value, by its base-5 rank key.
+
+    The rules of ``_value_from_counts`` as one table, for evaluators that look
+    up many hands at once (``rounds.protection.hand_arrays``).
+    """
+    fill_rank_table()
+    return {key: value for key, value in _BY_RANK_KEY.items() if value}
+
+
+def flush_values() -> tuple[int, ...]:
+    """The best hand of five or more cards of one suit, by their 13-bit rank mask (0 below five)."""
+    return tuple(_BY_FLUSH_MASK)
 _SUIT_BITS = 16
 _CARD_KEY: tuple[int, ...] = tuple(
     (5 ** (c >> 2) << _SUIT_BITS) | (1 << 4 * (c & 3)) for c in range(52)

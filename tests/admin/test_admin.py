@@ -12,7 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from audit.models import AuditEvent
+from audit.models import AuditEvent, ProtectionFinding
+from audit.protection.services import day_protect
 from audit.reconciliation.services import report_run
 from audit.reconciliation.variance_services import variance_findings_raise
 from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
@@ -61,6 +62,15 @@ def worked(table_client):
         scope=Scope.TABLE, key="S01", currency="SEK", period=Period.DAY, day_from=day, day_to=day,
         handle=Decimal("1000.00"), win=Decimal("900.00"), theoretical=Decimal("20.00"), sd=Decimal("100"),
     )]))
+    # The day's seats scored, and a game-protection finding, for the protection queue's pages.
+    day_protect(day=day)
+    ProtectionFinding.objects.create(
+        code="pay_table_mismatch", key=f"table=S01 bet=trips line=full_house day={day}", table="S01",
+        currency="SEK", day_from=day, day_to=day, figure=1, threshold=Decimal("0.5"),
+        evidence={"bet": "trips", "line": "full_house", "configured": "8", "observed": "9", "observations": 3,
+                  "fit_observed": 3, "fit_configured": 0, "examples": [["50", "450.00"]]},
+        detail="table S01 paid the trips full house at 9:1 on 3 of 3 wins; its configuration pays 8:1",
+    )
 
     return {
         "flagged": Round.objects.get(table__code="S01", round_id=se_example(FLAGGED)["round"]),

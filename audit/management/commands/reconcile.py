@@ -1,7 +1,8 @@
 """``python manage.py reconcile --day YYYY-MM-DD``: reconcile a gaming day here and now.
 
-Runs every part in this process (no worker needed) with a progress bar, then
-prints the report's headline figures. ``--to`` makes it a range. A day that
+Scores the day's decisions and raises its game-protection findings
+(``audit.protection``), then runs every part of the report in this process
+(no worker needed) with a progress bar, and prints the report's headline figures. ``--to`` makes it a range. A day that
 already has a current report gets a new version that supersedes it; an
 unfinished one with the same inputs is resumed.
 """
@@ -9,11 +10,12 @@ unfinished one with the same inputs is resumed.
 from __future__ import annotations
 
 import sys
-from datetime import date
+from datetime import date, timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
 from audit.models import ReconciliationReport
+from audit.protection.services import day_protect
 from audit.reconciliation.services import day_to_reconcile, report_run
 
 BAR = 30
@@ -50,6 +52,16 @@ class Command(BaseCommand):
             elif not options["no_progress"]:
                 self.stdout.write(line)
 
+        day = day_from
+        while day <= day_to:
+            # Scored first: the report reads the day's scores (its theoretical win at actual play).
+            protected = day_protect(day=day, progress=progress)
+            if live:
+                self.stdout.write("")
+            raised = ", ".join(f"{n} {code}" for code, n in sorted(protected.raised.items())) or "no new findings"
+            self.stdout.write(f"game protection {day}: {protected.seats_scored} seats scored on "
+                              f"{protected.tables} tables; {raised}")
+            day += timedelta(days=1)
         report = report_run(day_from=day_from, day_to=day_to, requested_by="manage.py reconcile",
                             progress=progress)
         if live:

@@ -1,0 +1,162 @@
+"""A table's gaming day scored: each seat's decisions, its dealer errors, the table's pay lines.
+
+Rounds are read as the reconciliation reads them (``stored_rounds``) and
+judged again exactly as when stored (``reverify.judge_stored``): the verdict
+gives the payout mismatches to fingerprint and the paid lines to test the
+pay table with. A round already scored is not scored again, so a rerun only
+adds what is missing; a round voided later, or one whose cards cannot be
+trusted (``scoring.score_round``), gets no scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.db import transaction
+
+from audit.models import ProtectionFinding, SeatScore
+from audit.reconciliation.reverify import cached, judge_stored
+from audit.reconciliation.selectors import stored_rounds
+from progressive.models import PoolVersion
+from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
+from rounds.models import Table, TableConfigVersion
+from rounds.protection import conformance, fingerprints, scoring
+from rounds.protection.codes import ProtectionCode
+from rounds.protection.preflop import shipped_table
+from rounds.protection.values import PayTable
+
+from .config import protection_config
+
+BATCH = 2000  # seats written per INSERT
+PLACES = Decimal("0.000001")
+
+
+def decisions_json(score: scoring.SeatScore) -> list[dict]:
+    """A seat's decisions as ``SeatScore.decisions`` keeps them (values to six places)."""
+    return [
+        {
+            "street": d.street, "chosen": d.chosen, "best": d.best, "ev_lost": round(d.ev_lost, 6),
+            "hand": CATEGORIES[d.hand],
+            "values": {o: round(x, 6) for o, x in d.values.items()},
+            "informed": {
+                k: {"best": i.best, "values": {o: round(x, 6) for o, x in i.values.items()}}
+                for k, i in d.informed.items()
+            },
+        }
+        for d in score.decisions
+    ]
+
+
+def decisions_from_json(stored: list[dict]) -> tuple[scoring.DecisionScore, ...]:
+    return tuple(
+        scoring.DecisionScore(
+            d["street"], d["chosen"], d["values"],
+            {k: scoring.Informed(i["values"], i["best"]) for k, i in d["informed"].items()},
+            CATEGORY_INDEX[d["hand"]],
+        )
+        for d in stored
+    )
+
+
+def _fingerprint_json(found: tuple[fingerprints.Fingerprint, ...]) -> list[dict]:
+    return [
+        {"type": f.type.value, "direction": f.direction.value, "bet": f.bet,
+         "amount_for_player": str(f.amount_for_player)}
+        for f in found
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class TableDayScore:
+    rounds: int  # rounds read
+    seats_scored: int  # seats newly scored
+    pay_table_findings: int
+
+
+def table_day_score(*, table_id: int, day: date) -> TableDayScore:
+    """Score every seat of the table's day not scored yet, and test its pay lines."""
+    table = Table.objects.get(pk=table_id)
+    config = protection_config()
+    preflop = shipped_table()
+    table_rules = cached(lambda pk: TableConfigVersion.objects.get(pk=pk).rules())
+    pool_rules = cached(lambda pk: PoolVersion.objects.select_related("pool").get(pk=pk).rules())
+    done = set(
+        SeatScore.objects.filter(table_id=table_id, gaming_day=day).values_list("round_id", flat=True)
+    )
+    rows: list[SeatScore] = []
+    observations: list[conformance.PayObservation] = []
+    rounds = written = 0
+    for stored in stored_rounds(table_id=table_id, day_from=day, day_to=day):
+        rounds += 1
+        if stored.voided_later:
+            continue
+        rules = table_rules(stored.config_version_id)
+        pool = pool_rules(stored.pool_version_id) if stored.pool_version_id else None
+        try:
+            record, verdict = judge_stored(stored, rules, pool)
+        except Exception:  # reconciliation reports a record the engine cannot read as drift
+            continue
+        observations += conformance.pay_observations(table.code, record, verdict, rules)
+        if stored.pk in done:
+            continue
+        scores = scoring.score_round(record, PayTable.of(rules), preflop)
+        errors = fingerprints.fingerprint_round(record, verdict, rules)
+        players = {s.seat: s.player or "" for s in record.seats}
+        dealt_at = datetime.fromisoformat(stored.record["dealt_at"])
+        for seat in record.seats:
+            score = scores.get(seat.seat)
+            if score is None:
+                continue
+            found = errors.get(seat.seat, ())
+            rows.append(SeatScore(
+                round_id=stored.pk, gaming_day=day, table_id=table_id, dealt_at=dealt_at,
+                seat=seat.seat, player=players[seat.seat], dealer=stored.record.get("dealer") or "",
+                companions=sorted(p for n, p in players.items() if n != seat.seat and p),
+                currency=rules.currency, ante=seat.ante, decision=seat.decision, scored=score.scored,
+                ev_lost=Decimal(repr(max(score.ev_lost, 0.0))).quantize(PLACES),
+                telling=sum(1 for d in score.decisions if any(d.telling(k) for k in d.informed)),
+                favourable_errors=sum(1 for f in found if f.direction is fingerprints.Direction.FOR_PLAYER),
+                errors=_fingerprint_json(found), decisions=decisions_json(score),
+            ))
+        if len(rows) >= BATCH:
+            written += _write(rows)
+            rows = []
+    written += _write(rows)
+    raised = _pay_table_findings(table, day, observations, config.conformance)
+    return TableDayScore(rounds, written, raised)
+
+
+def _write(rows: list[SeatScore]) -> int:
+    # A rerun, or another worker on the same part, may have written some: they are kept.
+    return len(SeatScore.objects.bulk_create(rows, ignore_conflicts=True)) if rows else 0
+
+
+def _pay_table_findings(table: Table, day: date, observations, settings) -> int:
+    raised = 0
+    with transaction.atomic():
+        for line in conformance.pay_table_mismatches(observations, settings):
+            category = CATEGORIES[line.category]
+            _, created = ProtectionFinding.objects.get_or_create(
+                code=ProtectionCode.PAY_TABLE_MISMATCH.value,
+                key=f"table={table.code} bet={line.bet} line={category} day={day}",
+                defaults={
+                    "table": table.code, "currency": line.currency, "day_from": day, "day_to": day,
+                    "figure": Decimal(repr(line.share)).quantize(PLACES),
+                    "threshold": Decimal(repr(settings.majority)).quantize(PLACES),
+                    "evidence": {
+                        "bet": line.bet, "line": category, "configured": str(line.configured),
+                        "observed": str(line.observed), "observations": line.observations,
+                        "fit_observed": line.fit_observed, "fit_configured": line.fit_configured,
+                        "examples": [[str(w), str(c)] for w, c in line.examples],
+                    },
+                    "detail": (
+                        f"table {table.code} paid the {line.bet} {category.replace('_', ' ')} at "
+                        f"{line.observed}:1 on {line.fit_observed} of {line.observations} wins on {day}; "
+                        f"its configuration pays {line.configured}:1"
+                    ),
+                },
+            )
+            raised += created
+    return raised

@@ -1,0 +1,162 @@
+"""A seat's decisions scored: what each option was worth, what the player chose, what it cost.
+
+For every street a seat decided on (``streets.choices``), the options' values
+given what the player could see (``values``, ``preflop``), the best of them,
+and the Antes the choice gave up against the best (``ev_lost``: 0 for the best
+option, never negative).
+
+The same street is valued again with one piece of knowledge no honest player
+has (``Knowledge``): one of the dealer's hole cards, or the other seats' hole
+cards. Where that knowledge makes another option best, the decision is a
+*telling* one: an honest player's choice there is independent of the hidden
+cards, an informed player's follows them (``leak`` tests which).
+
+Knowledge is valued on the flop and the river, where it is exact and cheap;
+preflop it would need a table per seen card, so preflop decisions tell
+nothing here. The other seats' cards are valued on the river only (a flop
+with up to twelve more known cards is a new exact sum per seat, and the
+river is where sharing hole cards pays most: the call or fold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rounds.engine.cards import Card
+from rounds.engine.evaluator import HIGH_CARD, PAIR, category_of, evaluate
+from rounds.engine.record import RoundRecord
+from rounds.engine.vocabulary import DECISIONS
+
+from . import values as v
+from .preflop import PreflopTable
+from .streets import BOARD_SEEN, Street, choices
+
+
+class Knowledge(StrEnum):
+    """What a player might know that the rules keep from them."""
+
+    DEALER_FIRST = "dealer_first"  # the dealer's first hole card, as the record lists them
+    DEALER_SECOND = "dealer_second"
+    OTHER_SEATS = "other_seats"  # every other seat's hole cards in the round
+
+
+KNOWLEDGE: tuple[str, ...] = tuple(k.value for k in Knowledge)
+# Each piece of knowledge in the words a finding's detail and the pages use.
+KNOWLEDGE_WORDS: dict[str, str] = {
+    Knowledge.DEALER_FIRST.value: "the dealer's first hole card",
+    Knowledge.DEALER_SECOND.value: "the dealer's second hole card",
+    Knowledge.OTHER_SEATS.value: "the other seats' hole cards",
+}
+DEALER_CARD = {Knowledge.DEALER_FIRST.value: 0, Knowledge.DEALER_SECOND.value: 1}
+
+
+def best_of(options: dict[str, float]) -> str:
+    """The option worth most; on a tie the first listed (``streets.OPTIONS`` order)."""
+    return max(options, key=options.__getitem__)
+
+
+@dataclass(frozen=True, slots=True)
+class Informed:
+    """One street valued with extra knowledge."""
+
+    values: dict[str, float]
+    best: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionScore:
+    street: str
+    chosen: str
+    values: dict[str, float]  # every option, Antes, from what the player could see
+    informed: dict[str, Informed] = field(default_factory=dict)  # by Knowledge
+    hand: int = HIGH_CARD  # the category the player held when deciding (own cards and the board seen)
+
+    @property
+    def best(self) -> str:
+        return best_of(self.values)
+
+    @property
+    def ev_lost(self) -> float:
+        return self.values[self.best] - self.values[self.chosen]
+
+    def telling(self, knowledge: str) -> bool:
+        """Whether this knowledge would have made another option best."""
+        seen = self.informed.get(knowledge)
+        return seen is not None and seen.best != self.best
+
+
+@dataclass(frozen=True, slots=True)
+class SeatScore:
+    decisions: tuple[DecisionScore, ...]
+    scored: bool  # False: some street could not be valued (e.g. a pay table with no preflop table)
+
+    @property
+    def ev_lost(self) -> float:
+        return sum(d.ev_lost for d in self.decisions)
+
+
+def held_category(hole: Sequence[Card], seen: Sequence[Card]) -> int:
+    """The hand category of the player's cards and the board he has seen (a pocket pair before the flop)."""
+    if not seen:
+        return PAIR if hole[0] >> 2 == hole[1] >> 2 else HIGH_CARD
+    return category_of(evaluate([*hole, *seen]))
+
+
+def score_seat(
+    hole: Sequence[Card],
+    board: Sequence[Card],
+    dealer_cards: Sequence[Card],
+    decision: str,
+    pays: v.PayTable,
+    preflop: PreflopTable,
+    others: Sequence[Card] = (),
+) -> SeatScore:
+    """Score a seat of a dealt round: ``others``, the other seats' hole cards (for collusion)."""
+    scores = []
+    scored = True
+    for street, chosen in choices(decision):
+        seen = board[: BOARD_SEEN[street]]
+        held = held_category(hole, seen)
+        if street == Street.PREFLOP.value:
+            options = preflop.values(hole, pays)
+            if options is None:
+                scored = False
+                continue
+            scores.append(DecisionScore(street, chosen, options, hand=held))
+            continue
+        valued = v.river_values if street == Street.RIVER.value else v.flop_values
+        informed = {}
+        for knowledge, position in DEALER_CARD.items():
+            seen_values = valued(hole, seen, pays, known_dealer=(dealer_cards[position],))
+            informed[knowledge] = Informed(seen_values, best_of(seen_values))
+        if others and street == Street.RIVER.value:
+            seen_values = valued(hole, seen, pays, dead=tuple(others))
+            informed[Knowledge.OTHER_SEATS.value] = Informed(seen_values, best_of(seen_values))
+        scores.append(DecisionScore(street, chosen, valued(hole, seen, pays), informed, held))
+    return SeatScore(tuple(scores), scored)
+
+
+def score_round(record: RoundRecord, pays: v.PayTable, preflop: PreflopTable) -> dict[int, SeatScore]:
+    """Every seat of a posted round that played cards, by seat number.
+
+    A void round, one without its board or dealer cards, or one with a card
+    given twice has nothing to score: its cards cannot be trusted to say what
+    anyone knew. Nor has a seat without hole cards or with a decision the
+    contract does not know.
+    """
+    if record.void or record.board is None or record.dealer_cards is None:
+        return {}
+    cards = record.all_cards()
+    if len(set(cards)) != len(cards) or len(record.board) != 5 or len(record.dealer_cards) != 2:
+        return {}
+    scored = {}
+    for seat in record.seats:
+        if seat.hole is None or seat.decision not in DECISIONS:
+            continue
+        others = [c for s in record.seats if s is not seat and s.hole for c in s.hole]
+        scored[seat.seat] = score_seat(
+            seat.hole, record.board, record.dealer_cards, seat.decision, pays, preflop, others,
+        )
+    return scored

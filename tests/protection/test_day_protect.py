@@ -1,0 +1,112 @@
+"""A gaming day's game protection on stored rounds: seats scored once, suspicions raised once."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from audit.models import ProtectionFinding, SeatScore
+from audit.protection.scores import decisions_from_json
+from audit.protection.services import day_protect
+from rounds.protection import players as pl
+from rounds.protection.codes import ProtectionCode
+from rounds.protection.preflop import shipped_table
+from rounds.protection.values import PayTable
+from tests.examples import last_gaming_day_evening
+from tests.rounds.engine_rules import SE_50KR
+
+from .wire import body_of
+
+PAYS = PayTable.of(SE_50KR)
+pytestmark = pytest.mark.django_db
+
+
+def post_table(client, players, rounds: int, seed: int, **wire) -> tuple:
+    start = last_gaming_day_evening(timezone.now())
+    dealt = pl.deal_rounds(players, rounds, seed)
+    for round_ in dealt:
+        body = body_of(round_, table=client.table.code, start=start, rules=SE_50KR, **wire)
+        response = client.post("/api/v1/rounds/", body, format="json")
+        assert response.status_code == 201, response.content
+    return start, dealt
+
+
+@pytest.mark.slow
+def test_a_day_is_scored_once_and_the_hole_carder_is_found(table_client):
+    table = shipped_table()
+    players = [
+        pl.OptimalPlayer("P-optimal", PAYS, table),
+        pl.WeakPlayer("P-weak", PAYS, table),
+        pl.HoleCarder("P-peeks", PAYS, table, share=0.5),
+    ]
+    start, dealt = post_table(table_client("S01", "se-50kr"), players, 120, seed=16)
+    day = timezone.localtime(start).date()
+
+    first = day_protect(day=day)
+    assert first.seats_scored == SeatScore.objects.count() == 3 * len(dealt)
+    again = day_protect(day=day)
+    assert again.seats_scored == 0 and again.raised == {}
+    assert SeatScore.objects.count() == 3 * len(dealt)
+
+    hole_carding = ProtectionFinding.objects.filter(code=ProtectionCode.SUSPECTED_HOLE_CARDING.value)
+    assert set(hole_carding.values_list("player", flat=True)) == {"P-peeks"}
+    assert hole_carding.filter(dealer="").exists() and hole_carding.filter(dealer="D-1").exists()
+    finding = hole_carding.filter(dealer="", evidence__knowledge="dealer_first").get()
+    assert finding.figure >= finding.threshold
+    step = finding.evidence["steps"][-1]
+    assert step["figure"] >= float(finding.threshold) and step["informed"] != step["best"]
+    assert first.raised[ProtectionCode.SUSPECTED_HOLE_CARDING.value] == hole_carding.count()
+
+
+@pytest.mark.slow
+def test_the_stored_decisions_are_the_seats_own_and_their_cost_adds_up(table_client):
+    table = shipped_table()
+    players = [pl.WeakPlayer("P-weak", PAYS, table)]
+    start, dealt = post_table(table_client("S01", "se-50kr"), players, 30, seed=3)
+    day_protect(day=timezone.localtime(start).date())
+    for round_, score in zip(dealt, SeatScore.objects.order_by("dealt_at")):
+        decisions = decisions_from_json(score.decisions)
+        assert decisions[-1].chosen == round_.seats[0].decision or round_.seats[0].decision == "fold"
+        assert float(score.ev_lost) == pytest.approx(sum(d.ev_lost for d in decisions), abs=1e-5)
+        assert score.player == "P-weak" and score.dealer == "D-1" and score.currency == "SEK"
+    assert SeatScore.objects.filter(ev_lost__gt=0).exists()
+
+
+@pytest.mark.slow
+def test_a_dealer_who_leaves_one_players_losses_on_the_table_is_flagged(table_client, settings):
+    settings.PROTECTION_SWEETHEART_MIN_ERRORS = 3
+    table = shipped_table()
+    players = [pl.WeakPlayer(f"P-{n}", PAYS, table) for n in range(4)]
+    start, _ = post_table(table_client("S01", "se-50kr"), players, 60, seed=9, overpay={"P-2": "blind"})
+    day_protect(day=timezone.localtime(start).date())
+    found = ProtectionFinding.objects.filter(code=ProtectionCode.SUSPECTED_SWEETHEART_DEALING.value)
+    assert list(found.values_list("dealer", "player")) == [("D-1", "P-2")]
+    evidence = found.get().evidence
+    assert evidence["pair_favourable"] >= 3
+    assert {e["type"] for e in evidence["errors"]} and all(e["direction"] == "for_player" for e in evidence["errors"])
+
+
+@pytest.mark.slow
+def test_a_players_figures_and_the_course_of_his_test(table_client):
+    from audit.protection.config import protection_config
+    from audit.protection.selectors import player_figures, player_leak_course, players_seen
+
+    table = shipped_table()
+    players = [pl.WeakPlayer("P-weak", PAYS, table), pl.HoleCarder("P-peeks", PAYS, table, share=0.5)]
+    start, dealt = post_table(table_client("S01", "se-50kr"), players, 150, seed=16)
+    day_protect(day=timezone.localtime(start).date())
+
+    weak, = player_figures(player="P-weak")
+    assert (weak.currency, weak.hands, weak.scored_hands) == ("SEK", 150, 150)
+    lost = sum(s.ante * s.ev_lost for s in SeatScore.objects.filter(player="P-weak"))
+    assert weak.theoretical_actual - weak.theoretical_optimal == pytest.approx(lost, abs=Decimal("0.00001"))
+    assert weak.theoretical_optimal == pytest.approx(
+        Decimal(150 * 100) * Decimal(repr(-table.optimal_value())), abs=Decimal("0.00001"))
+    assert weak.skill > 0 and weak.handle >= 2 * 150 * 100
+    course = player_leak_course(player="P-peeks")
+    figures = [p.figure for p in course["dealer_first"]]
+    assert figures and max(figures) >= protection_config().leak.threshold
+    assert all(a.dealt_at <= b.dealt_at for a, b in zip(course["dealer_first"], course["dealer_first"][1:]))
+    assert {row["player"] for row in players_seen()} == {"P-weak", "P-peeks"}

@@ -1,0 +1,63 @@
+"""A posted round's seats scored: which streets, what was chosen, what it cost, what would have told."""
+
+from __future__ import annotations
+
+import pytest
+
+from rounds.protection import scoring
+from rounds.protection.preflop import shipped_table
+from rounds.protection.streets import choices
+from rounds.protection.values import PayTable, river_values
+from tests.rounds.engine_rounds import cards, deal, seat
+from tests.rounds.engine_rules import SE_50KR
+
+PAYS = PayTable.of(SE_50KR)
+TABLE = shipped_table()
+
+
+@pytest.mark.parametrize("decision, streets", [
+    ("preflop_4x", ["preflop"]), ("preflop_3x", ["preflop"]), ("flop_2x", ["preflop", "flop"]),
+    ("river_1x", ["preflop", "flop", "river"]), ("fold", ["preflop", "flop", "river"]),
+])
+def test_a_seat_is_scored_on_every_street_it_decided(decision, streets):
+    record = deal("Ah Kd 7c 2s 9h", "3c 3d", seat(1, "Qs Qh", decision=decision), seat(2, "Td 8s"))
+    score = scoring.score_round(record, PAYS, TABLE)[1]
+    assert [d.street for d in score.decisions] == streets == [s for s, _ in choices(decision)]
+    assert score.scored
+    for d in score.decisions:
+        assert d.ev_lost == pytest.approx(max(d.values.values()) - d.values[d.chosen])
+        assert d.ev_lost >= 0
+    assert score.ev_lost == pytest.approx(sum(d.ev_lost for d in score.decisions))
+
+
+def test_folding_a_winner_on_the_river_costs_what_the_values_say():
+    record = deal("Ah Kd 7c 2s 9h", "3c 4d", seat(1, "As Ad", decision="fold"))
+    river = scoring.score_round(record, PAYS, TABLE)[1].decisions[-1]
+    values = river_values(cards("As Ad"), cards("Ah Kd 7c 2s 9h"), PAYS)
+    assert river.best == "river_1x" and river.ev_lost == pytest.approx(values["river_1x"] + 2)
+
+
+def test_seeing_the_dealers_card_tells_where_it_changes_the_best_option():
+    # On the river a ten-high hand folds against an unknown dealer; seeing the dealer's
+    # deuce (no pair possible with the other card but one), calling is best.
+    record = deal("Ks Qd 8c 5h 3s", "2c 7d", seat(1, "Td 4c", decision="fold"), seat(2, "9s 6h"))
+    river = scoring.score_round(record, PAYS, TABLE)[1].decisions[-1]
+    assert set(river.informed) == {"dealer_first", "dealer_second", "other_seats"}
+    for knowledge, informed in river.informed.items():
+        assert informed.values.keys() == river.values.keys()
+        assert river.telling(knowledge) == (informed.best != river.best)
+    assert river.informed["dealer_first"].values["river_1x"] != river.values["river_1x"]
+
+
+def test_rounds_whose_cards_cannot_be_trusted_are_not_scored():
+    assert scoring.score_round(deal("Ah Kd 7c 2s 9h", "3c 3d", seat(1, "Ah Qh")), PAYS, TABLE) == {}
+    assert scoring.score_round(deal(None, None, seat(1, "As Qh"), void=True), PAYS, TABLE) == {}
+    assert scoring.score_round(deal("Ah Kd 7c 2s 9h", "3c 3d", seat(1, None)), PAYS, TABLE) == {}
+
+
+def test_a_table_with_another_blind_pay_table_scores_flop_and_river_but_not_preflop():
+    other = PayTable(tuple(p * 2 for p in PAYS.blind), PAYS.qualifier)
+    record = deal("Ah Kd 7c 2s 9h", "3c 3d", seat(1, "Qs Jh", decision="river_1x"))
+    score = scoring.score_round(record, other, TABLE)[1]
+    assert not score.scored
+    assert [d.street for d in score.decisions] == ["flop", "river"]
