@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from casino.admin_exports import CsvExportAdmin
 from casino.money_display import money
 from casino.work import UNRESOLVED, State
 from rounds.admin.display import changelist_url
@@ -118,7 +119,7 @@ class LeakRow:
 
 
 @admin.register(ProtectionFinding)
-class ProtectionFindingAdmin(WorkActions, ReadOnlyAdmin):
+class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     """The game-protection queue: players, dealers, pairs and tables the tests found, to work."""
 
     work_permission = "work_protectionfinding"

@@ -32,7 +32,7 @@ from django.db.models import Model, QuerySet
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
-from audit.models import AuditEvent, ReconciliationReport
+from audit.models import AuditEvent, ProtectionFinding, ReconciliationReport
 from casino import replicas
 from rounds.engine.rules import BETS
 from rounds.models import Finding, Round, Seat
@@ -141,6 +141,15 @@ AUDIT_COLUMNS: list[Column] = [
     *_plain("request_id", "prev_hash", "hash"),
 ]
 
+# A game-protection finding; its evidence is the JSON its page renders (figures are the test's own).
+PROTECTION_COLUMNS: list[Column] = [
+    Column("id", "id"), Column("created_at", "created_at", moment),
+    *_plain("code", "player", "dealer", "companion", "table", "currency", "day_from", "day_to", "figure",
+            "threshold", "detail", "state"),
+    Column("state_changed_at", "state_changed_at", moment), Column("state_changed_by", "state_changed_by_name"),
+    Column("state_note", "state_note"), Column("evidence", "evidence", _json),
+]
+
 # A report's headline: its figures are the report's own CSV (/api/v1/reports/<id>.csv).
 REPORT_COLUMNS: list[Column] = [
     *_plain("id", "day_from", "day_to", "version", "status", "rounds", "flags", "drift", "chain_ok",
@@ -186,6 +195,12 @@ def audit_rows_of(events: QuerySet[AuditEvent]) -> Iterator[list]:
     yield from _formed(AUDIT_COLUMNS, read.iterator(chunk_size=CHUNK))
 
 
+def protection_rows_of(findings: QuerySet[ProtectionFinding]) -> Iterator[list]:
+    yield _header(PROTECTION_COLUMNS)
+    read = findings.values_list(*[column.field for column in PROTECTION_COLUMNS])
+    yield from _formed(PROTECTION_COLUMNS, read.iterator(chunk_size=CHUNK))
+
+
 def report_rows_of(reports: QuerySet[ReconciliationReport]) -> Iterator[list]:
     yield _header(REPORT_COLUMNS)
     read = reports.values_list(*[column.field for column in REPORT_COLUMNS])
@@ -227,6 +242,7 @@ EXPORTS = {export.name: export for export in (
     Export("findings", Finding, "rounds.view_finding", finding_rows_of),
     Export("audit-log", AuditEvent, "audit.view_auditevent", audit_rows_of),
     Export("reports", ReconciliationReport, "audit.view_reconciliationreport", report_rows_of),
+    Export("protection-findings", ProtectionFinding, "audit.view_protectionfinding", protection_rows_of),
 )}
 
 

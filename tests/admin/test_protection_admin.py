@@ -290,3 +290,23 @@ def test_tonight_shows_no_protection_to_who_may_not_read_it(rows, django_user_mo
     client.force_login(user)
     page = client.get("/admin/").content.decode()
     assert "Gaming day" in page and 'id="protection"' not in page
+
+
+def test_the_queue_exports_the_findings_it_lists_and_the_download_is_audited(rows, staff):
+    import csv
+    import io
+    import json
+
+    client = staff("auditor")
+    page = client.get(QUEUE, {"state": "unresolved"}).content.decode()
+    link = re.search(r'<a href="([^"]*export\.csv[^"]*)" class="csv-export-link">', page).group(1)
+    response = client.get(link.replace("&amp;", "&"))
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    listed = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert sorted(int(r["id"]) for r in listed) == sorted([rows["leak"].pk, rows["sweetheart"].pk])
+    sweetheart = next(r for r in listed if r["code"] == SWEETHEART)
+    assert (sweetheart["dealer"], sweetheart["player"], sweetheart["state"]) == ("D-7", "P-2", "acknowledged")
+    assert json.loads(sweetheart["evidence"])["pair_favourable"] == 6
+    event = AuditEvent.objects.filter(action="export.downloaded").get()
+    assert event.object_id == "protection-findings"
+    assert staff(None).get(link.replace("&amp;", "&")).status_code in (302, 403)
