@@ -24,6 +24,7 @@ from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
 from rounds.models import Table, TableConfigVersion
 from rounds.protection import conformance, fingerprints, scoring
 from rounds.protection.codes import ProtectionCode
+from rounds.protection.flop_table import shipped_table as shipped_flop_table
 from rounds.protection.preflop import shipped_table
 from rounds.protection.values import PayTable
 
@@ -80,6 +81,7 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
     table = Table.objects.get(pk=table_id)
     config = protection_config()
     preflop = shipped_table()
+    flops = shipped_flop_table()
     table_rules = cached(lambda pk: TableConfigVersion.objects.get(pk=pk).rules())
     pool_rules = cached(lambda pk: PoolVersion.objects.select_related("pool").get(pk=pk).rules())
     done = set(
@@ -101,7 +103,7 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
         observations += conformance.pay_observations(table.code, record, verdict, rules)
         if stored.pk in done:
             continue
-        scores = scoring.score_round(record, PayTable.of(rules), preflop)
+        scores = scoring.score_round(record, PayTable.of(rules), preflop, flops)
         errors = fingerprints.fingerprint_round(record, verdict, rules)
         players = {s.seat: s.player or "" for s in record.seats}
         dealt_at = datetime.fromisoformat(stored.record["dealt_at"])

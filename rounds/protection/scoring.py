@@ -30,6 +30,7 @@ from rounds.engine.record import RoundRecord
 from rounds.engine.vocabulary import DECISIONS
 
 from . import values as v
+from .flop_table import FlopTable
 from .preflop import PreflopTable
 from .streets import BOARD_SEEN, Street, choices
 
@@ -112,8 +113,10 @@ def score_seat(
     pays: v.PayTable,
     preflop: PreflopTable,
     others: Sequence[Card] = (),
+    flops: FlopTable | None = None,
 ) -> SeatScore:
-    """Score a seat of a dealt round: ``others``, the other seats' hole cards (for collusion)."""
+    """Score a seat of a dealt round: ``others``, the other seats' hole cards (for collusion);
+    ``flops``, a table of the flop's values to read instead of valuing each flop (``flop_table``)."""
     scores = []
     scored = True
     for street, chosen in choices(decision):
@@ -127,6 +130,9 @@ def score_seat(
             scores.append(DecisionScore(street, chosen, options, hand=held))
             continue
         valued = v.river_values if street == Street.RIVER.value else v.flop_values
+        own = None
+        if street == Street.FLOP.value and flops is not None:
+            own = flops.values(hole, seen, pays)
         informed = {}
         for knowledge, position in DEALER_CARD.items():
             seen_values = valued(hole, seen, pays, known_dealer=(dealer_cards[position],))
@@ -134,11 +140,13 @@ def score_seat(
         if others and street == Street.RIVER.value:
             seen_values = valued(hole, seen, pays, dead=tuple(others))
             informed[Knowledge.OTHER_SEATS.value] = Informed(seen_values, best_of(seen_values))
-        scores.append(DecisionScore(street, chosen, valued(hole, seen, pays), informed, held))
+        scores.append(DecisionScore(street, chosen, own or valued(hole, seen, pays), informed, held))
     return SeatScore(tuple(scores), scored)
 
 
-def score_round(record: RoundRecord, pays: v.PayTable, preflop: PreflopTable) -> dict[int, SeatScore]:
+def score_round(
+    record: RoundRecord, pays: v.PayTable, preflop: PreflopTable, flops: FlopTable | None = None,
+) -> dict[int, SeatScore]:
     """Every seat of a posted round that played cards, by seat number.
 
     A void round, one without its board or dealer cards, or one with a card
@@ -157,6 +165,6 @@ def score_round(record: RoundRecord, pays: v.PayTable, preflop: PreflopTable) ->
             continue
         others = [c for s in record.seats if s is not seat and s.hole for c in s.hole]
         scored[seat.seat] = score_seat(
-            seat.hole, record.board, record.dealer_cards, seat.decision, pays, preflop, others,
+            seat.hole, record.board, record.dealer_cards, seat.decision, pays, preflop, others, flops,
         )
     return scored
