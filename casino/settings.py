@@ -307,10 +307,13 @@ CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS"
 TABLE_SILENT_AFTER = timedelta(minutes=int(os.environ.get("TABLE_SILENT_MINUTES", "20")))
 
 # Game protection (audit.protection; docs/PROTECTION.md says what each means). The leak
-# test raises at this CUSUM figure (ln 1000: a likelihood ratio of a thousand to one);
-# the sweetheart test at this p-value, with at least this many errors for the player;
-# both look back this many gaming days.
+# test raises at this CUSUM figure (ln 1000: a likelihood ratio of a thousand to one),
+# against a player who sees the card on this share of his hands; the sweetheart test at
+# this p-value, with at least this many errors for the player; both look back this many
+# gaming days. A table's pay line differs when this many wins fit another multiple.
 PROTECTION_LEAK_THRESHOLD = float(os.environ.get("PROTECTION_LEAK_THRESHOLD", "6.907755"))
+PROTECTION_LEAK_SHARE = float(os.environ.get("PROTECTION_LEAK_SHARE", "0.5"))
+PROTECTION_PAY_TABLE_MIN_OBSERVATIONS = int(os.environ.get("PROTECTION_PAY_TABLE_MIN_OBSERVATIONS", "3"))
 PROTECTION_SWEETHEART_P_VALUE = float(os.environ.get("PROTECTION_SWEETHEART_P_VALUE", "0.0001"))
 PROTECTION_SWEETHEART_MIN_ERRORS = int(os.environ.get("PROTECTION_SWEETHEART_MIN_ERRORS", "3"))
 PROTECTION_HISTORY_DAYS = int(os.environ.get("PROTECTION_HISTORY_DAYS", "90"))

@@ -20,19 +20,14 @@ class ProtectionConfig:
 
 
 def protection_config() -> ProtectionConfig:
-    leak, sweetheart, conformance = LeakSettings(), SweetheartSettings(), ConformanceSettings()
     return ProtectionConfig(
         LeakSettings(
-            threshold=float(getattr(settings, "PROTECTION_LEAK_THRESHOLD", leak.threshold)),
-            share=float(getattr(settings, "PROTECTION_LEAK_SHARE", leak.share)),
+            threshold=float(settings.PROTECTION_LEAK_THRESHOLD), share=float(settings.PROTECTION_LEAK_SHARE),
         ),
         SweetheartSettings(
-            threshold=float(getattr(settings, "PROTECTION_SWEETHEART_P_VALUE", sweetheart.threshold)),
-            min_favourable=int(getattr(settings, "PROTECTION_SWEETHEART_MIN_ERRORS", sweetheart.min_favourable)),
+            threshold=float(settings.PROTECTION_SWEETHEART_P_VALUE),
+            min_favourable=int(settings.PROTECTION_SWEETHEART_MIN_ERRORS),
         ),
-        ConformanceSettings(
-            min_observations=int(getattr(settings, "PROTECTION_PAY_TABLE_MIN_OBSERVATIONS",
-                                         conformance.min_observations)),
-        ),
-        history_days=int(getattr(settings, "PROTECTION_HISTORY_DAYS", 90)),
+        ConformanceSettings(min_observations=int(settings.PROTECTION_PAY_TABLE_MIN_OBSERVATIONS)),
+        history_days=int(settings.PROTECTION_HISTORY_DAYS),
     )

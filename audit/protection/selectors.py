@@ -6,7 +6,7 @@ never added across currencies:
 
 - ``win``: what the house won on the player's seats (from the stored settlement);
 - ``theoretical_optimal``: what it would expect from optimal play, the Ante
-  times the house edge (``PreflopTable.optimal_value``);
+  times the house edge the reconciliation uses (``BASE_GAME_HOUSE_EDGE``);
 - ``theoretical_actual``: that plus what the player's own decisions gave up,
   the Ante times the Antes lost (``SeatScore.ev_lost``): what it expects
   from the way this player plays;
@@ -23,10 +23,10 @@ from django.db.models import Count, DecimalField, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from audit.models import ProtectionFinding, SeatScore
+from audit.reconciliation.config import reconciliation_settings
 from casino.work import UNRESOLVED
 from rounds.models import Seat
 from rounds.protection import leak
-from rounds.protection.preflop import shipped_table
 from rounds.protection.scoring import DEALER_CARD
 
 from .config import protection_config
@@ -60,7 +60,7 @@ def _days(queryset: QuerySet, day_from: date | None, day_to: date | None) -> Que
 
 def player_figures(*, player: str, day_from: date | None = None, day_to: date | None = None) -> list[PlayerFigures]:
     """The player's figures per currency over the days (all of them when not given)."""
-    edge = Decimal(repr(-shipped_table().optimal_value()))
+    edge = reconciliation_settings().base_edge
     seats = _days(Seat.objects.filter(player=player, round__void=False, round__voided_at=None), day_from, day_to)
     played = {
         row["round__config_version__currency"]: row

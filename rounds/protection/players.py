@@ -23,13 +23,14 @@ from dataclasses import dataclass
 
 from rounds.engine.cards import Card
 from rounds.engine.evaluator import PAIR, category_of, evaluate
+from rounds.engine.rules import DECISION_MULTIPLES
 from rounds.engine.vocabulary import Decision
 
 from . import values as v
 from .leak import PlayedSeat
 from .preflop import PreflopTable
 from .scoring import best_of, score_seat
-from .streets import CHECK, PLAY_MULTIPLE
+from .streets import CHECK
 
 
 class OptimalPlayer:
@@ -104,7 +105,7 @@ def dealer_averaged_result(hole, board, decision: str, pays: v.PayTable) -> floa
     """The seat's result in Antes on this board, averaged over the dealer's possible hands."""
     if decision == Decision.FOLD.value:
         return v.FOLD_VALUE
-    return float(v.outcomes(hole, board, pays).play(PLAY_MULTIPLE[decision])[0])
+    return float(v.outcomes(hole, board, pays).play(DECISION_MULTIPLES[decision])[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,7 @@ def simulated_house_edge(player: OptimalPlayer, hands: int, seed: int) -> tuple[
             options = v.flop_values(hole, flop, player.pays)
             results.append(max(options.values()))
         else:
-            results.append(float(v.outcomes(hole, flop, player.pays).play(PLAY_MULTIPLE[choice]).mean()))
+            results.append(float(v.outcomes(hole, flop, player.pays).play(DECISION_MULTIPLES[choice]).mean()))
     mean = sum(results) / hands
     variance = sum((r - mean) ** 2 for r in results) / (hands - 1)
     return mean, (variance / hands) ** 0.5

@@ -34,14 +34,6 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     Street.RIVER.value: (Decision.RIVER_1X.value, Decision.FOLD.value),
 }
 
-# The Play bet an option puts up, in Antes (a fold loses Ante and Blind; see values).
-PLAY_MULTIPLE: dict[str, int] = {
-    Decision.PREFLOP_4X.value: 4,
-    Decision.PREFLOP_3X.value: 3,
-    Decision.FLOP_2X.value: 2,
-    Decision.RIVER_1X.value: 1,
-}
-
 # The board cards a player has seen when deciding on each street.
 BOARD_SEEN: dict[str, int] = {Street.PREFLOP.value: 0, Street.FLOP.value: 3, Street.RIVER.value: 5}
 

@@ -36,6 +36,5 @@ def test_the_reconcile_command_scores_the_day_before_its_report(table_client, ca
     assert ProtectionFinding.objects.count() == ProtectionFinding.objects.values("code", "key").distinct().count()
 
     player = scored.exclude(player="").values_list("player", flat=True).first()
-    if player:
-        for figures in player_figures(player=player):
-            assert figures.theoretical_actual >= figures.theoretical_optimal
+    figures = player_figures(player=player)
+    assert figures and all(f.theoretical_actual >= f.theoretical_optimal for f in figures)

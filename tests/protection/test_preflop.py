@@ -15,14 +15,10 @@ TABLE = preflop.shipped_table()
 HOUSE_EDGE = -0.02185  # Ante units, optimal play, Ante + Blind + Play (Wizard of Odds)
 
 
-def combos_of(name: str) -> int:
-    return 6 if len(name) == 2 else (4 if name.endswith("s") else 12)
-
-
 def test_the_table_holds_every_starting_hand_for_the_shipped_pay_table():
     assert set(TABLE.classes) == set(preflop.starting_hands())
     assert len(TABLE.classes) == 169
-    assert sum(combos_of(n) for n in TABLE.classes) == 1326
+    assert sum(preflop.combinations_of(n) for n in TABLE.classes) == 1326
     assert TABLE.pays == PAYS == PayTable.of(US_30K)
 
 
@@ -48,8 +44,10 @@ def test_canonical_flops_stand_for_every_flop_once():
 
 def test_the_optimal_preflop_choice_gives_the_published_house_edge():
     """Over all 1,326 hole pairs, the best option's mean is the house edge (within the table's error)."""
-    best = sum(combos_of(n) * max(c.values.values()) for n, c in TABLE.classes.items()) / 1326
-    error = np.sqrt(sum((combos_of(n) * c.se_4x_minus_check) ** 2 for n, c in TABLE.classes.items())) / 1326
+    weighted = [(preflop.combinations_of(n), c) for n, c in TABLE.classes.items()]
+    best = sum(w * c.values[c.best] for w, c in weighted) / 1326
+    assert best == pytest.approx(TABLE.optimal_value())
+    error = np.sqrt(sum((w * c.errors[c.best]) ** 2 for w, c in weighted)) / 1326
     assert abs(best - HOUSE_EDGE) <= max(4 * error, 0.0005)
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from rounds.engine.evaluator import evaluate
 from rounds.engine.record import RoundRecord, SeatRecord
+from rounds.engine.rules import DECISION_MULTIPLES
 from rounds.engine.settlement import settle_game
-from rounds.engine.vocabulary import Decision
 from rounds.protection import values as v
 from rounds.protection.streets import CHECK
 from tests.rounds.engine_rounds import cards
@@ -24,9 +24,7 @@ ONE = Decimal(1)
 
 def settled_in_antes(hole, board, dealer, decision: str) -> float:
     """The seat's Ante + Blind + Play result, Ante = 1, as the settlement engine gives it."""
-    multiple = {Decision.RIVER_1X.value: 1, Decision.FLOP_2X.value: 2, Decision.PREFLOP_4X.value: 4,
-                Decision.FOLD.value: 0}[decision]
-    seat = SeatRecord(1, tuple(hole), ONE, ONE, Decimal(0), Decimal(multiple), decision)
+    seat = SeatRecord(1, tuple(hole), ONE, ONE, Decimal(0), Decimal(DECISION_MULTIPLES[decision]), decision)
     game = settle_game(RoundRecord((seat,), tuple(board), tuple(dealer)), SE_50KR)
     results = game.seats[1].results
     return float(results["ante"] + results["blind"] + results["play"])
