@@ -4,6 +4,11 @@ The CSV has one row per scope (casino, table, dealer, shift, player), key,
 currency and bet: what auditors load into a spreadsheet next to the casino's
 own books. Every money row names its currency; hold is in percent. The
 month- and year-to-date figures of a day's report follow as their own periods.
+A band's row says which theoretical win it judged by (``theoretical``: at
+``actual`` play when game protection scored every live hand of the group,
+else at ``optimal`` play); the base-game and total rows carry the one at
+optimal play beside it, the players' skill (what their decisions gave up) and
+how much of the group was scored.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ SCOPES = ("tables", "dealers", "shifts", "players")
 CSV_COLUMNS = [
     "period", "scope", "key", "currency", "bet", "rounds", "hands", "handle", "win", "hold_percent",
     "expected", "sd", "low_95", "high_95", "low_997", "high_997", "z", "outside",
+    "theoretical", "expected_optimal", "skill", "scored_percent",
 ]
 PERIODS = ("month_to_date", "year_to_date")
 
@@ -134,19 +140,23 @@ def period_rows(period: str, figures: dict):
         for key, by_currency in sorted(groups.items()):
             for currency, cell in sorted(by_currency.items()):
                 bands = cell.get("bands", {})
+                optimal = cell.get("bands_optimal", {})
                 hold = cell.get("hold_percent", {})
                 rows = [(bet, cell.get("handle", {}).get(bet), cell.get("win", {}).get(bet),
-                         hold.get(bet), bands.get("trips") if bet == "trips" else None)
+                         hold.get(bet), bands.get("trips") if bet == "trips" else None, None)
                         for bet in BETS]
                 base = bands.get("base") or {}
-                rows.append(("base_game", None, base.get("actual"), None, base or None))
+                rows.append(("base_game", None, base.get("actual"), None, base or None, optimal.get("base")))
                 rows.append(("total", cell.get("handle_total"), cell.get("win_total"),
-                             hold.get("total"), bands.get("total")))
-                for bet, handle, win, hold_percent, band in rows:
+                             hold.get("total"), bands.get("total"), optimal.get("total")))
+                for bet, handle, win, hold_percent, band, at_optimal in rows:
                     band = band or {}
                     yield [
                         period, scope, key, currency, bet, cell.get("rounds"),
                         cell.get("hands"), handle, win, hold_percent,
                         *(band.get(name) for name in (
                             "expected", "sd", "low_95", "high_95", "low_997", "high_997", "z", "outside")),
+                        band.get("theoretical"),
+                        *((at_optimal.get("expected"), cell.get("skill"), cell.get("scored_percent"))
+                          if at_optimal else (None, None, None)),
                     ]

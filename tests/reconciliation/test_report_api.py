@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
+from decimal import Decimal
 
 import pytest
 
+from audit.protection.services import day_protect
 from audit.reconciliation.services import report_run
 from tests import examples
 
@@ -51,6 +53,32 @@ def test_the_report_as_csv_matches_its_figures(report, auditor_client):
     month = [row for row in rows if (row["period"], row["scope"], row["key"], row["bet"])
              == ("month_to_date", "table", "S01", "total")]
     assert len(month) == 1 and month[0]["currency"] == "SEK" and month[0]["handle"] == table["handle_total"]
+
+
+def _table_rows(report, client) -> dict[str, dict]:
+    rows = csv.DictReader(io.StringIO(client.get(f"/api/v1/reports/{report.pk}.csv").content.decode()))
+    return {row["bet"]: row for row in rows if (row["period"], row["scope"], row["key"]) == ("range", "table", "S01")}
+
+
+def test_the_csv_says_which_theoretical_win_judged_and_carries_the_other(report, auditor_client):
+    # Not scored yet: judged at optimal play, no skill to add.
+    s01 = _table_rows(report, auditor_client)
+    assert s01["total"]["theoretical"] == "optimal" and Decimal(s01["total"]["scored_percent"]) == 0
+    assert s01["total"]["skill"] == report.figures["tables"]["S01"]["SEK"]["skill"]
+    assert s01["total"]["expected"] == s01["total"]["expected_optimal"]
+    assert s01["ante"]["theoretical"] == "" and s01["ante"]["expected_optimal"] == ""
+
+    day_protect(day=DAY)
+    scored = report_run(day_from=DAY)
+    s01 = _table_rows(scored, auditor_client)
+    table = scored.figures["tables"]["S01"]["SEK"]
+    assert s01["total"]["theoretical"] == s01["base_game"]["theoretical"] == s01["trips"]["theoretical"] == "actual"
+    assert Decimal(s01["total"]["scored_percent"]) == 100 and s01["total"]["skill"] == table["skill"]
+    assert s01["total"]["expected"] == table["bands"]["total"]["expected"]
+    assert s01["total"]["expected_optimal"] == table["bands_optimal"]["total"]["expected"]
+    # The examples' players do not all play the best option: the two theoretical wins differ.
+    assert Decimal(table["skill"]) > 0
+    assert s01["total"]["expected"] != s01["total"]["expected_optimal"]
 
 
 def test_ids_a_table_sent_cannot_become_spreadsheet_formulas(table_client, auditor_client):
