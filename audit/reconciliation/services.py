@@ -425,6 +425,11 @@ def _alerts(figures: dict) -> list[str]:
     for version in figures.get("covariance_fallbacks", []):
         alerts.append(f"{version}: no seat covariance is derived for its Blind table; its bands used the "
                       "shipped game's figures (docs/VARIANCE.md)")
+    for currency, scored in (figures.get("scoring") or {}).get("casino", {}).items():
+        if scored["scored_hands"] < scored["hands"]:
+            alerts.append(f"SCORING: {scored['hands'] - scored['scored_hands']} of {scored['hands']} live hand(s) "
+                          f"({currency}) were not scored by game protection when the report ran; the groups "
+                          "they belong to were judged at optimal play (docs/VARIANCE.md, \"Which band judges\")")
     worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
     if worst:
         alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "

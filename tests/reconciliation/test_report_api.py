@@ -65,6 +65,11 @@ def test_the_csv_says_which_theoretical_win_judged_and_carries_the_other(report,
     s01 = _table_rows(report, auditor_client)
     assert s01["total"]["theoretical"] == "optimal" and Decimal(s01["total"]["scored_percent"]) == 0
     assert s01["total"]["skill"] == report.figures["tables"]["S01"]["SEK"]["skill"]
+    hands = report.figures["casino"]["SEK"]["hands"]  # one of the ten rounds is void
+    assert hands == 9 and [a for a in report.figures["alerts"] if a.startswith("SCORING")] == [
+        f"SCORING: {hands} of {hands} live hand(s) (SEK) were not scored by game protection when the report "
+        'ran; the groups they belong to were judged at optimal play (docs/VARIANCE.md, "Which band judges")'
+    ]
     assert s01["total"]["expected"] == s01["total"]["expected_optimal"]
     assert s01["ante"]["theoretical"] == "" and s01["ante"]["expected_optimal"] == ""
 
@@ -72,6 +77,7 @@ def test_the_csv_says_which_theoretical_win_judged_and_carries_the_other(report,
     scored = report_run(day_from=DAY)
     s01 = _table_rows(scored, auditor_client)
     table = scored.figures["tables"]["S01"]["SEK"]
+    assert not [a for a in scored.figures["alerts"] if a.startswith("SCORING")]
     assert s01["total"]["theoretical"] == s01["base_game"]["theoretical"] == s01["trips"]["theoretical"] == "actual"
     assert Decimal(s01["total"]["scored_percent"]) == 100 and s01["total"]["skill"] == table["skill"]
     assert s01["total"]["expected"] == table["bands"]["total"]["expected"]
