@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from hypothesis import given, settings
@@ -97,3 +98,35 @@ def test_without_a_shipped_table_every_flop_is_valued(monkeypatch, tmp_path):
         assert flop_table.shipped_table() is None
     finally:
         flop_table.shipped_table.cache_clear()
+
+
+def test_the_shipped_table_holds_every_flop_of_every_hand_at_the_shipped_pays():
+    shipped = flop_table.shipped_table()
+    assert shipped is not None, "rounds/protection/data/flop_values.npz: python manage.py flop_values --write"
+    assert shipped.pays == PAYS and len(shipped.keys) == 1_286_792
+    assert (shipped.keys[1:] > shipped.keys[:-1]).all()  # sorted, each flop once
+    per_hand = np.bincount(shipped.keys // flop_table.SPAN, minlength=169)
+    for name, count in zip(preflop.starting_hands(), per_hand, strict=True):
+        assert count == {"pair": 6212, "suited": 4494, "offsuit": 10968}[kind(name)], name
+    for name in ("AA", "KQs", "72o"):
+        canonical = preflop.canonical_flops(preflop.representative(name))
+        keys = [flop_table.key_of_canonical(name, flop) for flop, _ in canonical]
+        assert np.isin(keys, shipped.keys).all()
+    rng = random.Random(7)
+    for _ in range(1000):
+        cards = rng.sample(range(52), 5)
+        assert shipped.values(cards[:2], cards[2:], PAYS) is not None
+
+
+def kind(name: str) -> str:
+    return "pair" if len(name) == 2 else {"s": "suited", "o": "offsuit"}[name[2]]
+
+
+@pytest.mark.slow
+def test_the_shipped_tables_values_are_the_flops_exact_values():
+    # A sample the table was not written from in this run: any hand, any flop, any suit renaming.
+    shipped, rng = flop_table.shipped_table(), random.Random(20261202)
+    for _ in range(40):
+        cards = rng.sample(range(52), 5)
+        hole, flop = cards[:2], cards[2:]
+        assert shipped.values(hole, flop, PAYS) == pytest.approx(flop_values(hole, flop, PAYS), rel=1e-6, abs=1e-6)
