@@ -6,8 +6,9 @@ says which), the flop's two options valued exactly by the scoring's own code
 decision inside). Each hand's values are kept in ``--work`` as soon as they
 are done, so a run that stops is resumed where it stopped; ``--write``
 gathers them into ``rounds/protection/data/flop_values.npz``. All 169 hands
-take about three CPU hours (``--processes`` spreads them); ``--hands`` and
-``--limit`` value a part, to look at or to test, never shipped. The shipped
+take hours of CPU (``--processes`` spreads them; docs/SCALING.md has the
+figure); ``--hands`` and ``--limit`` value a part, to look at or to test,
+never shipped. The shipped
 Blind pay table and the dealer's pair qualifier are what it values, as
 ``preflop_values``.
 """
