@@ -16,17 +16,26 @@
    exactly (A) and with the shipped table of flops (B), as the nightly job
    scores; the time for the sample is scaled to 100,000 rounds. The goal is
    under 10 minutes. Only the scoring is timed, not reading rounds from the
-   database or writing scores.
+   database or writing scores. ``--against DIR`` times another checkout of
+   the project instead of A (a ``git worktree`` of an earlier commit): both
+   with the shipped table, in turns, the same rounds, so that a change's
+   gain is measured in one run on a shared machine.
+
+    .venv/bin/python -m bench.protection --against /tmp/before   # git worktree add /tmp/before HEAD~1
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import random
+import subprocess
+import sys
+import tempfile
 import time
 from datetime import datetime, timezone
-from multiprocessing import Pool
+from pathlib import Path
 
 from rounds.engine.record import round_from_wire
 from rounds.protection import scoring
@@ -61,15 +70,11 @@ def _valued(spots, own) -> None:
 
 
 def _scored(spots, street: str, own) -> None:
-    """A scored decision's values: the player's own (``own``), then each dealer card known
-    and, on the river, the other seats' cards, as ``scoring.score_seat`` values them."""
-    valued = v.flop_values if street == "flop" else v.river_values
+    """A scored decision's values, as ``scoring.score_seats`` values a seat alone: the player's
+    own (``own``), then every piece of knowledge (``scoring.knowledge_views``) in one pass."""
     for hole, board, dealer, others in spots:
-        for position in (0, 1):
-            valued(hole, board, PAYS, known_dealer=(dealer[position],))
         own(hole, board)
-        if street == "river":
-            valued(hole, board, PAYS, dead=others)
+        v.values_of(list(scoring.knowledge_views(street, hole, dealer, others).values()), board, PAYS)
 
 
 def per_street(count: int) -> None:
@@ -84,9 +89,9 @@ def per_street(count: int) -> None:
         if street == "flop" and flops is not None:
             ways.append(("the table's", lambda h, b: flops.values(h, b, PAYS)))
         for way, own in ways:
-            v._flop.cache_clear(), v._river.cache_clear()
+            v.forget_values()
             _timed(f"{street}: values ({way})", count, _valued, spots, own)
-            v._flop.cache_clear(), v._river.cache_clear()
+            v.forget_values()
             _timed(f"{street}: scored ({way} values and knowledge)", count, _scored, spots, street, own)
 
 
@@ -103,39 +108,71 @@ def _dealt(rounds: int, seed: int) -> list:
     return records[:rounds]
 
 
-def _score_chunk(job: tuple[list, bool]) -> tuple[int, int, float]:
-    records, with_flops = job
-    table, flops = shipped_table(), shipped_flop_table() if with_flops else None
-    started = time.process_time()
-    seats = decisions = 0
-    for record in records:
-        for score in scoring.score_round(round_from_wire(record), PAYS, table, flops).values():
-            seats += 1
-            decisions += len(score.decisions)
-    return seats, decisions, time.process_time() - started
+# A worker of the day: run in a checkout of the project (this one or ``--against``'s) on
+# its share of the rounds, it prints its wall and CPU seconds, seats and decisions scored.
+# It reads only what every version of the scoring has had, so either checkout can run it.
+_WORKER = """
+import pickle, sys, time
+from rounds.engine.record import round_from_wire
+from rounds.protection import scoring, values
+from rounds.protection.flop_table import shipped_table as flop_table
+from rounds.protection.preflop import shipped_table
+from tests.rounds.engine_rules import SE_50KR
+
+path, part, parts, with_flops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+with open(path, "rb") as f:
+    records = pickle.load(f)[part::parts]
+pays = values.PayTable.of(SE_50KR)
+table, flops = shipped_table(), flop_table() if with_flops else None
+values.river_values([0, 1], [2, 3, 4, 5, 6], pays)  # the hand tables are built before the clocks
+wall, cpu = time.perf_counter(), time.process_time()
+seats = decisions = 0
+for record in records:
+    for score in scoring.score_round(round_from_wire(record), pays, table, flops).values():
+        seats += 1
+        decisions += len(score.decisions)
+print(time.perf_counter() - wall, time.process_time() - cpu, seats, decisions)
+"""
 
 
-def _day_turn(records: list, workers: int, with_flops: bool) -> tuple[float, float, int, int]:
-    chunks = [(records[i::workers * 4], with_flops) for i in range(workers * 4)]
-    wall = time.perf_counter()
-    with Pool(workers) as pool:  # new processes each turn: no values cached from the other way
-        done = pool.map(_score_chunk, chunks)
-    wall = time.perf_counter() - wall
-    return wall, sum(d[2] for d in done), sum(d[0] for d in done), sum(d[1] for d in done)
+def _day_turn(path: Path, checkout: Path, workers: int, with_flops: bool) -> tuple[float, float, int, int]:
+    """One turn: ``workers`` processes in ``checkout`` score their shares at once; the turn's wall
+    time is the slowest one's."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    running = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(path), str(part), str(workers), "1" if with_flops else "0"],
+            cwd=checkout, env=env, stdout=subprocess.PIPE, text=True,
+        )
+        for part in range(workers)
+    ]
+    done = []
+    for process in running:
+        out, _ = process.communicate()
+        if process.returncode:
+            raise SystemExit(f"a worker in {checkout} failed")
+        done.append([float(x) for x in out.split()])
+    return max(d[0] for d in done), sum(d[1] for d in done), int(sum(d[2] for d in done)), int(sum(d[3] for d in done))
 
 
-def day(rounds: int, workers: int, turns: int) -> None:
-    records = _dealt(rounds, seed=2026)
-    ways = [("A, every flop valued exactly", False)]
-    if shipped_flop_table() is not None:
-        ways.append(("B, the shipped table of flops", True))
+def day(rounds: int, workers: int, turns: int, against: Path | None) -> None:
+    here = Path(__file__).resolve().parent.parent
+    if against is not None:
+        ways = [(f"A, {against}", against, True), ("B, this checkout", here, True)]
     else:
-        print("(no table of flops is shipped: B is not measured)")
-    taken: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in ways}
-    for _ in range(turns):
-        for label, with_flops in ways:
-            wall, cpu, seats, decisions = _day_turn(records, workers, with_flops)
-            taken[label].append((wall, cpu))
+        ways = [("A, every flop valued exactly", here, False)]
+        if shipped_flop_table() is not None:
+            ways.append(("B, the shipped table of flops", here, True))
+        else:
+            print("(no table of flops is shipped: B is not measured)")
+    taken: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in ways}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rounds.pickle"
+        path.write_bytes(pickle.dumps(_dealt(rounds, seed=2026)))
+        for _ in range(turns):
+            for label, checkout, with_flops in ways:
+                wall, cpu, seats, decisions = _day_turn(path, checkout, workers, with_flops)
+                taken[label].append((wall, cpu))
     scale = DAY / rounds
     print(f"A day of {DAY:,} rounds on {workers} workers, from {rounds:,} simulated rounds "
           f"({seats:,} seats, {decisions:,} decisions), {turns} turns of each, alternating:")
@@ -153,12 +190,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--turns", type=int, default=2, help="turns of each way for the day, alternating")
+    parser.add_argument("--against", type=Path, help="another checkout whose day is timed in turns with this one's")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
     shipped_table(), shipped_flop_table()  # read before the clocks
     v.river_values([0, 1], [2, 3, 4, 5, 6], PAYS)
     per_street(50 if args.quick else 300)
-    day(400 if args.quick else 3000, args.workers, 1 if args.quick else args.turns)
+    day(400 if args.quick else 3000, args.workers, 1 if args.quick else args.turns, args.against)
 
 
 if __name__ == "__main__":

@@ -111,7 +111,8 @@ def values(keys: np.ndarray, masks) -> np.ndarray:
         # Bit 4·suit + 3 of the probe is set: the suit is that bit's nibble.
         suit = np.log2(probe.ravel()[flushed]).astype(np.int64) >> 2
         summed = masks(flushed) if callable(masks) else masks.ravel()[flushed]
-        result.ravel()[flushed] = flush[(summed >> (13 * suit)) & 0x1FFF]
+        # ``flat`` writes in place whatever the layout (``ravel`` would copy a transposed array).
+        result.flat[flushed] = flush[(summed >> (13 * suit)) & 0x1FFF]
     return result
 
 

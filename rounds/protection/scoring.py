@@ -105,6 +105,71 @@ def held_category(hole: Sequence[Card], seen: Sequence[Card]) -> int:
     return category_of(evaluate([*hole, *seen]))
 
 
+def knowledge_views(
+    street: str, hole: Sequence[Card], dealer_cards: Sequence[Card], others: Sequence[Card],
+) -> dict[str, v.View]:
+    """What a player would see with each piece of knowledge valued on this street: each dealer
+    card in turn, and on the river the other seats' cards (when there were other seats)."""
+    views = {k: v.View.of(hole, known_dealer=(dealer_cards[p],)) for k, p in DEALER_CARD.items()}
+    if others and street == Street.RIVER.value:
+        views[Knowledge.OTHER_SEATS.value] = v.View.of(hole, dead=others)
+    return views
+
+
+def score_seats(
+    holes: Sequence[Sequence[Card]],
+    decisions: Sequence[str],
+    board: Sequence[Card],
+    dealer_cards: Sequence[Card],
+    pays: v.PayTable,
+    preflop: PreflopTable,
+    others: Sequence[Sequence[Card]] | None = None,
+    flops: FlopTable | None = None,
+) -> list[SeatScore]:
+    """Score the seats of a dealt round, each by its hole cards and decision: ``others``, per
+    seat, the other seats' hole cards (for collusion); ``flops``, a table of the flop's values to
+    read instead of valuing each flop (``flop_table``).
+
+    A street is valued for every seat that decided on it at once, and each
+    piece of knowledge likewise: the seats share the board and the dealer's
+    cards, so the dealer's hands are valued once for all of them.
+    """
+    plans = [choices(decision) for decision in decisions]
+    valued: dict[tuple[int, str], tuple[dict[str, float], dict[str, Informed]]] = {}
+    for street in (Street.FLOP.value, Street.RIVER.value):
+        at = [i for i, plan in enumerate(plans) if any(s == street for s, _ in plan)]
+        seen = board[: BOARD_SEEN[street]]
+        # Each seat's own view (where no table of flops holds it) and each piece of knowledge.
+        views: dict[tuple[int, str | None], v.View] = {}
+        own: dict[int, dict[str, float] | None] = {}
+        for i in at:
+            own[i] = flops.values(holes[i], seen, pays) if flops is not None and street == Street.FLOP.value else None
+            if own[i] is None:
+                views[i, None] = v.View.of(holes[i])
+            told = knowledge_views(street, holes[i], dealer_cards, others[i] if others is not None else ())
+            views.update(((i, knowledge), view) for knowledge, view in told.items())
+        found = dict(zip(views, v.values_of(list(views.values()), seen, pays)))
+        for i in at:
+            informed = {k: Informed(values, best_of(values)) for (j, k), values in found.items() if j == i and k}
+            valued[i, street] = own[i] or found[i, None], informed
+    scores = []
+    for i, plan in enumerate(plans):
+        decided, scored = [], True
+        for street, chosen in plan:
+            held = held_category(holes[i], board[: BOARD_SEEN[street]])
+            if street == Street.PREFLOP.value:
+                options = preflop.values(holes[i], pays)
+                if options is None:
+                    scored = False
+                    continue
+                decided.append(DecisionScore(street, chosen, options, hand=held))
+                continue
+            options, informed_of = valued[i, street]
+            decided.append(DecisionScore(street, chosen, options, informed_of, held))
+        scores.append(SeatScore(tuple(decided), scored))
+    return scores
+
+
 def score_seat(
     hole: Sequence[Card],
     board: Sequence[Card],
@@ -115,33 +180,8 @@ def score_seat(
     others: Sequence[Card] = (),
     flops: FlopTable | None = None,
 ) -> SeatScore:
-    """Score a seat of a dealt round: ``others``, the other seats' hole cards (for collusion);
-    ``flops``, a table of the flop's values to read instead of valuing each flop (``flop_table``)."""
-    scores = []
-    scored = True
-    for street, chosen in choices(decision):
-        seen = board[: BOARD_SEEN[street]]
-        held = held_category(hole, seen)
-        if street == Street.PREFLOP.value:
-            options = preflop.values(hole, pays)
-            if options is None:
-                scored = False
-                continue
-            scores.append(DecisionScore(street, chosen, options, hand=held))
-            continue
-        valued = v.river_values if street == Street.RIVER.value else v.flop_values
-        own = None
-        if street == Street.FLOP.value and flops is not None:
-            own = flops.values(hole, seen, pays)
-        informed = {}
-        for knowledge, position in DEALER_CARD.items():
-            seen_values = valued(hole, seen, pays, known_dealer=(dealer_cards[position],))
-            informed[knowledge] = Informed(seen_values, best_of(seen_values))
-        if others and street == Street.RIVER.value:
-            seen_values = valued(hole, seen, pays, dead=tuple(others))
-            informed[Knowledge.OTHER_SEATS.value] = Informed(seen_values, best_of(seen_values))
-        scores.append(DecisionScore(street, chosen, own or valued(hole, seen, pays), informed, held))
-    return SeatScore(tuple(scores), scored)
+    """Score one seat of a dealt round (``score_seats``, ``others`` its companions' hole cards)."""
+    return score_seats([hole], [decision], board, dealer_cards, pays, preflop, [others], flops)[0]
 
 
 def score_round(
@@ -159,12 +199,10 @@ def score_round(
     cards = record.all_cards()
     if len(set(cards)) != len(cards) or len(record.board) != 5 or len(record.dealer_cards) != 2:
         return {}
-    scored = {}
-    for seat in record.seats:
-        if seat.hole is None or seat.decision not in DECISIONS:
-            continue
-        others = [c for s in record.seats if s is not seat and s.hole for c in s.hole]
-        scored[seat.seat] = score_seat(
-            seat.hole, record.board, record.dealer_cards, seat.decision, pays, preflop, others, flops,
-        )
-    return scored
+    seats = [s for s in record.seats if s.hole is not None and s.decision in DECISIONS]
+    holes = [s.hole for s in seats]
+    others = [[c for other in record.seats if other is not seat and other.hole for c in other.hole] for seat in seats]
+    scores = score_seats(
+        holes, [s.decision for s in seats], record.board, record.dealer_cards, pays, preflop, others, flops,
+    )
+    return {seat.seat: score for seat, score in zip(seats, scores)}

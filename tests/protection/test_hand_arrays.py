@@ -43,3 +43,15 @@ def test_keys_of_disjoint_cards_add_up():
     key, mask = ha.key_of([0, 17, 33, 2, 51, 40, 7])
     assert (key_a + key_b, mask_a + mask_b) == (key, mask)
     assert int(ha.values(np.array([key]), np.array([mask]))[0]) == evaluate([0, 17, 33, 2, 51, 40, 7])
+
+
+def test_hands_laid_out_in_any_order_in_memory_have_the_same_values():
+    # A transposed array is not row by row in memory: a flush written through a copy of it
+    # would be lost. Every layout must give the values of the same hands laid out row by row.
+    rng = np.random.default_rng(2)
+    hands = np.argsort(rng.random((300, 52)), axis=1)[:, :7].reshape(20, 15, 7)
+    keys, masks = ha.CARD_KEYS[hands].sum(axis=-1), ha.CARD_MASKS[hands].sum(axis=-1)
+    transposed = ha.values(np.asfortranarray(keys.T), np.asfortranarray(masks.T))
+    assert not transposed.flags.c_contiguous
+    assert (transposed.T == ha.values(keys, masks)).all()
+    assert [int(x) for x in transposed.T.ravel()] == [evaluate(h) for h in hands.reshape(-1, 7).tolist()]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from rounds.engine.record import RoundRecord, SeatRecord
+from rounds.engine.vocabulary import DECISIONS
 from rounds.protection import scoring
+from rounds.protection import values as v
 from rounds.protection.preflop import shipped_table
 from rounds.protection.streets import choices
 from rounds.protection.values import PayTable, river_values
@@ -61,3 +66,23 @@ def test_a_table_with_another_blind_pay_table_scores_flop_and_river_but_not_pref
     score = scoring.score_round(record, other, TABLE)[1]
     assert not score.scored
     assert [d.street for d in score.decisions] == ["flop", "river"]
+
+
+@pytest.mark.parametrize("deal_seed", range(3))
+def test_a_rounds_seats_scored_together_are_each_scored_alone(deal_seed):
+    # score_round values each street for every seat at once; one seat alone, knowing the
+    # others' cards, must come out the same.
+    rng = random.Random(deal_seed)
+    deck = rng.sample(range(52), 7 + 2 * 5)
+    decisions = [rng.choice(DECISIONS) for _ in range(5)]
+    seats = tuple(
+        SeatRecord(n + 1, tuple(deck[7 + 2 * n: 9 + 2 * n]), None, None, None, None, decisions[n])
+        for n in range(5)
+    )
+    record = RoundRecord(seats, tuple(deck[:5]), tuple(deck[5:7]))
+    together = scoring.score_round(record, PAYS, TABLE)
+    for s in seats:
+        others = [c for o in seats if o is not s for c in o.hole]
+        v.forget_values()
+        alone = scoring.score_seat(s.hole, record.board, record.dealer_cards, s.decision, PAYS, TABLE, others)
+        assert together[s.seat] == alone

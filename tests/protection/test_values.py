@@ -110,6 +110,53 @@ def test_the_flop_with_a_dealer_card_seen(hole, board, rest):
     )
 
 
+def seated(seed: int, seats: int, board_cards: int):
+    """A dealt round: the board, the dealer's cards, each seat's hole cards."""
+    deck = random.Random(seed).sample(range(52), board_cards + 2 + 2 * seats)
+    holes = [tuple(deck[board_cards + 2 + 2 * i: board_cards + 4 + 2 * i]) for i in range(seats)]
+    return deck[:board_cards], deck[board_cards:board_cards + 2], holes
+
+
+def views_of_a_round(dealer, holes):
+    """Every view scoring values: each seat's own, each dealer card known, the others' cards dead."""
+    views = []
+    for hole in holes:
+        others = [c for h in holes if h != hole for c in h]
+        views += [v.View.of(hole), v.View.of(hole, known_dealer=dealer[:1]),
+                  v.View.of(hole, known_dealer=dealer[1:]), v.View.of(hole, dead=others),
+                  v.View.of(hole, known_dealer=dealer[:1], dead=others[:2])]
+    return views
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_views_of_a_round_valued_together_are_each_valued_alone(seed):
+    # Together the dealer's hands are valued once and each view takes its own cards out of
+    # them; alone a view is the only one: the counts, and so the values, are the same.
+    for board_cards, seats in ((5, 6), (3, 3)):
+        board, dealer, holes = seated(seed, seats, board_cards)
+        views = views_of_a_round(dealer, holes)
+        v.forget_values()
+        together = v.values_of(views, board, PAYS)
+        alone = []
+        for view in views:
+            v.forget_values()
+            v._dealer_hands.cache_clear()
+            alone.append(v.values_of([view], board, PAYS)[0])
+        assert together == alone
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_river_valued_for_every_view_at_once_is_the_engines_settlement(seed):
+    board, dealer, holes = seated(100 + seed, 4, 5)
+    views = views_of_a_round(dealer, holes)
+    got = v.values_of(views, board, PAYS)
+    for view, values in zip(views, got):
+        rest = [c for c in range(52) if c not in (*board, *view.hole, *view.dead)]
+        hands = [h for h in combinations(rest, 2) if set(view.known_dealer) <= set(h)]
+        expected = sum(settled_in_antes(view.hole, board, h, "river_1x") for h in hands) / len(hands)
+        assert values["river_1x"] == pytest.approx(expected, abs=1e-12)
+
+
 def test_a_card_given_twice_is_refused():
     with pytest.raises(ValueError, match="twice"):
         v.river_values(cards("Ah Kh"), cards("Ah 2c 3d 4s 9h"), PAYS)
