@@ -3,11 +3,13 @@
     .venv/bin/python -m bench.protection            # about ten minutes
     .venv/bin/python -m bench.protection --quick    # about a minute
 
-1. **Decisions per second per worker, by street**, on seeded spots: the
-   values alone (what a player's options are worth), and a whole scored
-   decision (the values and, on the flop and river, the same street valued
-   knowing each dealer card; on the river also knowing the other seats'
-   cards). The flop both ways: valued exactly, and read from the shipped
+1. **Decisions per second per worker, by street**, on seeded rounds of six
+   seats: the values alone (what a player's options are worth), and a whole
+   scored decision (the values and, on the flop and river, the same street
+   valued knowing each dealer card; on the river also knowing the other
+   seats' cards), for one seat alone and for the round's six seats together
+   (as ``scoring.score_seats`` scores them: the dealer's hands valued once
+   for all). The flop both ways: valued exactly, and read from the shipped
    table of flops (``rounds/protection/data/flop_values.npz``). Wall and CPU
    time per decision.
 2. **A day of 100,000 rounds on two workers**: rounds dealt by the demo's
@@ -37,7 +39,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from rounds.engine.record import round_from_wire
 from rounds.protection import scoring
 from rounds.protection import values as v
 from rounds.protection.flop_table import shipped_table as shipped_flop_table
@@ -49,50 +50,68 @@ PAYS = v.PayTable.of(SE_50KR)
 DAY = 100_000
 
 
-def _spots(count: int, board: int, seed: int):
+SEATS = 6  # a round's seats, about as many as the demo's tables seat
+
+
+def _rounds(count: int, board: int, seed: int):
+    """Seeded rounds: every seat's hole cards, the board seen, the dealer's cards."""
     rng = random.Random(seed)
     for _ in range(count):
-        deck = rng.sample(range(52), 2 + board + 2 + 4)
-        yield deck[:2], deck[2:2 + board], deck[2 + board:4 + board], deck[4 + board:]
+        deck = rng.sample(range(52), board + 2 + 2 * SEATS)
+        holes = [tuple(deck[board + 2 + 2 * i: board + 4 + 2 * i]) for i in range(SEATS)]
+        yield holes, deck[:board], deck[board:board + 2]
 
 
 def _timed(label: str, count: int, work, *args) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
     work(*args)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    print(f"  {label:44} {count / wall:10,.0f} /s   {wall / count * 1e3:8.3f} ms wall   "
-          f"{cpu / count * 1e3:8.3f} ms CPU each")
+    print(f"  {label:58} {count / wall:8,.0f} /s   {wall / count * 1e3:7.3f} ms wall   "
+          f"{cpu / count * 1e3:7.3f} ms CPU each")
 
 
-def _valued(spots, own) -> None:
-    for hole, board, _, _ in spots:
-        own(hole, board)
+def _valued(rounds, own) -> None:
+    for holes, board, _ in rounds:
+        own(holes[0], board)
 
 
-def _scored(spots, street: str, own) -> None:
-    """A scored decision's values, as ``scoring.score_seats`` values a seat alone: the player's
-    own (``own``), then every piece of knowledge (``scoring.knowledge_views``) in one pass."""
-    for hole, board, dealer, others in spots:
-        own(hole, board)
-        v.values_of(list(scoring.knowledge_views(street, hole, dealer, others).values()), board, PAYS)
+def _scored(rounds, street: str, own, seats: int) -> None:
+    """A round's decisions on a street, as ``scoring.score_seats`` values them: each of its first
+    ``seats`` seats' own values (``own``, or None: valued exactly beside the knowledge) and every
+    piece of knowledge (``scoring.knowledge_views``), the views all valued in one pass."""
+    for holes, board, dealer in rounds:
+        views = []
+        for hole in holes[:seats]:
+            if own is None:
+                views.append(v.View.of(hole))
+            else:
+                own(hole, board)
+            others = [c for h in holes if h != hole for c in h]
+            views += scoring.knowledge_views(street, hole, dealer, others).values()
+        v.values_of(views, board, PAYS)
 
 
 def per_street(count: int) -> None:
     table, flops = shipped_table(), shipped_flop_table()
-    print(f"Decisions per second, one worker ({count} seeded spots each):")
-    spots = list(_spots(count, 0, 1))
-    _timed("preflop: the table's values", count, lambda: [table.values(h, PAYS) for h, _, _, _ in spots])
+    print(f"Decisions per second, one worker ({count} seeded rounds of {SEATS} seats each):")
+    rounds = list(_rounds(count, 0, 1))
+    _timed("preflop: the table's values", count, lambda: [table.values(h[0], PAYS) for h, _, _ in rounds])
     exact = {"flop": lambda h, b: v.flop_values(h, b, PAYS), "river": lambda h, b: v.river_values(h, b, PAYS)}
     for street, board in (("flop", 3), ("river", 5)):
-        spots = list(_spots(count, board, 2 if street == "flop" else 3))
-        ways = [("exact", exact[street])]
+        rounds = list(_rounds(count, board, 2 if street == "flop" else 3))
+        ways = [("exact", exact[street], None)]
         if street == "flop" and flops is not None:
-            ways.append(("the table's", lambda h, b: flops.values(h, b, PAYS)))
-        for way, own in ways:
+            reader = lambda h, b: flops.values(h, b, PAYS)
+            ways.append(("the table's", reader, reader))
+        for way, own, scored_own in ways:
             v.forget_values()
-            _timed(f"{street}: values ({way})", count, _valued, spots, own)
+            _timed(f"{street}: values ({way})", count, _valued, rounds, own)
             v.forget_values()
-            _timed(f"{street}: scored ({way} values and knowledge)", count, _scored, spots, street, own)
+            _timed(f"{street}: scored alone ({way} values and knowledge)", count,
+                   _scored, rounds, street, scored_own, 1)
+            v.forget_values()
+            _timed(f"{street}: scored, {SEATS} seats together (the same)", count * SEATS,
+                   _scored, rounds, street, scored_own, SEATS)
 
 
 def _dealt(rounds: int, seed: int) -> list:
@@ -194,7 +213,10 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
     shipped_table(), shipped_flop_table()  # read before the clocks
+    # The hand tables and each street's layout of the cards to come are built before the clocks.
     v.river_values([0, 1], [2, 3, 4, 5, 6], PAYS)
+    v.flop_values([0, 1], [2, 3, 4], PAYS)
+    v.flop_values([0, 1], [2, 3, 4], PAYS, known_dealer=(5,))
     per_street(50 if args.quick else 300)
     day(400 if args.quick else 3000, args.workers, 1 if args.quick else args.turns, args.against)
 

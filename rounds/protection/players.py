@@ -9,7 +9,7 @@
 - ``Colluder`` plays best, and on the river knows the other seats' cards.
 
 ``deal_table`` seats them at one table, deals seeded rounds, lets each decide
-street by street and scores every seat (``scoring.score_seat``), which is
+street by street and scores every seat (``scoring.score_seats``), which is
 what the service does with a posted round. ``dealer_averaged_result`` is a
 seat's result averaged over every dealer hand the final board leaves:
 the simulation's estimate of a line's worth with the dealer's luck taken out.
@@ -29,7 +29,7 @@ from rounds.engine.vocabulary import Decision
 from . import values as v
 from .leak import PlayedSeat
 from .preflop import PreflopTable
-from .scoring import best_of, score_seat
+from .scoring import best_of, score_seats
 from .streets import CHECK
 
 
@@ -146,9 +146,12 @@ def scored_seats(
     """Every seat of ``dealt`` scored as the service scores a posted round."""
     played = []
     for round_ in dealt:
-        for seat in round_.seats:
-            others = [c for s in round_.seats if s is not seat for c in s.hole] if collusion else []
-            score = score_seat(seat.hole, round_.board, round_.dealer, seat.decision, pays, preflop, others)
+        others = [[c for s in round_.seats if s is not seat for c in s.hole] for seat in round_.seats]
+        scores = score_seats(
+            [s.hole for s in round_.seats], [s.decision for s in round_.seats], round_.board, round_.dealer,
+            pays, preflop, others if collusion else None,
+        )
+        for seat, score in zip(round_.seats, scores):
             companions = tuple(s.player for s in round_.seats if s is not seat)
             played.append(PlayedSeat((round_.number, seat.player), seat.player, dealer_name, companions, score))
     return played
