@@ -135,23 +135,7 @@ def score_seats(
     cards, so the dealer's hands are valued once for all of them.
     """
     plans = [choices(decision) for decision in decisions]
-    valued: dict[tuple[int, str], tuple[dict[str, float], dict[str, Informed]]] = {}
-    for street in (Street.FLOP.value, Street.RIVER.value):
-        at = [i for i, plan in enumerate(plans) if any(s == street for s, _ in plan)]
-        seen = board[: BOARD_SEEN[street]]
-        # Each seat's own view (where no table of flops holds it) and each piece of knowledge.
-        views: dict[tuple[int, str | None], v.View] = {}
-        own: dict[int, dict[str, float] | None] = {}
-        for i in at:
-            own[i] = flops.values(holes[i], seen, pays) if flops is not None and street == Street.FLOP.value else None
-            if own[i] is None:
-                views[i, None] = v.View.of(holes[i])
-            told = knowledge_views(street, holes[i], dealer_cards, others[i] if others is not None else ())
-            views.update(((i, knowledge), view) for knowledge, view in told.items())
-        found = dict(zip(views, v.values_of(list(views.values()), seen, pays)))
-        for i in at:
-            informed = {k: Informed(values, best_of(values)) for (j, k), values in found.items() if j == i and k}
-            valued[i, street] = own[i] or found[i, None], informed
+    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops)
     scores = []
     for i, plan in enumerate(plans):
         decided, scored = [], True
@@ -168,6 +152,29 @@ def score_seats(
             decided.append(DecisionScore(street, chosen, options, informed_of, held))
         scores.append(SeatScore(tuple(decided), scored))
     return scores
+
+
+def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops):
+    """Each seat's values on the flop and the river, its own and with each piece of knowledge,
+    by (seat, street); the views of all seats on a street valued in one pass."""
+    valued: dict[tuple[int, str], tuple[dict[str, float], dict[str, Informed]]] = {}
+    for street in (Street.FLOP.value, Street.RIVER.value):
+        at = [i for i, plan in enumerate(plans) if any(s == street for s, _ in plan)]
+        seen = board[: BOARD_SEEN[street]]
+        views: dict[tuple[int, str | None], v.View] = {}  # by (seat, knowledge); None: its own
+        own: dict[int, dict[str, float] | None] = {}
+        told: dict[int, dict[str, v.View]] = {}
+        for i in at:
+            own[i] = flops.values(holes[i], seen, pays) if flops is not None and street == Street.FLOP.value else None
+            if own[i] is None:
+                views[i, None] = v.View.of(holes[i])
+            told[i] = knowledge_views(street, holes[i], dealer_cards, others[i] if others is not None else ())
+            views.update(((i, knowledge), view) for knowledge, view in told[i].items())
+        found = dict(zip(views, v.values_of(list(views.values()), seen, pays)))
+        for i in at:
+            informed = {k: Informed(found[i, k], best_of(found[i, k])) for k in told[i]}
+            valued[i, street] = own[i] or found[i, None], informed
+    return valued
 
 
 def score_seat(

@@ -415,7 +415,7 @@ def values_of(views: Sequence[View], board: Sequence[Card], pays: PayTable) -> l
         for key, found in zip(missing, _outcomes_of([key[0] for key in missing], board, pays)):
             known[key] = _options(board, found)
             if len(_VALUED) >= _VALUED_MAX:
-                del _VALUED[next(iter(_VALUED))]
+                _VALUED.pop(next(iter(_VALUED)), None)
             _VALUED[key] = known[key]
     return [dict(known[key]) for key in wanted]
 
