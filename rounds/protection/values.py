@@ -220,8 +220,11 @@ class _DealerHands:
 
 
 @lru_cache(maxsize=8)  # a round's flop and river, and its dealer cards each known in turn
-def _dealer_hands(board: tuple[Card, ...], known_dealer: tuple[Card, ...]) -> _DealerHands:
-    cards = np.array([c for c in range(52) if c not in (*board, *known_dealer)], dtype=np.int64)
+def _dealer_hands(
+    board: tuple[Card, ...], known_dealer: tuple[Card, ...], left_out: tuple[Card, ...] = (),
+) -> _DealerHands:
+    """``left_out``: cards no view valued against these can have (a lone view's own)."""
+    cards = np.array([c for c in range(52) if c not in (*board, *known_dealer, *left_out)], dtype=np.int64)
     splits = _splits(len(cards), 5 - len(board), 2 - len(known_dealer))
     dealer_key, dealer_mask = ha.key_of((*board, *known_dealer))
     keys, masks = ha.CARD_KEYS[cards], ha.CARD_MASKS[cards]
@@ -274,7 +277,9 @@ def _outcomes_of(views: Sequence[View], board: tuple[Card, ...], pays: PayTable)
     for i, view in enumerate(views):
         alike.setdefault((tuple(sorted(view.known_dealer)), len(view.elsewhere)), []).append(i)
     for (known_dealer, _), at in alike.items():
-        hands = _dealer_hands(tuple(sorted(board)), known_dealer)
+        # A view alone shares the dealer's hands with no one: they leave its own cards out.
+        left_out = tuple(sorted(views[at[0]].elsewhere)) if len(at) == 1 else ()
+        hands = _dealer_hands(tuple(sorted(board)), known_dealer, left_out)
         for i, outcome in zip(at, _counted(hands, board, pays, [views[i] for i in at])):
             found[i] = outcome
     return found
@@ -291,7 +296,10 @@ def _counted(hands: _DealerHands, board, pays: PayTable, views: Sequence[View]) 
     """
     splits, seats = hands.splits, len(views)
     boards, dealer = len(splits.boards), hands.values  # dealer: (H, B)
-    elsewhere = np.searchsorted(hands.cards, [view.elsewhere for view in views])  # (S, e)
+    in_deck = set(hands.cards.tolist())
+    elsewhere = np.searchsorted(  # (S, e): the positions of each view's cards elsewhere
+        hands.cards, [[c for c in view.elsewhere if c in in_deck] for view in views],
+    ).reshape(seats, -1)
     is_elsewhere = np.zeros((seats, len(hands.cards)), dtype=bool)
     is_elsewhere[np.arange(seats)[:, None], elsewhere] = True
     held_elsewhere = np.zeros((seats, boards), dtype=bool)

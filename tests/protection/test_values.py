@@ -130,8 +130,9 @@ def views_of_a_round(dealer, holes):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_views_of_a_round_valued_together_are_each_valued_alone(seed):
-    # Together the dealer's hands are valued once and each view takes its own cards out of
-    # them; alone a view is the only one: the counts, and so the values, are the same.
+    # Together the dealer's hands are valued once, from every card off the board, and each
+    # view takes back what its own cards make impossible; alone a view's dealer hands leave
+    # its cards out from the start. Two ways of counting, the same counts and values.
     for board_cards, seats in ((5, 6), (3, 3)):
         board, dealer, holes = seated(seed, seats, board_cards)
         views = views_of_a_round(dealer, holes)
