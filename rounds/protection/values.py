@@ -33,6 +33,8 @@ come valued once, 17,296 sets of three on a flop with a dealer card known),
 and each view then counts, board completion by board completion, the hands
 it beats, loses to and that qualify, leaving out what its own cards and the
 dead ones make impossible (``_counted``; on the river, ``_river_counted``).
+A view valued alone on the flop shares with no one: its dealer hands leave
+its own cards out from the start.
 
 Values are floats: they are expectations, not money; what a seat lost is
 turned into money (its Ante times the Antes lost) where money is kept.
@@ -206,9 +208,10 @@ class _DealerHands:
     sorted; the board's and the dealer's completions are drawn from them
     (``splits``, by position), ``values[h, b]`` is the dealer's hand with
     dealer completion ``h`` on board completion ``b``, and ``board_keys`` and
-    ``board_masks`` each board completion's summed key and mask. No seat's
-    cards are left out: every seat of a round shares these, and each then
-    keeps what its own cards (and any dead ones) leave possible.
+    ``board_masks`` each board completion's summed key and mask. Without
+    ``left_out`` no seat's cards are left out: every seat of a round shares
+    these, and each then keeps what its own cards (and any dead ones) leave
+    possible; a lone view's own cards are left out from the start.
     """
 
     cards: np.ndarray
@@ -315,7 +318,7 @@ def _counted(hands: _DealerHands, board, pays: PayTable, views: Sequence[View]) 
 
     def count(held: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """How many of ``held`` (dealer hands down, boards across) each view beats, loses to, and
-        how many qualify; counts fit 16 bits (at most 1,081 hands)."""
+        how many qualify; counts fit 16 bits (at most 1,081 hands, 2,162 taken back)."""
         return (
             (held < row).sum(axis=-2, dtype=np.int16),
             (held > row).sum(axis=-2, dtype=np.int16),
@@ -417,15 +420,15 @@ def values_of(views: Sequence[View], board: Sequence[Card], pays: PayTable) -> l
     if len(board) not in (3, 5):
         raise ValueError("options are valued on the flop (three board cards) or the river (five)")
     wanted = [(view, board, pays) for view in views]
-    known = {key: _VALUED[key] for key in wanted if key in _VALUED}
-    missing = [key for key in dict.fromkeys(wanted) if key not in known]
+    cached = {key: _VALUED[key] for key in wanted if key in _VALUED}
+    missing = [key for key in dict.fromkeys(wanted) if key not in cached]
     if missing:
         for key, found in zip(missing, _outcomes_of([key[0] for key in missing], board, pays)):
-            known[key] = _options(board, found)
+            cached[key] = _options(board, found)
             if len(_VALUED) >= _VALUED_MAX:
                 _VALUED.pop(next(iter(_VALUED)), None)
-            _VALUED[key] = known[key]
-    return [dict(known[key]) for key in wanted]
+            _VALUED[key] = cached[key]
+    return [dict(cached[key]) for key in wanted]
 
 
 def river_values(hole, board, pays: PayTable, known_dealer=(), dead=()) -> dict[str, float]:
