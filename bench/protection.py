@@ -143,7 +143,10 @@ with open(path, "rb") as f:
     records = pickle.load(f)[part::parts]
 pays = values.PayTable.of(SE_50KR)
 table, flops = shipped_table(), flop_table() if with_flops else None
-values.river_values([0, 1], [2, 3, 4, 5, 6], pays)  # the hand tables are built before the clocks
+# The hand tables and each street's layout of the cards to come are built before the clocks.
+values.river_values([0, 1], [2, 3, 4, 5, 6], pays)
+values.flop_values([0, 1], [2, 3, 4], pays)
+values.flop_values([0, 1], [2, 3, 4], pays, known_dealer=(5,))
 wall, cpu = time.perf_counter(), time.process_time()
 seats = decisions = 0
 for record in records:
