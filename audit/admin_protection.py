@@ -32,7 +32,7 @@ from rounds.admin.display import changelist_url
 from rounds.admin.findings import QueueFilter, WorkActions
 from rounds.models import Round
 from rounds.protection.codes import ProtectionCode
-from rounds.protection.scoring import KNOWLEDGE_WORDS as KNOWLEDGE
+from rounds.protection.scoring import knowledge_words
 
 from . import charts
 from .admin import ReadOnlyAdmin, admin_change_link
@@ -42,13 +42,15 @@ from .protection.selectors import (
     player_figures,
     player_hands,
     player_leak_course,
+    player_leak_verdict,
     players_seen,
 )
 
 READ = ("audit.view_seatscore", "audit.view_protectionfinding")
 HANDS_SHOWN = 50
 PLAYERS_SHOWN = 100
-LEAK_CODES = (ProtectionCode.SUSPECTED_HOLE_CARDING.value, ProtectionCode.SUSPECTED_COLLUSION.value)
+HOLE_CARDING = ProtectionCode.SUSPECTED_HOLE_CARDING.value
+LEAK_CODES = (HOLE_CARDING, ProtectionCode.SUSPECTED_COLLUSION.value)
 
 
 def player_url(player: str) -> str:
@@ -187,7 +189,8 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
             links = round_links([step["round"] for step in steps])
             return {
                 "kind": "leak", "evidence": evidence,
-                "knowledge": KNOWLEDGE.get(evidence.get("knowledge"), evidence.get("knowledge")),
+                "knowledge": knowledge_words(evidence["knowledge"]) if evidence.get("knowledge") else "",
+                "tests": [{"test": t, "what": knowledge_words(t["knowledge"])} for t in evidence.get("tests", [])],
                 "rows": [LeakRow(step, links[step["round"]], _options(step.get("values", {})),
                                  _options(step.get("informed_values", {}))) for step in steps],
             }
@@ -237,26 +240,35 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
         """A player's figures per currency, his leak test's course, his findings and recent hands."""
         if not request.user.has_perms(READ):
             raise PermissionDenied
-        threshold = protection_config().leak.threshold
-        course = player_leak_course(player=player)
-        steps = {
-            KNOWLEDGE.get(knowledge, knowledge): [
-                charts.LeakStep(p.dealt_at, p.figure, p.chose_informed,
-                                reverse("admin:rounds_round_change", args=[p.round]))
-                for p in points
-            ]
-            for knowledge, points in course.items()
-        }
-        chart = charts.leak_course_chart(title=f"The leak test of {player} over time", courses=steps,
-                                         threshold=threshold)
+        courses = player_leak_course(player=player)
+        # The chart draws the tests of the dealer's cards over all his hands, which share one
+        # threshold; the table below lists every test with its own.
+        drawn = [c for c in courses if c.code == HOLE_CARDING and c.dealer is None]
+        threshold = drawn[0].threshold if drawn else 0.0
+        chart = charts.leak_course_chart(
+            title=f"The leak test of {player} over time", threshold=threshold,
+            courses={
+                knowledge_words(c.knowledge): [
+                    charts.LeakStep(p.dealt_at, p.figure, p.chose_informed,
+                                    reverse("admin:rounds_round_change", args=[p.round]))
+                    for p in c.points
+                ]
+                for c in drawn
+            },
+        )
+        tests = [{
+            "course": c, "what": knowledge_words(c.knowledge), "steps": len(c.points),
+            "informed": sum(1 for p in c.points if p.chose_informed),
+            "expected": sum(p.share for p in c.points),
+        } for c in courses]
         hands = list(player_hands(player=player, limit=HANDS_SHOWN).select_related("table"))
         hand_links = round_links([hand.round_id for hand in hands])
         findings = ProtectionFinding.objects.filter(Q(player=player) | Q(companion=player)).order_by(
             "-created_at", "-id")
         return self._page(
             request, "admin/protection/player.html", f"Player {player}", player=player,
-            figures=player_figures(player=player), chart=chart, threshold=threshold,
-            peaks={name: max((s.figure for s in points), default=0.0) for name, points in steps.items()},
+            figures=player_figures(player=player), chart=chart, threshold=threshold, tests=tests,
+            verdict=player_leak_verdict(courses), alpha=protection_config().leak.alpha,
             findings=list(findings), findings_url=changelist_url(ProtectionFinding, state="all", player=player),
             hands=[{"score": hand, "round": hand_links[hand.round_id],
                     "dealt_at": timezone.localtime(hand.dealt_at),

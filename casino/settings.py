@@ -42,6 +42,18 @@ def env_amounts(name: str, default: str) -> dict[str, Decimal]:
     return amounts
 
 
+def env_fraction(name: str, default: str) -> float:
+    """A chance strictly between 0 and 1, e.g. ``0.001``; anything else stops the start with the name."""
+    text = os.environ.get(name, default)
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise ImproperlyConfigured(f"{name}: {text!r} is not a number between 0 and 1")
+    return value
+
+
 PRODUCTION = os.environ.get("DJANGO_ENV", "development") == "production"
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -307,12 +319,11 @@ CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS"
 TABLE_SILENT_AFTER = timedelta(minutes=int(os.environ.get("TABLE_SILENT_MINUTES", "20")))
 
 # Game protection (audit.protection; docs/PROTECTION.md says what each means). The leak
-# test raises at this CUSUM figure (ln 1000: a likelihood ratio of a thousand to one),
-# against a player who sees the card on this share of his hands; the sweetheart test at
-# this p-value, with at least this many errors for the player; both look back this many
-# gaming days. A table's pay line differs when this many wins fit another multiple.
-PROTECTION_LEAK_THRESHOLD = float(os.environ.get("PROTECTION_LEAK_THRESHOLD", "6.907755"))
-PROTECTION_LEAK_SHARE = float(os.environ.get("PROTECTION_LEAK_SHARE", "0.5"))
+# tests together suspect an honest player, ever over his whole history, with at most this
+# chance (divided among them); the sweetheart test raises at this p-value, with at least
+# this many errors for the player, looking back this many gaming days. A table's pay line
+# differs when this many wins fit another multiple.
+PROTECTION_LEAK_ALPHA = env_fraction("PROTECTION_LEAK_ALPHA", "0.001")
 PROTECTION_PAY_TABLE_MIN_OBSERVATIONS = int(os.environ.get("PROTECTION_PAY_TABLE_MIN_OBSERVATIONS", "3"))
 PROTECTION_SWEETHEART_P_VALUE = float(os.environ.get("PROTECTION_SWEETHEART_P_VALUE", "0.0001"))
 PROTECTION_SWEETHEART_MIN_ERRORS = int(os.environ.get("PROTECTION_SWEETHEART_MIN_ERRORS", "3"))

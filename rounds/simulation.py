@@ -13,6 +13,13 @@ is exactly right, unless it injects one of the mistakes a real table makes:
   the decision, a Progressive wager on an unlit sensor;
 - a void round (``void_rate``): a machine malfunction, every bet settled at 0.
 
+With ``planted`` the table also seats three cheats for game protection to
+find, in seats 1 to 3 for the whole session: ``CHEAT-HOLECARD`` sees the
+dealer's first hole card, ``CHEAT-PAIR-A`` and ``CHEAT-PAIR-B`` show each
+other their hole cards. They check to the river and decide there with what
+they saw (``rounds.protection.values``); every other player decides from
+his own cards and the board alone.
+
 The same seed gives the same rounds. A table linked to a progressive pool needs
 the pool's meter before each round; ``deal`` takes it and hands back the meter
 after, so tables sharing one pool can be interleaved by the caller.
@@ -43,6 +50,8 @@ from rounds.engine.record import round_from_wire
 from rounds.engine.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
 from rounds.engine.settlement import floor_to
 from rounds.engine.verdict import SeatVerdict, Verdict
+from rounds.protection.scoring import best_of
+from rounds.protection.values import PayTable, river_values
 
 SEATS = range(1, 8)
 
@@ -85,6 +94,12 @@ class _Player:
     trips: Decimal  # 0 when the player does not bet Trips
     progressive: bool
     prefers_3x: bool
+    sees: str = ""  # a planted cheat's knowledge: DEALER_CARD, or the partner whose cards he sees
+
+
+HOLE_CARDER, PAIR_A, PAIR_B = "CHEAT-HOLECARD", "CHEAT-PAIR-A", "CHEAT-PAIR-B"
+DEALER_CARD = "dealer_card"
+PLANTED = {1: (HOLE_CARDER, DEALER_CARD), 2: (PAIR_A, PAIR_B), 3: (PAIR_B, PAIR_A)}  # seat: (player, sees)
 
 
 class TableSimulator:
@@ -102,6 +117,7 @@ class TableSimulator:
         dealer_error_rate: float = 0.03,
         rule_break_rate: float = 0.005,
         void_rate: float = 0.002,
+        planted: bool = False,
     ):
         if start.tzinfo is None:
             raise ValueError("start needs a time zone: dealt_at is sent with its offset")
@@ -117,8 +133,12 @@ class TableSimulator:
         self.round_prefix = start.strftime("%Y%m%d")
         self.dealt = 0
         self.seats: dict[int, _Player] = {}
+        self.planted = {seat: self._planted(name, sees) for seat, (name, sees) in PLANTED.items()} if planted else {}
+        self.pays = PayTable.of(rules)
         for seat in SEATS:
-            if rng.random() < OPENING_OCCUPANCY:
+            if seat in self.planted:
+                self.seats[seat] = self.planted[seat]
+            elif rng.random() < OPENING_OCCUPANCY:
                 self.seats[seat] = self._new_player()
         self.dealers = [f"D{rng.randint(1000, 9999)}" for _ in range(3)]
         self.dealer = self.dealers[0]
@@ -139,6 +159,7 @@ class TableSimulator:
         deck = self.rng.sample(range(52), 7 + 2 * len(seats))
         board, dealer_cards = deck[:5], deck[5:7]
         holes = [tuple(deck[7 + 2 * i : 9 + 2 * i]) for i in range(len(seats))]
+        seen = {player.player: hole for (_, player), hole in zip(seats, holes)}
         record = {
             "table": self.table,
             "round": f"{self.round_prefix}-{self.dealt:06d}",
@@ -148,7 +169,7 @@ class TableSimulator:
             "board": cards_text(board),
             "dealer_cards": cards_text(dealer_cards),
             "seats": [
-                self._seat(number, player, hole, board)
+                self._seat(number, player, hole, board, self._known(player, dealer_cards, seen))
                 for (number, player), hole in zip(seats, holes)
             ],
         }
@@ -176,8 +197,9 @@ class TableSimulator:
             rule_break=rule_break,
         )
 
-    def _seat(self, number: int, player: _Player, hole: tuple[int, int], board: list[int]) -> dict:
-        decision = self._decide(player, hole, board)
+    def _seat(self, number: int, player: _Player, hole: tuple[int, int], board: list[int],
+              known: dict | None = None) -> dict:
+        decision = self._decide(player, hole, board) if known is None else self._cheat(hole, board, known)
         seat = {
             "seat": number,
             "player": player.player,
@@ -204,11 +226,29 @@ class TableSimulator:
             return "river_1x"
         return FOLD
 
+    @staticmethod
+    def _known(player: _Player, dealer_cards: list[int], seen: dict[str, tuple[int, int]]) -> dict | None:
+        """What a planted cheat knows that he may not (``river_values``' knowledge), or None: honest."""
+        if player.sees == DEALER_CARD:
+            return {"known_dealer": (dealer_cards[0],)}
+        if player.sees:
+            return {"dead": seen.get(player.sees, ())}
+        return None
+
+    def _cheat(self, hole: tuple[int, int], board: list[int], known: dict) -> str:
+        """Check to the river, then take the option best with what he saw."""
+        return best_of(river_values(hole, board, self.pays, **known))
+
     # ---- who sits where ------------------------------------------------------
+
+    def _planted(self, name: str, sees: str) -> _Player:
+        rules = self.rules
+        return _Player(player=name, ante=rules.ante_min, trips=Decimal(0), progressive=False,
+                       prefers_3x=False, sees=sees)
 
     def _new_player(self) -> _Player:
         rules, rng = self.rules, self.rng
-        seated = {p.player for p in self.seats.values()}
+        seated = {p.player for p in self.seats.values()} | {p.player for p in self.planted.values()}
         while True:
             player = f"P-{rng.randint(1, 9999):04d}"
             if player not in seated:
@@ -231,6 +271,8 @@ class TableSimulator:
 
     def _change_seats(self) -> None:
         for seat in SEATS:
+            if seat in self.planted:
+                continue
             if seat in self.seats:
                 if self.rng.random() < LEAVE_SEAT:
                     del self.seats[seat]

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from audit.models import ReconciliationReport
 from progressive.models import MeterEvent
 from rounds.models import Round, Seat, Submission, Table
 
@@ -44,11 +45,19 @@ def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
     assert dict(Table.objects.values_list("code", "config__name")) == {
         "S01": "se-50kr", "S02": "se-50kr", "U01": "us-30k", "U02": "us-30k",
     }
-    for code in ("S01", "S02", "U01", "U02"):
+    for code in ("S02", "U01", "U02"):
         assert Round.objects.filter(table__code=code).count() == 5
-    assert len({r.gaming_day for r in Round.objects.all()}) == 1
+    # The cheats' table also dealt the four evenings before, each protected and reconciled.
+    assert Round.objects.filter(table__code="S01").count() == 25
+    days = sorted({r.gaming_day for r in Round.objects.all()})
+    assert len(days) == 5 and {r.gaming_day for r in Round.objects.exclude(table__code="S01")} == {days[-1]}
+    assert list(ReconciliationReport.objects.order_by("day_from").values_list("day_from", flat=True)) == days[:-1]
+    assert {s.player for s in Seat.objects.filter(round__table__code="S01", seat__lte=3)} == {
+        "CHEAT-HOLECARD", "CHEAT-PAIR-A", "CHEAT-PAIR-B",
+    }
+    assert not Seat.objects.exclude(round__table__code="S01").filter(player__startswith="CHEAT").exists()
     # Posted through the API: every round came in as a kept, accepted body.
-    assert Submission.objects.filter(outcome="accepted").count() == 20
+    assert Submission.objects.filter(outcome="accepted").count() == 40
     # The U tables feed one pool: each lit wager of a played round moved its meter once.
     lit = Seat.objects.filter(round__void=False, progressive_lit=True)
     assert lit.exclude(round__table__code__startswith="U").count() == 0

@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.config import protection_config
-from audit.protection.selectors import player_figures, player_leak_course
+from audit.protection.selectors import player_figures, player_leak_course, player_leak_verdict
 from casino.filters import StrictBooleanFilter
 from casino.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from casino.permissions import IsStaffReader
@@ -33,7 +33,7 @@ from rounds.api.fields import MoneyField, NoneIfBlankCharField
 from rounds.api.views import DealtAtCursor
 from rounds.models import Round, Seat
 from rounds.protection.codes import PROTECTION_CODES
-from rounds.protection.scoring import KNOWLEDGE
+from rounds.protection.scoring import DEALER_CARD, companion_knowledge
 
 from .reports import AUTHENTICATION, NewestFirst
 
@@ -183,6 +183,12 @@ class InformedSerializer(serializers.Serializer):
     best = serializers.CharField()
     values = serializers.DictField(child=serializers.FloatField(),
                                    help_text="Each option's value, in Antes.")
+    shares = serializers.DictField(
+        child=serializers.FloatField(), required=False,
+        help_text="On the river only: per option, the share of the cards the player could not see that, "
+                  "known in that place, would have made it best (the chance an honest player's "
+                  "choice of it is the informed one).",
+    )
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -197,7 +203,8 @@ class DecisionSerializer(serializers.Serializer):
     informed = serializers.DictField(
         child=InformedSerializer(),
         help_text="The options valued again with knowledge no player may have, by knowledge "
-                  f"({', '.join(KNOWLEDGE)}).",
+                  f"({', '.join(DEALER_CARD)}, and on the river {companion_knowledge('<player>')} for each "
+                  "companion).",
     )
 
 
@@ -255,21 +262,32 @@ class CoursePointSerializer(serializers.Serializer):
     dealt_at = serializers.DateTimeField()
     round = serializers.IntegerField(help_text="The round's id in this API (/rounds/{id}/).")
     seat = serializers.IntegerField()
-    figure = serializers.FloatField(help_text="The test's figure after this telling decision.")
+    figure = serializers.FloatField(help_text="The test's figure (ln of its e-value) after this decision.")
     chose_informed = serializers.BooleanField()
+    share = serializers.FloatField(help_text="The chance an honest player's choice is the informed one.")
 
 
-# One list of points for each piece of knowledge the test is run for, named as scoring names it.
-LeakCourseSerializer = type("LeakCourseSerializer", (serializers.Serializer,), {
-    knowledge: CoursePointSerializer(many=True) for knowledge in KNOWLEDGE
-})
+VERDICTS = ("suspected", "not suspected", "not enough decisions to judge")
+
+
+class TestCourseSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=PROTECTION_CODES)
+    knowledge = serializers.CharField(help_text=f"{', '.join(DEALER_CARD)} or {companion_knowledge('<player>')}.")
+    dealer = serializers.CharField(allow_null=True, help_text="The dealer the test is split by, or null: all.")
+    companion = serializers.CharField(allow_null=True)
+    threshold = serializers.FloatField(help_text="The figure at which this test raises a finding.")
+    figure = serializers.FloatField()
+    peak = serializers.FloatField()
+    verdict = serializers.ChoiceField(choices=VERDICTS)
+    points = CoursePointSerializer(many=True)
 
 
 class LeakTestSerializer(serializers.Serializer):
     player = serializers.CharField()
     day_to = serializers.DateField(allow_null=True)
-    threshold = serializers.FloatField(help_text="The figure at which a finding is raised.")
-    knowledge = LeakCourseSerializer()
+    alpha = serializers.FloatField(help_text="The chance that an honest player is ever suspected by any test.")
+    verdict = serializers.ChoiceField(choices=VERDICTS)
+    tests = TestCourseSerializer(many=True)
 
 
 # ---- what is asked ---------------------------------------------------------------------------
@@ -393,9 +411,10 @@ class PlayerLeakTestView(APIView):
         }, STAFF_ONLY, EVERY_REQUEST),
         summary="The course of a player's leak test",
         description=(
-            "For each piece of knowledge no player may have, the test's figure after each of the "
-            "player's telling decisions, oldest first, up to day_to; a finding is raised where it "
-            "reaches the threshold."
+            "Every leak test of the player (each dealer card over all his hands and per dealer, each "
+            "companion's cards), over his whole history up to day_to: the figure after each decision "
+            "it reads, oldest first, its threshold and what it says; a finding is raised where a "
+            "figure reaches its threshold (docs/PROTECTION.md)."
         ),
     )
     def get(self, request, player: str):
@@ -406,6 +425,6 @@ class PlayerLeakTestView(APIView):
             raise NotFound(NO_PLAYER)
         course = player_leak_course(player=player, day_to=day_to)
         return Response(LeakTestSerializer({
-            "player": player, "day_to": day_to, "threshold": protection_config().leak.threshold,
-            "knowledge": course,
+            "player": player, "day_to": day_to, "alpha": protection_config().leak.alpha,
+            "verdict": player_leak_verdict(course), "tests": course,
         }).data)

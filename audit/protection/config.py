@@ -16,14 +16,12 @@ class ProtectionConfig:
     leak: LeakSettings
     sweetheart: SweetheartSettings
     conformance: ConformanceSettings
-    history_days: int  # how far back a player's leak test and a dealer's sweetheart test look
+    history_days: int  # how far back a dealer's sweetheart test looks (the leak test reads the whole history)
 
 
 def protection_config() -> ProtectionConfig:
     return ProtectionConfig(
-        LeakSettings(
-            threshold=float(settings.PROTECTION_LEAK_THRESHOLD), share=float(settings.PROTECTION_LEAK_SHARE),
-        ),
+        LeakSettings(alpha=float(settings.PROTECTION_LEAK_ALPHA)),
         SweetheartSettings(
             threshold=float(settings.PROTECTION_SWEETHEART_P_VALUE),
             min_favourable=int(settings.PROTECTION_SWEETHEART_MIN_ERRORS),

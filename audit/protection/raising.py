@@ -1,9 +1,13 @@
 """The day's suspicions raised: the leak test of every player who played, the sweetheart test of every dealer.
 
-Both look back over ``PROTECTION_HISTORY_DAYS`` ending with the day, so a
-cheat who works a little every night still adds up. A suspicion's key names
-its subject and the round where its test crossed (the leak test) or the day
-(the sweetheart test): scoring the same day again finds it and keeps it.
+The leak test reads each player's whole scored history up to the day: its
+e-values are martingales over that history, so looking at them again every
+night spends no more of the error budget (``rounds.protection.leak``). A
+suspicion stands (``standing``): one finding per player for hole-carding,
+its tests (each dealer card, over all his hands and per dealer) as its
+evidence, and one per pair of players for collusion, naming both. The
+sweetheart test looks back ``PROTECTION_HISTORY_DAYS`` ending with the day,
+one finding per dealer and player.
 """
 
 from __future__ import annotations
@@ -13,103 +17,161 @@ from collections import defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db import transaction
 from django.db.models import Count, Q
 
-from audit.models import ProtectionFinding, SeatScore
+from audit.models import SeatScore
+from rounds.models import Round
 from rounds.protection import fingerprints as fp
 from rounds.protection import leak
 from rounds.protection import scoring as sc
 from rounds.protection.codes import ProtectionCode
 
 from .config import protection_config
-from .scores import PLACES, decisions_from_json
+from .scores import decisions_from_json
+from .standing import standing_raise
 
 PLAYERS_AT_ONCE = 200
 SWEETHEART = ProtectionCode.SUSPECTED_SWEETHEART_DEALING.value
-EVIDENCE_STEPS = 40  # the telling decisions kept with a finding, up to where the test crossed
+EVIDENCE_STEPS = 40  # the test's last decisions kept with a finding
 
 
 def day_findings_raise(*, day: date) -> dict[str, int]:
-    """Raise the day's leak and sweetheart findings; how many of each code were new."""
+    """Raise the day's leak and sweetheart findings (or bring standing ones up to the day);
+    how many of each code were new."""
     config = protection_config()
     start = day - timedelta(days=config.history_days - 1)
     raised: dict[str, int] = defaultdict(int)
     players = sorted(
         SeatScore.objects.filter(gaming_day=day).exclude(player="").values_list("player", flat=True).distinct()
     )
+    pairs: dict[tuple[str, str], list[leak.Trace]] = defaultdict(list)
     for i in range(0, len(players), PLAYERS_AT_ONCE):
-        seats = _played(players[i:i + PLAYERS_AT_ONCE], start, day)
-        for suspicion in leak.leak_suspicions(seats, config.leak):
-            raised[suspicion.code] += _raise_leak(suspicion, config.leak)
+        traces = leak.leak_traces(_played(players[i:i + PLAYERS_AT_ONCE], day), config.leak)
+        for player, found in traces.items():
+            crossed = [t for t in found if t.crossed]
+            hole_carding = [t for t in crossed if t.test.code == leak.HOLE_CARDING]
+            if hole_carding:
+                raised[leak.HOLE_CARDING] += _raise_hole_carding(player, hole_carding, found, day, config.leak)
+            for trace in crossed:
+                if trace.test.code == leak.COLLUSION:
+                    pairs[tuple(sorted((player, trace.test.companion or "")))].append(trace)
+    for pair, crossed in sorted(pairs.items()):
+        raised[leak.COLLUSION] += _raise_collusion(pair, crossed, day, config.leak)
     for suspicion in _sweethearts(start, day, config.sweetheart):
         raised[SWEETHEART] += _raise_sweetheart(suspicion, start, day)
     return {code: count for code, count in raised.items() if count}
 
 
-def _played(players: list[str], start: date, day: date) -> list[leak.PlayedSeat]:
+def _played(players: list[str], day: date) -> list[leak.PlayedSeat]:
+    """The players' scored seats, their whole history up to ``day``, in the order dealt."""
     rows = (
-        SeatScore.objects.filter(player__in=players, gaming_day__range=(start, day), scored=True)
+        SeatScore.objects.filter(player__in=players, gaming_day__lte=day, scored=True)
         .order_by("player", "dealt_at", "round_id", "seat")
         .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions")
     )
     return [
         leak.PlayedSeat(
             (round_pk, seat, gaming_day.isoformat()), player, dealer or None, tuple(companions),
-            sc.SeatScore(decisions_from_json(decisions), True),
+            sc.SeatScore(decisions_from_json(decisions), True), gaming_day,
         )
         for round_pk, seat, gaming_day, player, dealer, companions, decisions in rows.iterator(chunk_size=5000)
     ]
 
 
-def _step_json(step: leak.Step) -> dict:
+def _round_names(steps) -> dict[int, tuple[str, str]]:
+    """The table's code and its own round id of each step's round, by primary key."""
+    pks = {step.key[0] for step in steps}
+    return {pk: (table, round_id) for pk, table, round_id in
+            Round.objects.filter(pk__in=pks).values_list("pk", "table__code", "round_id")}
+
+
+def _step_json(step: leak.Step, names: dict[int, tuple[str, str]]) -> dict:
     round_pk, seat, gaming_day = step.key
+    table, round_id = names.get(round_pk, ("", ""))
     decision = step.decision
     return {
-        "round": round_pk, "seat": seat, "gaming_day": gaming_day, "street": decision.street,
-        "chosen": decision.chosen, "best": decision.best, "informed": step.informed_option,
-        "values": decision.values, "informed_values": decision.informed[step.knowledge].values,
-        "chose_informed": step.chose_informed, "error_rate": round(step.error_rate, 4),
-        "llr": round(step.llr, 4), "figure": round(step.figure, 4),
+        "round": round_pk, "table": table, "round_id": round_id, "seat": seat, "gaming_day": gaming_day,
+        "street": decision.street, "chosen": decision.chosen, "best": decision.best,
+        "informed": step.informed_option, "values": decision.values,
+        "informed_values": decision.informed[step.knowledge].values,
+        "chose_informed": step.chose_informed, "share": round(step.share, 4), "figure": round(step.figure, 4),
     }
 
 
-def _raise_leak(suspicion: leak.LeakSuspicion, settings: leak.LeakSettings) -> int:
-    trace = suspicion.trace
-    crossed = trace.steps[trace.crossed_at]
-    round_pk, seat, crossed_day = crossed.key
-    subject = f"player={suspicion.player}"
-    if suspicion.dealer:
-        subject += f" dealer={suspicion.dealer}"
-    if suspicion.companion:
-        subject += f" with={suspicion.companion}"
-    kept = trace.steps[max(0, trace.crossed_at + 1 - EVIDENCE_STEPS): trace.crossed_at + 1]
-    informed = sum(1 for s in trace.steps[: trace.crossed_at + 1] if s.chose_informed)
-    what = sc.KNOWLEDGE_WORDS[suspicion.knowledge]
-    with transaction.atomic():
-        _, created = ProtectionFinding.objects.get_or_create(
-            code=suspicion.code,
-            key=f"{subject} knowledge={suspicion.knowledge} crossed_at={round_pk}/{seat}",
-            defaults={
-                "player": suspicion.player, "dealer": suspicion.dealer or "",
-                "companion": suspicion.companion or "",
-                "day_from": date.fromisoformat(trace.steps[0].key[2]), "day_to": date.fromisoformat(crossed_day),
-                "figure": Decimal(repr(crossed.figure)).quantize(PLACES),
-                "threshold": Decimal(repr(settings.threshold)).quantize(PLACES),
-                "evidence": {
-                    "knowledge": suspicion.knowledge, "telling": trace.crossed_at + 1,
-                    "chose_informed": informed, "share": settings.share, "steps": [_step_json(s) for s in kept],
-                },
-                "detail": (
-                    f"{suspicion.player} chose the option that {what} made best at {informed} of "
-                    f"{trace.crossed_at + 1} decisions where it changed the best option"
-                    + (f", dealt by {suspicion.dealer}" if suspicion.dealer else "")
-                    + (f", sitting with {suspicion.companion}" if suspicion.companion else "")
-                    + f"; the test's figure reached {crossed.figure:.2f} (threshold {settings.threshold:.2f})"
-                ),
-            },
-        )
-    return int(created)
+def _test_json(trace: leak.Trace, names: dict[int, tuple[str, str]]) -> dict:
+    test = trace.test
+    crossed = None
+    if trace.crossed:
+        step = trace.steps[trace.crossed_at]
+        table, round_id = names.get(step.key[0], ("", ""))
+        crossed = {"step": trace.crossed_at + 1, "gaming_day": step.key[2], "table": table, "round_id": round_id}
+    return {
+        "knowledge": test.knowledge, "dealer": test.dealer, "companion": test.companion,
+        "steps": len(trace.steps), "chose_informed": sum(1 for s in trace.steps if s.chose_informed),
+        "expected_informed": round(sum(s.share for s in trace.steps), 2),
+        "figure": round(trace.figure, 4), "peak": round(trace.peak, 4), "threshold": round(trace.threshold, 4),
+        "crossed": crossed,
+    }
+
+
+def _margin(trace: leak.Trace) -> float:
+    return trace.peak - trace.threshold
+
+
+def _evidence(strongest: leak.Trace, tests: list[leak.Trace], settings: leak.LeakSettings) -> dict:
+    kept = strongest.steps[-EVIDENCE_STEPS:]
+    names = _round_names([*kept, *(t.steps[t.crossed_at] for t in tests if t.crossed)])
+    return {
+        "alpha": settings.alpha, "shares": list(settings.shares), "knowledge": strongest.test.knowledge,
+        "tests": [_test_json(t, names) for t in tests],
+        "steps": [_step_json(s, names) for s in kept],
+    }
+
+
+def _raise_hole_carding(
+    player: str, crossed: list[leak.Trace], every: list[leak.Trace], day: date, settings: leak.LeakSettings,
+) -> int:
+    strongest = max(crossed, key=_margin)
+    tests = [t for t in every if t.test.code == leak.HOLE_CARDING and t.steps]
+    what = sc.knowledge_words(strongest.test.knowledge)
+    informed = sum(1 for s in strongest.steps if s.chose_informed)
+    expected = sum(s.share for s in strongest.steps)
+    return int(standing_raise(
+        code=leak.HOLE_CARDING, key=f"player={player}", day=day,
+        figure=strongest.peak, now=strongest.figure, threshold=strongest.threshold,
+        evidence=_evidence(strongest, tests, settings),
+        detail=(
+            f"{player} chose the option that {what} made best at {informed} of {len(strongest.steps)} "
+            f"decisions where it could have, against {expected:.1f} expected of an honest player"
+            + (f", dealt by {strongest.test.dealer}" if strongest.test.dealer else "")
+            + f"; the test's figure reached {strongest.peak:.2f} (threshold {strongest.threshold:.2f}), "
+            f"{strongest.figure:.2f} now"
+        ),
+        player=player, dealer=strongest.test.dealer or "", day_from=strongest.steps[0].day,
+    ))
+
+
+def _raise_collusion(
+    pair: tuple[str, str], crossed: list[leak.Trace], day: date, settings: leak.LeakSettings,
+) -> int:
+    """One finding for the pair, whichever of the two (or both) chose as if seeing the other's cards."""
+    trace = max(crossed, key=_margin)
+    player, companion = trace.test.player, trace.test.companion or ""
+    informed = sum(1 for s in trace.steps if s.chose_informed)
+    expected = sum(s.share for s in trace.steps)
+    return int(standing_raise(
+        code=leak.COLLUSION, key=f"pair={pair[0]} + {pair[1]}", day=day,
+        figure=trace.peak, now=trace.figure, threshold=trace.threshold,
+        evidence=_evidence(trace, crossed, settings),
+        detail=(
+            f"{player} chose the option that {companion}'s hole cards made best at {informed} of "
+            f"{len(trace.steps)} decisions where they could have, against {expected:.1f} expected of an "
+            f"honest player; the test's figure reached {trace.peak:.2f} (threshold {trace.threshold:.2f}), "
+            f"{trace.figure:.2f} now"
+            + (f"; {companion}'s own test crossed too" if len(crossed) > 1 else "")
+        ),
+        player=player, companion=companion, day_from=min(t.steps[0].day for t in crossed),
+    ))
 
 
 def _sweethearts(start: date, day: date, settings: fp.SweetheartSettings) -> list[fp.SweetheartSuspicion]:
@@ -146,9 +208,9 @@ def _sweethearts(start: date, day: date, settings: fp.SweetheartSettings) -> lis
     return fp.suspected_sweetheart_dealing(fp.ErrorTallies(dict(by_dealer), dict(by_pair)), settings)
 
 
-def _surprise(p_value: float) -> Decimal:
+def _surprise(p_value: float) -> float:
     """−log10 of a p-value: the larger, the less chance explains it (a figure like the others)."""
-    return Decimal(repr(-math.log10(max(p_value, 1e-300)))).quantize(PLACES)
+    return -math.log10(max(p_value, 1e-300))
 
 
 def _raise_sweetheart(suspicion: fp.SweetheartSuspicion, start: date, day: date) -> int:
@@ -157,26 +219,21 @@ def _raise_sweetheart(suspicion: fp.SweetheartSuspicion, start: date, day: date)
          "count": line.count, "amount_for_player": str(line.amount_for_player)}
         for line in suspicion.errors
     ]
-    with transaction.atomic():
-        _, created = ProtectionFinding.objects.get_or_create(
-            code=SWEETHEART,
-            key=f"dealer={suspicion.dealer} player={suspicion.player} day={day}",
-            defaults={
-                "dealer": suspicion.dealer, "player": suspicion.player, "day_from": start, "day_to": day,
-                "figure": _surprise(float(suspicion.p_value)),
-                "threshold": _surprise(suspicion.threshold),
-                "evidence": {
-                    "pair_seat_rounds": suspicion.pair_seat_rounds, "pair_favourable": suspicion.pair_favourable,
-                    "dealer_seat_rounds": suspicion.dealer_seat_rounds,
-                    "dealer_favourable": suspicion.dealer_favourable,
-                    "p_value": f"{float(suspicion.p_value):.3e}", "errors": lines,
-                },
-                "detail": (
-                    f"{suspicion.pair_favourable} of {suspicion.player}'s {suspicion.pair_seat_rounds} seat-rounds "
-                    f"dealt by {suspicion.dealer} had an error in the player's favour, against "
-                    f"{suspicion.dealer_favourable} of the dealer's {suspicion.dealer_seat_rounds} in all "
-                    f"from {start} to {day}: p = {float(suspicion.p_value):.2e} by chance"
-                ),
-            },
-        )
-    return int(created)
+    return int(standing_raise(
+        code=SWEETHEART, key=f"dealer={suspicion.dealer} player={suspicion.player}", day=day,
+        figure=_surprise(float(suspicion.p_value)), threshold=_surprise(suspicion.threshold),
+        evidence={
+            "pair_seat_rounds": suspicion.pair_seat_rounds, "pair_favourable": suspicion.pair_favourable,
+            "dealer_seat_rounds": suspicion.dealer_seat_rounds,
+            "dealer_favourable": suspicion.dealer_favourable,
+            "p_value": f"{float(suspicion.p_value):.3e}", "window": [start.isoformat(), day.isoformat()],
+            "errors": lines,
+        },
+        detail=(
+            f"{suspicion.pair_favourable} of {suspicion.player}'s {suspicion.pair_seat_rounds} seat-rounds "
+            f"dealt by {suspicion.dealer} had an error in the player's favour, against "
+            f"{suspicion.dealer_favourable} of the dealer's {suspicion.dealer_seat_rounds} in all "
+            f"from {start} to {day}: p = {float(suspicion.p_value):.2e} by chance"
+        ),
+        dealer=suspicion.dealer, player=suspicion.player, day_from=start,
+    ))

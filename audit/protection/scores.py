@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.db import transaction
 
-from audit.models import ProtectionFinding, SeatScore
+from audit.models import SeatScore
 from audit.reconciliation.reverify import cached, judge_stored
 from audit.reconciliation.selectors import stored_rounds
 from progressive.models import PoolVersion
@@ -29,6 +28,7 @@ from rounds.protection.preflop import shipped_table
 from rounds.protection.values import PayTable
 
 from .config import protection_config
+from .standing import standing_raise
 
 BATCH = 2000  # seats written per INSERT
 PLACES = Decimal("0.000001")
@@ -42,7 +42,10 @@ def decisions_json(score: scoring.SeatScore) -> list[dict]:
             "hand": CATEGORIES[d.hand],
             "values": {o: round(x, 6) for o, x in d.values.items()},
             "informed": {
-                k: {"best": i.best, "values": {o: round(x, 6) for o, x in i.values.items()}}
+                k: {
+                    "best": i.best, "values": {o: round(x, 6) for o, x in i.values.items()},
+                    **({"shares": i.shares} if i.shares is not None else {}),
+                }
                 for k, i in d.informed.items()
             },
         }
@@ -54,7 +57,7 @@ def decisions_from_json(stored: list[dict]) -> tuple[scoring.DecisionScore, ...]
     return tuple(
         scoring.DecisionScore(
             d["street"], d["chosen"], d["values"],
-            {k: scoring.Informed(i["values"], i["best"]) for k, i in d["informed"].items()},
+            {k: scoring.Informed(i["values"], i["best"], i.get("shares")) for k, i in d["informed"].items()},
             CATEGORY_INDEX[d["hand"]],
         )
         for d in stored
@@ -137,28 +140,23 @@ def _write(rows: list[SeatScore]) -> int:
 
 def _pay_table_findings(table: Table, day: date, observations, settings) -> int:
     raised = 0
-    with transaction.atomic():
-        for line in conformance.pay_table_mismatches(observations, settings):
-            category = CATEGORIES[line.category]
-            _, created = ProtectionFinding.objects.get_or_create(
-                code=ProtectionCode.PAY_TABLE_MISMATCH.value,
-                key=f"table={table.code} bet={line.bet} line={category} day={day}",
-                defaults={
-                    "table": table.code, "currency": line.currency, "day_from": day, "day_to": day,
-                    "figure": Decimal(repr(line.share)).quantize(PLACES),
-                    "threshold": Decimal(repr(settings.majority)).quantize(PLACES),
-                    "evidence": {
-                        "bet": line.bet, "line": category, "configured": str(line.configured),
-                        "observed": str(line.observed), "observations": line.observations,
-                        "fit_observed": line.fit_observed, "fit_configured": line.fit_configured,
-                        "examples": [[str(w), str(c)] for w, c in line.examples],
-                    },
-                    "detail": (
-                        f"table {table.code} paid the {line.bet} {category.replace('_', ' ')} at "
-                        f"{line.observed}:1 on {line.fit_observed} of {line.observations} wins on {day}; "
-                        f"its configuration pays {line.configured}:1"
-                    ),
-                },
-            )
-            raised += created
+    for line in conformance.pay_table_mismatches(observations, settings):
+        category = CATEGORIES[line.category]
+        raised += standing_raise(
+            code=ProtectionCode.PAY_TABLE_MISMATCH.value,
+            key=f"table={table.code} bet={line.bet} line={category}", day=day,
+            figure=line.share, threshold=settings.majority,
+            evidence={
+                "bet": line.bet, "line": category, "configured": str(line.configured),
+                "observed": str(line.observed), "observations": line.observations,
+                "fit_observed": line.fit_observed, "fit_configured": line.fit_configured,
+                "examples": [[str(w), str(c)] for w, c in line.examples],
+            },
+            detail=(
+                f"table {table.code} paid the {line.bet} {category.replace('_', ' ')} at "
+                f"{line.observed}:1 on {line.fit_observed} of {line.observations} wins on {day}; "
+                f"its configuration pays {line.configured}:1"
+            ),
+            table=table.code, currency=line.currency, day_from=day,
+        )
     return raised

@@ -16,7 +16,7 @@ never added across currencies:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.db.models import Count, DecimalField, F, Q, QuerySet, Sum
@@ -27,7 +27,7 @@ from audit.reconciliation.config import reconciliation_settings
 from casino.work import UNRESOLVED
 from rounds.models import Seat
 from rounds.protection import leak
-from rounds.protection.scoring import DEALER_CARD
+from rounds.protection import scoring as sc
 
 from .config import protection_config
 from .scores import decisions_from_json
@@ -103,31 +103,63 @@ class CoursePoint:
     seat: int
     figure: float
     chose_informed: bool
+    share: float  # the chance an honest player's choice is the informed one
 
 
-def player_leak_course(*, player: str, day_to: date | None = None) -> dict[str, list[CoursePoint]]:
-    """The leak test's figure after each telling decision, per knowledge, over the days the
-    nightly test reads (``PROTECTION_HISTORY_DAYS`` back from ``day_to``)."""
+# What a test's course says of the player, in the words the pages and the API use.
+SUSPECTED, NOT_SUSPECTED, NOT_ENOUGH = "suspected", "not suspected", "not enough decisions to judge"
+
+
+@dataclass(frozen=True, slots=True)
+class TestCourse:
+    """One of the player's leak tests (``leak.player_tests``) over his history, decision by decision."""
+
+    code: str
+    knowledge: str
+    dealer: str | None
+    companion: str | None
+    threshold: float
+    figure: float
+    peak: float
+    verdict: str
+    points: list[CoursePoint]
+
+
+def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestCourse]:
+    """Every leak test of the player over his whole scored history up to ``day_to``, as the nightly
+    test reads it: the figure after each decision it reads, and what it says."""
     config = protection_config()
-    # The nightly test's own window (PROTECTION_HISTORY_DAYS), ending with ``day_to`` or the last scored day.
-    scores = SeatScore.objects.filter(player=player, scored=True)
-    last = day_to or scores.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
-    start = last - timedelta(days=config.history_days - 1) if last else None
-    rows = _days(scores, start, day_to).order_by(
+    rows = _days(SeatScore.objects.filter(player=player, scored=True), None, day_to).order_by(
         "dealt_at", "round_id", "seat"
-    ).values_list("round_id", "seat", "dealt_at", "decisions")
-    decisions, model = [], leak.ErrorModel(config.leak)
-    for round_pk, seat, dealt_at, stored in rows.iterator(chunk_size=5000):
-        for decision in decisions_from_json(stored):
-            decisions.append(((round_pk, seat, dealt_at), decision))
-            model.add(decision)
-    course = {}
-    for knowledge in (*DEALER_CARD, "other_seats"):
-        trace = leak.run_test(decisions, knowledge, model, config.leak)
-        course[knowledge] = [
-            CoursePoint(s.key[2], s.key[0], s.key[1], s.figure, s.chose_informed) for s in trace.steps
-        ]
-    return course
+    ).values_list("round_id", "seat", "dealt_at", "gaming_day", "dealer", "companions", "decisions")
+    seats = [
+        leak.PlayedSeat(
+            (round_pk, seat, dealt_at), player, dealer or None, tuple(companions),
+            sc.SeatScore(decisions_from_json(stored), True), gaming_day,
+        )
+        for round_pk, seat, dealt_at, gaming_day, dealer, companions, stored in rows.iterator(chunk_size=5000)
+    ]
+    courses = []
+    for trace in leak.leak_traces(seats, config.leak).get(player, []):
+        test = trace.test
+        verdict = SUSPECTED if trace.crossed else NOT_ENOUGH if len(trace.steps) < config.leak.enough else NOT_SUSPECTED
+        courses.append(TestCourse(
+            test.code, test.knowledge, test.dealer, test.companion, trace.threshold, trace.figure, trace.peak,
+            verdict,
+            [CoursePoint(s.key[2], s.key[0], s.key[1], s.figure, s.chose_informed, s.share) for s in trace.steps],
+        ))
+    return courses
+
+
+def player_leak_verdict(courses: list[TestCourse]) -> str:
+    """What the player's tests say together: suspected by any; else not enough decisions to judge
+    while his tests of the dealer's cards over all his hands have too few; else not suspected."""
+    if any(c.verdict == SUSPECTED for c in courses):
+        return SUSPECTED
+    overall = [c for c in courses if c.code == leak.HOLE_CARDING and c.dealer is None]
+    if not overall or any(c.verdict == NOT_ENOUGH for c in overall):
+        return NOT_ENOUGH
+    return NOT_SUSPECTED
 
 
 def player_hands(*, player: str, limit: int = 50) -> QuerySet[SeatScore]:

@@ -1,33 +1,45 @@
-"""The information-leak test: does a player play as if seeing cards no one may see?
+"""The information-leak test: does a player choose as if he saw cards no one may see?
 
-At a *telling* decision (``scoring``: a dealer card, or the other seats'
-cards, would make another option best than the player's own cards do) an
-honest player chooses the informed option only by mistake, and his mistakes
-cannot depend on cards he did not see. An informed player chooses it
-whenever he saw the card.
+An honest player's choice depends only on what he saw: his hole cards and
+the board. The card he could not see (one of the dealer's, or a companion's
+two) is then, given all he saw and what he chose, a uniform draw from the
+cards unseen to him. So whether his choice turns out to be the *informed*
+one (the best with that card known) is a coin whose chance the service
+counts exactly: the share of the unseen cards that would have made his
+choice best (``Informed.shares``, ``values.river_unseen``). That holds for
+every honest player, strong or weak, tight or loose, one who always calls
+or one who plays at random: the test models no player and no error rate.
 
-The test is a CUSUM of log-likelihood ratios over a player's telling
-decisions, in the order they were dealt, between
+A decision where every unseen card makes his choice best (or none does)
+tells nothing and is left out; the others are the test's *steps*. At each
+step the chance ``q`` and the outcome ``x`` (1: he chose the informed
+option) give the factor of a likelihood ratio against a player who uses
+what he sees on a share ``f`` of his hands (he then chooses the informed
+option, else chooses as an honest player would):
 
-- H0, honest: the informed option with probability ``e``, the player's own
-  error rate at decisions like this one (the same street, the same best
-  option, as close, with a hand of the same kind: no pair, a pair, more),
-  measured where no knowledge would have changed anything (so a cheat's
-  informed plays do not inflate it); a Beta prior keeps a short history near
-  a population rate. Alike must mean all of that: a player who plays by rules
-  of his own (fold every river without a pair) errs at some kinds of decision
-  every time and at others never, and the decisions a seen card changes are
-  more often of some kinds than others;
-- H1, informed on a share ``f`` of his hands: ``p1 = f·(1 − e) + (1 − f)·e``.
+    x = 1:  (q + f·(1 − q)) / q          x = 0:  1 − f
 
-Each telling decision adds ``ln(p1/e)`` if he chose the informed option,
-``ln((1 − p1)/(1 − e))`` if not; the figure never goes below 0 and a
-suspicion is raised when it reaches ``threshold``. Under H0 the figure
-drifts down, under H1 up; how many hands a cheat takes to cross it and how
-often an honest player ever does are measured by ``bench/leak_test.py``.
+whose expectation under honest play is exactly 1 whatever his strategy. The
+product of the factors over his steps is therefore a nonnegative martingale
+with mean 1, and so is any fixed mixture of such products. The test's
+e-value is the mixture over ``f`` (``LeakSettings.shares``, equal weights)
+and over the day the cheating may have begun (the ``k``-th day of the
+subject's steps weighted ``1/(k(k + 1))``; a product that has not begun
+counts 1). By Ville's inequality an honest player's e-value ever reaches
+``1/a`` with chance at most ``a``, however often it is looked at: every
+night's rerun over his whole history looks at the same martingale.
 
-The same test runs per player, per player and dealer, and (with the other
-seats' cards as the knowledge) per pair of players who sat together.
+Each player is tested several ways, and ``alpha`` (the chance that an honest
+player is ever suspected at all, over his whole history) is divided among
+them (``budget``): each dealer card over all his hands and per dealer he
+played with, and each companion's cards. Dealers and companions are
+weighted in the order the player first met them, ``1/(j(j + 1))``, so the
+weights sum to one however many there will be. A test's figure is the
+natural logarithm of its e-value; its threshold ``ln(1/(alpha·weight))``.
+
+Only river decisions carry shares today (``scoring``): a flop's would value
+each unseen card's flop. A round in which the player held two seats gives
+no steps: he saw both hands, which the shares do not count.
 """
 
 from __future__ import annotations
@@ -35,83 +47,109 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .codes import ProtectionCode
-from .scoring import DEALER_CARD, DecisionScore, Knowledge, SeatScore
+from .scoring import DEALER_CARD, DecisionScore, SeatScore, companion_knowledge
 
-# Margins (Antes between the best and the next option) that make decisions alike.
-MARGIN_EDGES: tuple[float, ...] = (0.05, 0.2, 0.5, 1.0)
+HOLE_CARDING = ProtectionCode.SUSPECTED_HOLE_CARDING.value
+COLLUSION = ProtectionCode.SUSPECTED_COLLUSION.value
 
 
 @dataclass(frozen=True, slots=True)
 class LeakSettings:
-    threshold: float = math.log(1000)  # the CUSUM's figure at which a suspicion is raised
-    share: float = 0.5  # H1: the share of hands the informed player sees the card
-    prior_rate: float = 0.1  # an honest player's error rate before his own history says more
-    prior_weight: float = 10.0  # how many decisions the prior counts for
-    lowest_rate: float = 0.01
-    highest_rate: float = 0.45  # above it a player's choices are too random to tell anything
-    min_telling: int = 5  # telling decisions before a suspicion can be raised
+    alpha: float = 0.001  # the chance an honest player is ever suspected, over his whole history, by every test
+    shares: tuple[float, ...] = (0.1, 0.25, 0.5, 0.9)  # how often a cheat may use what he sees (mixed equally)
+    enough: int = 30  # steps before a test's silence says anything: fewer are "not enough decisions to judge"
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 1:
+            raise ValueError("alpha must be between 0 and 1")
+        if not self.shares or not all(0 < f < 1 for f in self.shares):
+            raise ValueError("every share must be between 0 and 1")
 
 
-def alike(decision: DecisionScore) -> tuple[str, str, int, int]:
-    """What makes two decisions alike for a player's error rate (see the module)."""
-    ranked = sorted(decision.values.values(), reverse=True)
-    margin = ranked[0] - ranked[1]
-    return (
-        decision.street, decision.best, min(decision.hand, 2),
-        sum(1 for edge in MARGIN_EDGES if margin >= edge),
-    )
+# How ``alpha`` is divided: the two dealer cards and the companions a third each; a
+# dealer card's third half over all the player's hands and half over his dealers.
+HOLE_CARDING_BUDGET = 2 / 3
+OVERALL_SHARE = 1 / 2
 
 
-@dataclass
-class ErrorModel:
-    """A player's own error rate at alike decisions (``alike``), from his decisions that tell nothing.
+def ordinal_weight(j: int) -> float:
+    """The weight of the ``j``-th of an open-ended list (1, 2, …): ``1/(j(j + 1))``, summing to one."""
+    return 1.0 / (j * (j + 1))
 
-    The closest decisions are nearly all telling (almost any extra card
-    changes a choice worth a few hundredths of an Ante), so the rate at a
-    kind of decision is drawn towards the rate at every margin of that kind
-    (the same street, best option and hand), and that towards the prior.
-    """
 
-    settings: LeakSettings = field(default_factory=LeakSettings)
-    errors: dict[tuple, int] = field(default_factory=lambda: defaultdict(int))
-    counted: dict[tuple, int] = field(default_factory=lambda: defaultdict(int))
+@dataclass(frozen=True, slots=True)
+class LeakTest:
+    """One way a player is tested: a knowledge, over all his hands or one dealer's, and its budget."""
 
-    def add(self, decision: DecisionScore) -> None:
-        if any(decision.telling(k) for k in decision.informed):
-            return
-        fine = alike(decision)
-        for bucket in (fine, fine[:3]):
-            self.counted[bucket] += 1
-            self.errors[bucket] += decision.chosen != decision.best
+    code: str
+    player: str
+    knowledge: str
+    weight: float  # its part of ``alpha``
+    dealer: str | None = None
+    companion: str | None = None
 
-    def rate(self, decision: DecisionScore) -> float:
-        s = self.settings
-        fine = alike(decision)
-        rate = s.prior_rate
-        for bucket in (fine[:3], fine):
-            rate = (self.errors[bucket] + rate * s.prior_weight) / (self.counted[bucket] + s.prior_weight)
-        return min(max(rate, s.lowest_rate), s.highest_rate)
+    def threshold(self, settings: LeakSettings) -> float:
+        return math.log(1.0 / (settings.alpha * self.weight))
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One telling decision in the test: its evidence and the figure after it."""
+    """One decision the test reads: the chance an honest player's choice is the informed one, and whether it was."""
 
-    key: Hashable  # the caller's reference to the seat-round (its round id and seat)
+    key: Hashable  # the caller's reference to the seat-round
+    day: Hashable  # the gaming day it was dealt on
     decision: DecisionScore
     knowledge: str
     informed_option: str
     chose_informed: bool
-    error_rate: float
-    llr: float
-    figure: float
+    share: float  # q: the chance, under honest play, that the choice is the informed one
+    figure: float  # ln of the test's e-value after this step
+
+
+class EValue:
+    """The test's e-value, step by step: a mixture over ``f`` and over the day the cheating began."""
+
+    def __init__(self, shares: Sequence[float]):
+        self.shares = tuple(shares)
+        self.spent = [0.0] * len(self.shares)  # ln of each f's product since the first step
+        self.started = [-math.inf] * len(self.shares)  # ln Σ_k w_k / (product before day k)
+        self.days = 0
+        self.day: Hashable = object()
+
+    def add(self, day: Hashable, share: float, chose_informed: bool) -> None:
+        if day != self.day:
+            self.day, self.days = day, self.days + 1
+            weight = math.log(ordinal_weight(self.days))
+            self.started = [_log_add(s, weight - p) for s, p in zip(self.started, self.spent)]
+        for i, f in enumerate(self.shares):
+            self.spent[i] += math.log((share + f * (1 - share)) / share) if chose_informed else math.log(1 - f)
+
+    @property
+    def figure(self) -> float:
+        """ln of the e-value: products begun, plus the weight ``1/(K + 1)`` of those not begun."""
+        waiting = -math.log(self.days + 1)
+        each = [_log_add(s + p, waiting) for s, p in zip(self.started, self.spent)]
+        return _log_add_all(each) - math.log(len(each))
+
+
+def _log_add(a: float, b: float) -> float:
+    if a < b:
+        a, b = b, a
+    return a if b == -math.inf else a + math.log1p(math.exp(b - a))
+
+
+def _log_add_all(values: Sequence[float]) -> float:
+    top = max(values)
+    return top + math.log(sum(math.exp(x - top) for x in values))
 
 
 @dataclass(frozen=True, slots=True)
 class Trace:
+    test: LeakTest
+    threshold: float
     steps: tuple[Step, ...]
     crossed_at: int | None  # index of the step where the figure first reached the threshold
 
@@ -123,30 +161,32 @@ class Trace:
     def peak(self) -> float:
         return max((s.figure for s in self.steps), default=0.0)
 
+    @property
+    def crossed(self) -> bool:
+        return self.crossed_at is not None
+
 
 def run_test(
-    decisions: Iterable[tuple[Hashable, DecisionScore]],
-    knowledge: str,
-    model: ErrorModel,
+    decisions: Iterable[tuple[Hashable, Hashable, DecisionScore]],
+    test: LeakTest,
     settings: LeakSettings = LeakSettings(),
 ) -> Trace:
-    """The CUSUM over the telling decisions among ``decisions`` (in the order dealt)."""
-    figure, steps, crossed = 0.0, [], None
-    telling = 0
-    for key, decision in decisions:
-        if not decision.telling(knowledge):
+    """The test's e-value over ``decisions`` (key, gaming day, decision), in the order dealt."""
+    threshold = test.threshold(settings)
+    evalue, steps, crossed = EValue(settings.shares), [], None
+    for key, day, decision in decisions:
+        informed = decision.informed.get(test.knowledge)
+        if informed is None or informed.shares is None:
             continue
-        telling += 1
-        informed = decision.informed[knowledge].best
-        chose = decision.chosen == informed
-        e = model.rate(decision)
-        p1 = settings.share * (1 - e) + (1 - settings.share) * e
-        llr = math.log(p1 / e) if chose else math.log((1 - p1) / (1 - e))
-        figure = max(0.0, figure + llr)
-        steps.append(Step(key, decision, knowledge, informed, chose, e, llr, figure))
-        if crossed is None and figure >= settings.threshold and telling >= settings.min_telling:
+        share = informed.shares[decision.chosen]
+        if not 0 < share < 1:
+            continue
+        chose = decision.chosen == informed.best
+        evalue.add(day, share, chose)
+        steps.append(Step(key, day, decision, test.knowledge, informed.best, chose, share, evalue.figure))
+        if crossed is None and steps[-1].figure >= threshold:
             crossed = len(steps) - 1
-    return Trace(tuple(steps), crossed)
+    return Trace(test, threshold, tuple(steps), crossed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,56 +198,52 @@ class PlayedSeat:
     dealer: str | None
     companions: tuple[str, ...]  # the other players at the table that round
     score: SeatScore
+    day: Hashable = None  # the gaming day
 
 
-@dataclass(frozen=True, slots=True)
-class LeakSuspicion:
-    code: str
-    player: str
-    knowledge: str
-    trace: Trace
-    dealer: str | None = None
-    companion: str | None = None
+def player_tests(player: str, played: Sequence[PlayedSeat]) -> list[tuple[LeakTest, list[PlayedSeat]]]:
+    """Every test of one player's seats (in the order dealt) and the seats each reads."""
+    readable = [seat for seat in played if player not in seat.companions]  # two seats of his own: left out
+    by_dealer: dict[str, list[PlayedSeat]] = defaultdict(list)
+    by_companion: dict[str, list[PlayedSeat]] = defaultdict(list)
+    for seat in readable:
+        if seat.dealer:
+            by_dealer[seat.dealer].append(seat)
+        for companion in sorted(seat.companions):
+            if companion:
+                by_companion[companion].append(seat)
+    card_weight = HOLE_CARDING_BUDGET / len(DEALER_CARD)
+    tests: list[tuple[LeakTest, list[PlayedSeat]]] = []
+    for knowledge in DEALER_CARD:
+        tests.append((LeakTest(HOLE_CARDING, player, knowledge, card_weight * OVERALL_SHARE), readable))
+        for j, (dealer, seats) in enumerate(by_dealer.items(), start=1):
+            weight = card_weight * (1 - OVERALL_SHARE) * ordinal_weight(j)
+            tests.append((LeakTest(HOLE_CARDING, player, knowledge, weight, dealer=dealer), seats))
+    for j, (companion, seats) in enumerate(by_companion.items(), start=1):
+        weight = (1 - HOLE_CARDING_BUDGET) * ordinal_weight(j)
+        tests.append((
+            LeakTest(COLLUSION, player, companion_knowledge(companion), weight, companion=companion), seats,
+        ))
+    return tests
 
 
-def _decisions(seats: Sequence[PlayedSeat]):
+def _decisions(seats: Iterable[PlayedSeat]):
     for seat in seats:
         for decision in seat.score.decisions:
-            yield seat.key, decision
+            yield seat.key, seat.day, decision
 
 
-def leak_suspicions(seats: Iterable[PlayedSeat], settings: LeakSettings = LeakSettings()) -> list[LeakSuspicion]:
-    """Every player, player and dealer, and pair of players whose test crossed the threshold."""
+def leak_traces(seats: Iterable[PlayedSeat], settings: LeakSettings = LeakSettings()) -> dict[str, list[Trace]]:
+    """Every test of every player among ``seats`` (in the order dealt), by player."""
     by_player: dict[str, list[PlayedSeat]] = defaultdict(list)
     for seat in seats:
         by_player[seat.player].append(seat)
-    found = []
-    for player, played in by_player.items():
-        model = ErrorModel(settings)
-        for _, decision in _decisions(played):
-            model.add(decision)
-        by_dealer: dict[str, list[PlayedSeat]] = defaultdict(list)
-        by_companion: dict[str, list[PlayedSeat]] = defaultdict(list)
-        for seat in played:
-            if seat.dealer:
-                by_dealer[seat.dealer].append(seat)
-            for companion in seat.companions:
-                by_companion[companion].append(seat)
-        for knowledge in DEALER_CARD:
-            trace = run_test(_decisions(played), knowledge, model, settings)
-            if trace.crossed_at is not None:
-                found.append(LeakSuspicion(ProtectionCode.SUSPECTED_HOLE_CARDING.value, player, knowledge, trace))
-            for dealer, with_dealer in by_dealer.items():
-                trace = run_test(_decisions(with_dealer), knowledge, model, settings)
-                if trace.crossed_at is not None:
-                    found.append(LeakSuspicion(
-                        ProtectionCode.SUSPECTED_HOLE_CARDING.value, player, knowledge, trace, dealer=dealer,
-                    ))
-        others = Knowledge.OTHER_SEATS.value
-        for companion, together in by_companion.items():
-            trace = run_test(_decisions(together), others, model, settings)
-            if trace.crossed_at is not None:
-                found.append(LeakSuspicion(
-                    ProtectionCode.SUSPECTED_COLLUSION.value, player, others, trace, companion=companion,
-                ))
-    return found
+    return {
+        player: [run_test(_decisions(read), test, settings) for test, read in player_tests(player, played)]
+        for player, played in by_player.items()
+    }
+
+
+def leak_suspicions(seats: Iterable[PlayedSeat], settings: LeakSettings = LeakSettings()) -> list[Trace]:
+    """The tests that crossed their threshold."""
+    return [trace for traces in leak_traces(seats, settings).values() for trace in traces if trace.crossed]

@@ -1,72 +1,219 @@
-"""Simulated players for the game-protection tests and benchmarks: honest, weak and informed.
+"""Simulated players for the game-protection tests and benchmarks: honest ones of many styles, and cheats.
 
-- ``OptimalPlayer`` takes the best option at every street (``values``, ``preflop``);
+Honest players choose from their own cards, the board and their own dice
+only, never from a card they could not see:
+
+- ``OptimalPlayer`` takes the best option at every street (``values``,
+  ``preflop``; the flop from the shipped table of flops when given one);
+- ``NoisyPlayer`` takes the best option of values blurred by his own noise;
+- ``BasicStrategyPlayer`` plays the published basic strategy (pairs 33+,
+  any ace, K5o+/K2s+, Q8o+/Q6s+, JTo/J8s+ raise 4x; 2x with two pair, a
+  hidden pair other than pocket deuces, or four to a flush with a hidden ten
+  or better; on the river 1x with a hidden pair or better, or when fewer
+  than 21 dealer cards would beat him), written from its rules, not from
+  this project's values;
 - ``WeakPlayer`` plays what many players play: 4x only with big pairs and
   big aces, 2x on the flop only with a made pair of his own, calls the river
-  with any pair, folds the rest; choices that depend on his own cards alone;
+  with any pair, folds the rest;
+- ``TightPlayer``, ``LoosePlayer``, ``CallingStation`` (checks to the river
+  and always calls) and ``RandomPlayer`` (any option, at random).
+
+Cheats:
+
 - ``HoleCarder`` plays best, but on a share of hands sees one of the
   dealer's hole cards and then plays best knowing it (flop and river);
-- ``Colluder`` plays best, and on the river knows the other seats' cards.
+- ``Colluder`` plays best, and on the river knows his partner's cards.
 
-``deal_table`` seats them at one table, deals seeded rounds, lets each decide
-street by street and scores every seat (``scoring.score_seats``), which is
-what the service does with a posted round. ``dealer_averaged_result`` is a
-seat's result averaged over every dealer hand the final board leaves:
-the simulation's estimate of a line's worth with the dealer's luck taken out.
+``deal_rounds`` seats them at one table, deals seeded rounds and lets each
+decide street by street; ``scored_seats`` scores every seat
+(``scoring.score_seats``), which is what the service does with a posted
+round. ``dealer_averaged_result`` is a seat's result averaged over every
+dealer hand the final board leaves: the simulation's estimate of a line's
+worth with the dealer's luck taken out.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rounds.engine.cards import Card
-from rounds.engine.evaluator import PAIR, category_of, evaluate
+from rounds.engine.evaluator import PAIR, TWO_PAIR, category_of, evaluate
 from rounds.engine.rules import DECISION_MULTIPLES
 from rounds.engine.vocabulary import Decision
 
 from . import values as v
+from .flop_table import FlopTable
 from .leak import PlayedSeat
 from .preflop import PreflopTable
 from .scoring import best_of, score_seats
-from .streets import CHECK
+from .streets import CHECK, OPTIONS, Street
+
+P4, FLOP_2X, RIVER_1X, FOLD = (
+    Decision.PREFLOP_4X.value, Decision.FLOP_2X.value, Decision.RIVER_1X.value, Decision.FOLD.value,
+)
+Others = Mapping[str, Sequence[Card]]  # the other seats' hole cards, by player
 
 
 class OptimalPlayer:
-    def __init__(self, name: str, pays: v.PayTable, preflop: PreflopTable):
-        self.name, self.pays, self.preflop = name, pays, preflop
+    def __init__(self, name: str, pays: v.PayTable, preflop: PreflopTable, flops: FlopTable | None = None):
+        self.name, self.pays, self.preflop, self.flops = name, pays, preflop, flops
+
+    def preflop_values(self, hole) -> dict[str, float]:
+        return self.preflop.values(hole, self.pays)
+
+    def flop_values(self, hole, flop) -> dict[str, float]:
+        found = self.flops.values(hole, flop, self.pays) if self.flops is not None else None
+        return found or v.flop_values(hole, flop, self.pays)
 
     def preflop_choice(self, hole, dealer, rng) -> str:
-        return best_of(self.preflop.values(hole, self.pays))
+        return best_of(self.preflop_values(hole))
 
     def flop_choice(self, hole, flop, dealer, rng) -> str:
-        return best_of(v.flop_values(hole, flop, self.pays))
+        return best_of(self.flop_values(hole, flop))
 
-    def river_choice(self, hole, board, dealer, rng, others=()) -> str:
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
         return best_of(v.river_values(hole, board, self.pays))
+
+
+class NoisyPlayer(OptimalPlayer):
+    """The best option of the values as he sees them: each blurred by a normal error of ``noise`` Antes."""
+
+    def __init__(self, name, pays, preflop, flops=None, noise: float = 0.1):
+        super().__init__(name, pays, preflop, flops)
+        self.noise = noise
+
+    def _blurred(self, options: dict[str, float], rng) -> str:
+        return best_of({o: x + rng.gauss(0.0, self.noise) for o, x in options.items()})
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        return self._blurred(self.preflop_values(hole), rng)
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        return self._blurred(self.flop_values(hole, flop), rng)
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        return self._blurred(v.river_values(hole, board, self.pays), rng)
+
+
+def _ranks(cards) -> list[int]:
+    return [c >> 2 for c in cards]
+
+
+def _hidden_pair(hole, board) -> bool:
+    """A pair (or better) his hole cards make: a pocket pair, or a hole card pairing the board."""
+    ranks = _ranks(board)
+    return hole[0] >> 2 == hole[1] >> 2 or any(c >> 2 in ranks for c in hole)
+
+
+class BasicStrategyPlayer(OptimalPlayer):
+    """The published basic strategy, from its rules (see the module)."""
+
+    # The lowest second card that raises 4x with each high card, offsuit and suited (ranks 0 = deuce).
+    RAISES = {12: (0, 0), 11: (3, 0), 10: (6, 4), 9: (8, 6)}
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        high, low = sorted(_ranks(hole), reverse=True)
+        if high == low:
+            return P4 if high >= 1 else CHECK
+        suited = hole[0] & 3 == hole[1] & 3
+        lowest = self.RAISES.get(high)
+        return P4 if lowest is not None and low >= lowest[suited] else CHECK
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        held = category_of(evaluate([*hole, *flop]))
+        pocket_deuces = _ranks(hole) == [0, 0]
+        if held >= TWO_PAIR or (_hidden_pair(hole, flop) and not pocket_deuces):
+            return FLOP_2X
+        suits = [c & 3 for c in (*hole, *flop)]
+        for suit in range(4):
+            hidden = [c >> 2 for c in hole if c & 3 == suit]
+            if suits.count(suit) == 4 and hidden and max(hidden) >= 8:
+                return FLOP_2X
+        return CHECK
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        mine = evaluate([*hole, *board])
+        if category_of(mine) >= PAIR and mine > evaluate(list(board)):
+            return RIVER_1X
+        unseen = [c for c in range(52) if c not in (*hole, *board)]
+        outs = sum(1 for c in unseen if evaluate([*board, c]) > mine)
+        return RIVER_1X if outs < 21 else FOLD
 
 
 class WeakPlayer(OptimalPlayer):
     def preflop_choice(self, hole, dealer, rng) -> str:
-        high, low = sorted((c >> 2 for c in hole), reverse=True)
+        high, low = sorted(_ranks(hole), reverse=True)
         if (high == low and high >= 7) or (high == 12 and low >= 10):  # 99+, AQ+
-            return Decision.PREFLOP_4X.value
+            return P4
         return CHECK
 
     def flop_choice(self, hole, flop, dealer, rng) -> str:
-        ranks = [c >> 2 for c in flop]
-        paired = hole[0] >> 2 == hole[1] >> 2 or any(c >> 2 in ranks for c in hole)
-        return Decision.FLOP_2X.value if paired else CHECK
+        return FLOP_2X if _hidden_pair(hole, flop) else CHECK
 
-    def river_choice(self, hole, board, dealer, rng, others=()) -> str:
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
         made = category_of(evaluate([*hole, *board])) >= PAIR
-        return Decision.RIVER_1X.value if made else Decision.FOLD.value
+        return RIVER_1X if made else FOLD
+
+
+class TightPlayer(OptimalPlayer):
+    """Raises only the best starting hands, bets the flop only with two pair, calls only a hidden pair."""
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        high, low = sorted(_ranks(hole), reverse=True)
+        return P4 if (high == low and high >= 10) or (high == 12 and low == 11) else CHECK
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        return FLOP_2X if category_of(evaluate([*hole, *flop])) >= TWO_PAIR else CHECK
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        return RIVER_1X if _hidden_pair(hole, board) else FOLD
+
+
+class LoosePlayer(OptimalPlayer):
+    """Raises any pair, ace or king, bets the flop with any pair, calls the river unless it is all board."""
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        high, low = sorted(_ranks(hole), reverse=True)
+        return P4 if high == low or high >= 11 else CHECK
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        return FLOP_2X if category_of(evaluate([*hole, *flop])) >= PAIR else CHECK
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        return RIVER_1X if max(_ranks(hole)) >= 8 or _hidden_pair(hole, board) else FOLD
+
+
+class CallingStation(OptimalPlayer):
+    """Checks to the river and always calls."""
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        return CHECK
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        return CHECK
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        return RIVER_1X
+
+
+class RandomPlayer(OptimalPlayer):
+    """Any option of the street, each as likely."""
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        return rng.choice(OPTIONS[Street.PREFLOP.value])
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        return rng.choice(OPTIONS[Street.FLOP.value])
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        return rng.choice(OPTIONS[Street.RIVER.value])
 
 
 class HoleCarder(OptimalPlayer):
-    def __init__(self, name, pays, preflop, share: float, position: int = 0):
-        super().__init__(name, pays, preflop)
+    def __init__(self, name, pays, preflop, share: float, position: int = 0, flops=None):
+        super().__init__(name, pays, preflop, flops)
         self.share, self.position = share, position
         self.seen: Card | None = None
 
@@ -79,18 +226,25 @@ class HoleCarder(OptimalPlayer):
             return super().flop_choice(hole, flop, dealer, rng)
         return best_of(v.flop_values(hole, flop, self.pays, known_dealer=(self.seen,)))
 
-    def river_choice(self, hole, board, dealer, rng, others=()) -> str:
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
         if self.seen is None:
             return super().river_choice(hole, board, dealer, rng)
         return best_of(v.river_values(hole, board, self.pays, known_dealer=(self.seen,)))
 
 
 class Colluder(OptimalPlayer):
-    def river_choice(self, hole, board, dealer, rng, others=()) -> str:
-        return best_of(v.river_values(hole, board, self.pays, dead=tuple(others)))
+    """Plays best, and on the river knows ``partner``'s hole cards when the partner sits at the table."""
+
+    def __init__(self, name, pays, preflop, partner: str, flops=None):
+        super().__init__(name, pays, preflop, flops)
+        self.partner = partner
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        seen = others.get(self.partner, ())
+        return best_of(v.river_values(hole, board, self.pays, dead=tuple(seen)))
 
 
-def play_hand(player, hole, board, dealer, rng, others=()) -> str:
+def play_hand(player, hole, board, dealer, rng, others: Others = {}) -> str:
     """The player's decision code for the round, street by street (``others``: the other seats' cards)."""
     choice = player.preflop_choice(hole, dealer, rng)
     if choice != CHECK:
@@ -133,7 +287,7 @@ def deal_rounds(players: Sequence[OptimalPlayer], rounds: int, seed: int) -> lis
         holes = [(deck[7 + 2 * i], deck[8 + 2 * i]) for i in range(len(players))]
         seats = []
         for player, hole in zip(players, holes):
-            others = [c for h in holes if h is not hole for c in h]
+            others = {p.name: h for p, h in zip(players, holes) if h is not hole}
             seats.append(DealtSeat(player.name, hole, play_hand(player, hole, board, dealer, rng, others)))
         dealt.append(DealtRound(number, board, dealer, tuple(seats)))
     return dealt
@@ -141,19 +295,23 @@ def deal_rounds(players: Sequence[OptimalPlayer], rounds: int, seed: int) -> lis
 
 def scored_seats(
     dealt: Sequence[DealtRound], pays: v.PayTable, preflop: PreflopTable, dealer_name: str = "D-1",
-    collusion: bool = True,
+    collusion: bool = True, flops: FlopTable | None = None, rounds_a_day: int = 100,
 ) -> list[PlayedSeat]:
-    """Every seat of ``dealt`` scored as the service scores a posted round."""
+    """Every seat of ``dealt`` scored as the service scores a posted round; ``rounds_a_day``
+    rounds make a gaming day."""
     played = []
     for round_ in dealt:
-        others = [[c for s in round_.seats if s is not seat for c in s.hole] for seat in round_.seats]
+        others = [{s.player: s.hole for s in round_.seats if s is not seat} for seat in round_.seats]
         scores = score_seats(
             [s.hole for s in round_.seats], [s.decision for s in round_.seats], round_.board, round_.dealer,
-            pays, preflop, others if collusion else None,
+            pays, preflop, others if collusion else None, flops,
         )
         for seat, score in zip(round_.seats, scores):
             companions = tuple(s.player for s in round_.seats if s is not seat)
-            played.append(PlayedSeat((round_.number, seat.player), seat.player, dealer_name, companions, score))
+            played.append(PlayedSeat(
+                (round_.number, seat.player), seat.player, dealer_name, companions, score,
+                round_.number // rounds_a_day,
+            ))
     return played
 
 

@@ -20,14 +20,14 @@ river is where sharing hole cards pays most: the call or fold).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rounds.engine.cards import Card
 from rounds.engine.evaluator import HIGH_CARD, PAIR, category_of, evaluate
 from rounds.engine.record import RoundRecord
-from rounds.engine.vocabulary import DECISIONS
+from rounds.engine.vocabulary import DECISIONS, Decision
 
 from . import values as v
 from .flop_table import FlopTable
@@ -40,17 +40,32 @@ class Knowledge(StrEnum):
 
     DEALER_FIRST = "dealer_first"  # the dealer's first hole card, as the record lists them
     DEALER_SECOND = "dealer_second"
-    OTHER_SEATS = "other_seats"  # every other seat's hole cards in the round
+    COMPANION = "companion"  # one companion's hole cards: ``companion:<player>``, per companion
 
 
-KNOWLEDGE: tuple[str, ...] = tuple(k.value for k in Knowledge)
-# Each piece of knowledge in the words a finding's detail and the pages use.
-KNOWLEDGE_WORDS: dict[str, str] = {
-    Knowledge.DEALER_FIRST.value: "the dealer's first hole card",
-    Knowledge.DEALER_SECOND.value: "the dealer's second hole card",
-    Knowledge.OTHER_SEATS.value: "the other seats' hole cards",
-}
 DEALER_CARD = {Knowledge.DEALER_FIRST.value: 0, Knowledge.DEALER_SECOND.value: 1}
+_COMPANION_PREFIX = f"{Knowledge.COMPANION.value}:"
+
+
+def companion_knowledge(companion: str) -> str:
+    """The knowledge of one companion's hole cards, named by the companion."""
+    return f"{_COMPANION_PREFIX}{companion}"
+
+
+def companion_of(knowledge: str) -> str | None:
+    """The companion a knowledge names, or None for a dealer card."""
+    return knowledge[len(_COMPANION_PREFIX):] if knowledge.startswith(_COMPANION_PREFIX) else None
+
+
+def knowledge_words(knowledge: str) -> str:
+    """A piece of knowledge in the words a finding's detail and the pages use."""
+    companion = companion_of(knowledge)
+    if companion is not None:
+        return f"{companion}'s hole cards"
+    return {
+        Knowledge.DEALER_FIRST.value: "the dealer's first hole card",
+        Knowledge.DEALER_SECOND.value: "the dealer's second hole card",
+    }[knowledge]
 
 
 def best_of(options: dict[str, float]) -> str:
@@ -60,10 +75,12 @@ def best_of(options: dict[str, float]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Informed:
-    """One street valued with extra knowledge."""
+    """One street valued with extra knowledge: with the actual hidden cards, and (``shares``, on
+    the river) per option the share of the cards he could not see that would have made it best."""
 
     values: dict[str, float]
     best: str
+    shares: dict[str, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +122,32 @@ def held_category(hole: Sequence[Card], seen: Sequence[Card]) -> int:
     return category_of(evaluate([*hole, *seen]))
 
 
+Companions = Mapping[str, Sequence[Card]]  # a seat's companions' hole cards, by companion
+
+
 def knowledge_views(
-    street: str, hole: Sequence[Card], dealer_cards: Sequence[Card], others: Sequence[Card],
+    street: str, hole: Sequence[Card], dealer_cards: Sequence[Card], companions: Companions,
 ) -> dict[str, v.View]:
     """What a player would see with each piece of knowledge valued on this street: each dealer
-    card in turn, and on the river the other seats' cards (when there were other seats)."""
+    card in turn, and on the river each companion's cards."""
     views = {k: v.View.of(hole, known_dealer=(dealer_cards[p],)) for k, p in DEALER_CARD.items()}
-    if others and street == Street.RIVER.value:
-        views[Knowledge.OTHER_SEATS.value] = v.View.of(hole, dead=others)
+    if street == Street.RIVER.value:
+        views.update((companion_knowledge(c), v.View.of(hole, dead=cards)) for c, cards in companions.items())
     return views
+
+
+def river_shares(
+    hole: Sequence[Card], board: Sequence[Card], companions: Companions, pays: v.PayTable,
+) -> dict[str, dict[str, float]]:
+    """Per knowledge valued on the river, each option's share (``Informed.shares``)."""
+    unseen = v.river_unseen(hole, board, pays)
+    options = (Decision.RIVER_1X.value, Decision.FOLD.value)
+    dealer = {o: unseen.dealer_card_share(o) for o in options}
+    shares = dict.fromkeys(DEALER_CARD, dealer)
+    if companions:
+        pair = {o: unseen.dead_pair_share(o) for o in options}
+        shares.update((companion_knowledge(c), pair) for c in companions)
+    return shares
 
 
 def score_seats(
@@ -123,12 +157,12 @@ def score_seats(
     dealer_cards: Sequence[Card],
     pays: v.PayTable,
     preflop: PreflopTable,
-    others: Sequence[Sequence[Card]] | None = None,
+    others: Sequence[Companions] | None = None,
     flops: FlopTable | None = None,
 ) -> list[SeatScore]:
     """Score the seats of a dealt round, each by its hole cards and decision: ``others``, per
-    seat, the other seats' hole cards (for collusion); ``flops``, a table of the flop's values to
-    read instead of valuing each flop (``flop_table``).
+    seat, its companions' hole cards by companion (for collusion); ``flops``, a table of the
+    flop's values to read instead of valuing each flop (``flop_table``).
 
     A street is valued for every seat that decided on it at once, and each
     piece of knowledge likewise: the seats share the board and the dealer's
@@ -168,11 +202,15 @@ def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops):
             own[i] = flops.values(holes[i], seen, pays) if flops is not None and street == Street.FLOP.value else None
             if own[i] is None:
                 views[i, None] = v.View.of(holes[i])
-            told[i] = knowledge_views(street, holes[i], dealer_cards, others[i] if others is not None else ())
+            told[i] = knowledge_views(street, holes[i], dealer_cards, others[i] if others is not None else {})
             views.update(((i, knowledge), view) for knowledge, view in told[i].items())
         found = dict(zip(views, v.values_of(list(views.values()), seen, pays)))
         for i in at:
-            informed = {k: Informed(found[i, k], best_of(found[i, k])) for k in told[i]}
+            shares = (
+                river_shares(holes[i], board, others[i] if others is not None else {}, pays)
+                if street == Street.RIVER.value else {}
+            )
+            informed = {k: Informed(found[i, k], best_of(found[i, k]), shares.get(k)) for k in told[i]}
             valued[i, street] = own[i] or found[i, None], informed
     return valued
 
@@ -184,17 +222,21 @@ def score_seat(
     decision: str,
     pays: v.PayTable,
     preflop: PreflopTable,
-    others: Sequence[Card] = (),
+    others: Companions | None = None,
     flops: FlopTable | None = None,
 ) -> SeatScore:
     """Score one seat of a dealt round (``score_seats``, ``others`` its companions' hole cards)."""
-    return score_seats([hole], [decision], board, dealer_cards, pays, preflop, [others], flops)[0]
+    return score_seats([hole], [decision], board, dealer_cards, pays, preflop, [others or {}], flops)[0]
 
 
 def score_round(
     record: RoundRecord, pays: v.PayTable, preflop: PreflopTable, flops: FlopTable | None = None,
 ) -> dict[int, SeatScore]:
     """Every seat of a posted round that played cards, by seat number.
+
+    A seat's companions are the other seats with hole cards, each named by
+    its player (or ``seat N`` without one); a player's own other seats are
+    none of his companions: he sees their cards.
 
     A void round, one without its board or dealer cards, or one with a card
     given twice has nothing to score: its cards cannot be trusted to say what
@@ -208,7 +250,14 @@ def score_round(
         return {}
     seats = [s for s in record.seats if s.hole is not None and s.decision in DECISIONS]
     holes = [s.hole for s in seats]
-    others = [[c for other in record.seats if other is not seat and other.hole for c in other.hole] for seat in seats]
+    others = [
+        {
+            other.player or f"seat {other.seat}": other.hole
+            for other in record.seats
+            if other is not seat and other.hole and not (seat.player and other.player == seat.player)
+        }
+        for seat in seats
+    ]
     scores = score_seats(
         holes, [s.decision for s in seats], record.board, record.dealer_cards, pays, preflop, others, flops,
     )

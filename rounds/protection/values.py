@@ -443,3 +443,74 @@ def flop_values(hole, board, pays: PayTable, known_dealer=(), dead=()) -> dict[s
     if len(board) != 3:
         raise ValueError("the flop is decided on three board cards")
     return values_of([View.of(hole, known_dealer, dead)], board, pays)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Unseen:
+    """What each card a player could not see would have told him on the river.
+
+    ``cards``: the cards he could not see (neither his nor on the board), in
+    order; ``bet_with_dealer_card[i]``: whether ``river_1x`` is best (over
+    ``fold``) had he known ``cards[i]`` to be a dealer card;
+    ``bet_with_dead_pair[r]``: whether it is best had he known the pair of
+    colex row ``r`` of ``cards`` to be elsewhere (a companion's hole cards).
+    Each is valued exactly as ``river_values`` values that knowledge, so the
+    actual card's entry is the informed best the scoring reports.
+    """
+
+    cards: tuple[Card, ...]
+    bet_with_dealer_card: np.ndarray
+    bet_with_dead_pair: np.ndarray
+
+    def dealer_card_share(self, option: str) -> float:
+        """The share of the unseen cards that, known as a dealer card, make ``option`` best."""
+        return _share(self.bet_with_dealer_card, option)
+
+    def dead_pair_share(self, option: str) -> float:
+        """The share of the unseen pairs that, known to be elsewhere, make ``option`` best."""
+        return _share(self.bet_with_dead_pair, option)
+
+    def pair_row(self, pair: Sequence[Card]) -> int:
+        a, b = sorted(self.cards.index(card) for card in pair)
+        return a + b * (b - 1) // 2
+
+
+def _share(bets: np.ndarray, option: str) -> float:
+    betting = float(np.count_nonzero(bets)) / len(bets)
+    return betting if option == Decision.RIVER_1X.value else 1.0 - betting
+
+
+def river_unseen(hole: Sequence[Card], board: Sequence[Card], pays: PayTable) -> Unseen:
+    """Every unseen card's and every unseen pair's informed best on the river (``Unseen``).
+
+    The dealer's hands of the board are those ``river_values`` counts (every
+    pair the board leaves, valued once for a round); the player's unseen
+    pairs are the ones without his cards. A dealer card ``c`` leaves the
+    pairs holding it; a dead pair ``{a, b}`` leaves all but those holding
+    ``a`` or ``b``: the pair's counts are the whole less each card's, with
+    the pair ``{a, b}`` itself given back once.
+    """
+    board = tuple(sorted(board))
+    if len(board) != 5:
+        raise ValueError("the river is decided on five board cards")
+    hands = _dealer_hands(board, ())
+    every = hands.cards.tolist()
+    kept = [i for i, card in enumerate(every) if card not in hole]
+    positions = np.array(kept)
+    pairs = _combos(len(kept), 2)
+    full_a, full_b = positions[pairs[:, 0]], positions[pairs[:, 1]]
+    dealer = hands.values[:, 0][full_a + full_b * (full_b - 1) // 2]  # the player's unseen pairs, his colex order
+    key, mask = ha.key_of((*hole, *board))
+    player = ha.values(np.array([key], dtype=np.int64), np.array([mask], dtype=np.int64))[0]
+    counts = np.stack([dealer < player, dealer > player, dealer >= pays.qualifier]).astype(np.int64)  # (3, P)
+    holding = _pairs_holding(len(kept))  # (cards, pairs holding each)
+    by_card = counts[:, holding].sum(axis=2)  # (3, cards)
+    with_card = _expectations(player, *by_card, holding.shape[1], pays)
+    total = counts.sum(axis=1, keepdims=True)
+    without = total - by_card[:, pairs[:, 0]] - by_card[:, pairs[:, 1]] + counts
+    without_pair = _expectations(player, *without, len(dealer) - 2 * holding.shape[1] + 1, pays)
+    return Unseen(
+        tuple(every[i] for i in kept),
+        with_card.play(1) >= FOLD_VALUE,
+        without_pair.play(1) >= FOLD_VALUE,
+    )

@@ -21,7 +21,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEvent, ProtectionFinding, SeatScore
-from audit.protection.config import protection_config
 from audit.protection.selectors import player_figures, player_leak_course
 from audit.protection.services import day_protect
 from casino.money_display import money
@@ -46,7 +45,7 @@ def protected_evening(table_client, rounds: int = 120) -> date:
     """An optimal player, a weak one and a hole-carder at S01 for an evening, then the day protected."""
     pays, table = PayTable.of(SE_50KR), shipped_table()
     players = [pl.OptimalPlayer("P-optimal", pays, table), pl.WeakPlayer("P-weak", pays, table),
-               pl.HoleCarder("P-peeks", pays, table, share=0.5)]
+               pl.HoleCarder("P-peeks", pays, table, share=1.0)]
     client = table_client("S01", "se-50kr")
     start = last_gaming_day_evening(timezone.now())
     for dealt in pl.deal_rounds(players, rounds, seed=16):
@@ -182,8 +181,7 @@ def test_sweetheart_and_pay_table_evidence_read_as_counts_and_money(rows, staff)
 @pytest.mark.slow
 def test_a_hole_carding_finding_shows_its_telling_decisions_each_with_its_round(evening, staff):
     client = staff("auditor")
-    finding = ProtectionFinding.objects.filter(code=HOLE_CARDING, player="P-peeks", dealer="").first()
-    assert finding is not None
+    finding = ProtectionFinding.objects.get(code=HOLE_CARDING, player="P-peeks")
     page = client.get(f"{QUEUE}{finding.pk}/change/").content.decode()
     steps = finding.evidence["steps"]
     rows = re.findall(r'<tr class="step[^"]*" data-round="(\d+)" data-figure="([^"]+)">(.*?)</tr>', page, re.S)
@@ -196,6 +194,11 @@ def test_a_hole_carding_finding_shows_its_telling_decisions_each_with_its_round(
     assert page.count('class="step informed"') == informed
     assert "the dealer&#x27;s first hole card" in page or "the dealer's first hole card" in page
     assert reverse("admin:audit_protectionfinding_player", args=["P-peeks"]) in page
+    # Its tests, the one split by the dealer among them, and each round named by the table's own id.
+    tests = re.search(r'<table id="leak-tests">(.*?)</table>', page, re.S).group(1)
+    assert len(re.findall(r"<tr>", tests)) == 1 + len(finding.evidence["tests"]) >= 4  # the head and each test
+    assert "D-1" in tests and "S01 sim-" in tests
+    assert 'id="leak-history"' in page
 
 
 # ---- the players' pages ------------------------------------------------------------------------
@@ -222,6 +225,9 @@ def test_a_players_page_shows_the_selectors_figures_his_findings_and_hands(eveni
 
     findings = ProtectionFinding.objects.filter(player="P-peeks")
     assert findings.exists()
+    # Every test of his, with what it says; the hole-carder's first-card test says suspected.
+    tests = re.search(r'<table id="leak-tests">(.*?)</table>', page, re.S).group(1)
+    assert "suspected" in tests and 'The leak tests say: <strong>suspected</strong>' in page
     for finding in findings:
         assert reverse("admin:audit_protectionfinding_change", args=[finding.pk]) in page
     hands = SeatScore.objects.filter(player="P-peeks").order_by("-dealt_at")[:50]
@@ -235,16 +241,17 @@ def test_the_players_chart_is_an_svg_of_his_tests_course_and_the_threshold(eveni
     page = staff("auditor").get(f"{PLAYERS}P-peeks/").content.decode()
     svg = ET.fromstring(re.search(r'<svg [^>]*class="pygal-chart".*?</svg>', page, re.S).group(0))
     assert "<script" not in page.split('id="leak-chart"')[1].split("</div>")[0]
-    threshold = protection_config().leak.threshold
     course = player_leak_course(player="P-peeks")
+    first_card = next(c for c in course if c.knowledge == "dealer_first" and c.dealer is None)
+    threshold = first_card.threshold
 
     def values(series: str) -> list[str]:
         return [d.text for g in svg.iter(f"{SVG}g") if g.get("data-series") == series
                 for d in g.iter(f"{SVG}desc") if d.get("class") == "value"]
 
     first = values("the dealer's first hole card")
-    assert first == [f"{p.figure:.2f}" for p in course["dealer_first"]] and first
-    assert max(p.figure for p in course["dealer_first"]) >= threshold
+    assert first == [f"{p.figure:.2f}" for p in first_card.points] and first
+    assert first_card.peak >= threshold
     # A level line across the chart, its ends carrying the threshold.
     assert values("threshold") == [f"{threshold:.2f}"] * 2
     line = next(g for g in svg.iter(f"{SVG}g") if g.get("data-series") == "threshold")

@@ -25,7 +25,6 @@ from rounds.models import Round, Seat
 from rounds.protection import players as pl
 from rounds.protection.codes import ProtectionCode
 from rounds.protection.preflop import shipped_table
-from rounds.protection.scoring import KNOWLEDGE
 from rounds.protection.values import PayTable
 from rounds.services import finding_transition
 from tests.protection.test_day_protect import post_table
@@ -58,7 +57,8 @@ def decision(street: str = "preflop", chosen: str = "check", *, telling: bool = 
         "street": street, "chosen": chosen, "best": "preflop_4x", "hand": "high_card",
         "ev_lost": round(values["preflop_4x"] - values[chosen], 6), "values": values,
         "informed": {
-            "dealer_first": {"best": informed_best, "values": {"preflop_4x": -0.5, "preflop_3x": -0.4, "check": 0.0}},
+            "dealer_first": {"best": informed_best, "values": {"preflop_4x": -0.5, "preflop_3x": -0.4, "check": 0.0},
+                             "shares": {"preflop_4x": 0.6, "preflop_3x": 0.0, "check": 0.4}},
         },
     }
 
@@ -371,17 +371,23 @@ def test_a_players_leak_test_is_the_selectors_course(reader, floor):
     response = get(reader, f"{PLAYERS}P-0003/leak-test/")
     assert response.status_code == 200
     body = response.json()
-    assert set(body["knowledge"]) == set(KNOWLEDGE)
-    assert body["player"] == "P-0003" and body["day_to"] is None and body["threshold"] > 0
+    assert body["player"] == "P-0003" and body["day_to"] is None and 0 < body["alpha"] < 1
     course = player_leak_course(player="P-0003")
-    for knowledge in KNOWLEDGE:
-        assert [(p["round"], p["seat"], p["figure"], p["chose_informed"]) for p in body["knowledge"][knowledge]] == [
-            (p.round, p.seat, p.figure, p.chose_informed) for p in course[knowledge]
+    assert [(t["code"], t["knowledge"], t["dealer"], t["companion"]) for t in body["tests"]] == [
+        (c.code, c.knowledge, c.dealer, c.companion) for c in course
+    ]
+    for test, known in zip(body["tests"], course):
+        assert test["threshold"] == known.threshold > 0 and test["verdict"] == known.verdict
+        assert [(p["round"], p["seat"], p["figure"], p["chose_informed"], p["share"]) for p in test["points"]] == [
+            (p.round, p.seat, p.figure, p.chose_informed, p.share) for p in known.points
         ]
-    assert body["knowledge"]["dealer_first"], "P-0003's telling decisions run the dealer_first test"
+    first = next(t for t in body["tests"] if t["knowledge"] == "dealer_first" and t["dealer"] is None)
+    assert first["points"], "P-0003's decisions with shares run the dealer_first test"
+    # Two decisions are far too few to say anything of him.
+    assert body["verdict"] == first["verdict"] == "not enough decisions to judge"
     before = get(reader, f"{PLAYERS}P-0003/leak-test/", day_to="2026-11-29").json()
     assert before["day_to"] == "2026-11-29"
-    assert all(points == [] for points in before["knowledge"].values())
+    assert all(t["points"] == [] for t in before["tests"])
 
 
 # ---- who may read ----------------------------------------------------------------------------
@@ -516,9 +522,9 @@ def test_a_scored_night_reads_as_stored(reader, table_client):
     assert Decimal(weak["theoretical_actual"]) == figures.theoretical_actual > figures.theoretical_optimal
     assert Decimal(weak["win"]) == figures.win
 
-    course = reader.get(f"{PLAYERS}P-peeks/leak-test/").json()["knowledge"]
+    tests = reader.get(f"{PLAYERS}P-peeks/leak-test/").json()["tests"]
     expected = player_leak_course(player="P-peeks")
-    assert course["dealer_first"]
-    for knowledge in KNOWLEDGE:
-        assert [p["figure"] for p in course[knowledge]] == [p.figure for p in expected[knowledge]]
+    assert any(t["knowledge"] == "dealer_first" and t["points"] for t in tests)
+    for test, known in zip(tests, expected, strict=True):
+        assert [p["figure"] for p in test["points"]] == [p.figure for p in known.points]
     assert get(reader, f"{PLAYERS}P-peeks/", day_from=(day + timedelta(days=1)).isoformat()).json()["figures"] == []

@@ -39,7 +39,7 @@ def test_a_day_is_scored_once_and_the_hole_carder_is_found(table_client):
     players = [
         pl.OptimalPlayer("P-optimal", PAYS, table),
         pl.WeakPlayer("P-weak", PAYS, table),
-        pl.HoleCarder("P-peeks", PAYS, table, share=0.5),
+        pl.HoleCarder("P-peeks", PAYS, table, share=1.0),
     ]
     start, dealt = post_table(table_client("S01", "se-50kr"), players, 120, seed=16)
     day = timezone.localtime(start).date()
@@ -50,14 +50,18 @@ def test_a_day_is_scored_once_and_the_hole_carder_is_found(table_client):
     assert again.seats_scored == 0 and again.raised == {}
     assert SeatScore.objects.count() == 3 * len(dealt)
 
-    hole_carding = ProtectionFinding.objects.filter(code=ProtectionCode.SUSPECTED_HOLE_CARDING.value)
-    assert set(hole_carding.values_list("player", flat=True)) == {"P-peeks"}
-    assert hole_carding.filter(dealer="").exists() and hole_carding.filter(dealer="D-1").exists()
-    finding = hole_carding.filter(dealer="", evidence__knowledge="dealer_first").get()
+    # One finding for the person, whichever of his tests crossed; the per-dealer test is its evidence.
+    finding = ProtectionFinding.objects.get(code=ProtectionCode.SUSPECTED_HOLE_CARDING.value)
+    assert (finding.player, finding.key) == ("P-peeks", "player=P-peeks")
+    assert first.raised == {ProtectionCode.SUSPECTED_HOLE_CARDING.value: 1}
     assert finding.figure >= finding.threshold
+    tests = {(t["knowledge"], t["dealer"]): t for t in finding.evidence["tests"]}
+    assert {("dealer_first", None), ("dealer_first", "D-1"), ("dealer_second", None)} <= set(tests)
+    assert tests["dealer_first", None]["crossed"]["table"] == "S01"
+    assert tests["dealer_first", None]["crossed"]["round_id"].startswith("sim-")
     step = finding.evidence["steps"][-1]
-    assert step["figure"] >= float(finding.threshold) and step["informed"] != step["best"]
-    assert first.raised[ProtectionCode.SUSPECTED_HOLE_CARDING.value] == hole_carding.count()
+    assert step["table"] == "S01" and step["round_id"].startswith("sim-") and 0 < step["share"] < 1
+    assert [p["day"] for p in finding.evidence["history"]] == [day.isoformat()]
 
 
 @pytest.mark.slow
@@ -90,11 +94,10 @@ def test_a_dealer_who_leaves_one_players_losses_on_the_table_is_flagged(table_cl
 
 @pytest.mark.slow
 def test_a_players_figures_and_the_course_of_his_test(table_client, settings):
-    from audit.protection.config import protection_config
     from audit.protection.selectors import player_figures, player_leak_course, players_seen
 
     table = shipped_table()
-    players = [pl.WeakPlayer("P-weak", PAYS, table), pl.HoleCarder("P-peeks", PAYS, table, share=0.5)]
+    players = [pl.WeakPlayer("P-weak", PAYS, table), pl.HoleCarder("P-peeks", PAYS, table, share=1.0)]
     start, dealt = post_table(table_client("S01", "se-50kr"), players, 150, seed=16)
     day_protect(day=timezone.localtime(start).date())
 
@@ -105,8 +108,9 @@ def test_a_players_figures_and_the_course_of_his_test(table_client, settings):
     # The house edge the nightly report uses, so the two theoreticals agree everywhere.
     assert weak.theoretical_optimal == Decimal(150 * 100) * Decimal(settings.BASE_GAME_HOUSE_EDGE)
     assert weak.skill > 0 and weak.handle >= 2 * 150 * 100
-    course = player_leak_course(player="P-peeks")
-    figures = [p.figure for p in course["dealer_first"]]
-    assert figures and max(figures) >= protection_config().leak.threshold
-    assert all(a.dealt_at <= b.dealt_at for a, b in zip(course["dealer_first"], course["dealer_first"][1:]))
+    courses = player_leak_course(player="P-peeks")
+    first = next(c for c in courses if c.knowledge == "dealer_first" and c.dealer is None)
+    assert first.verdict == "suspected" and first.peak >= first.threshold
+    assert all(a.dealt_at <= b.dealt_at for a, b in zip(first.points, first.points[1:]))
+    assert all(0 < p.share < 1 for p in first.points)
     assert {row["player"] for row in players_seen()} == {"P-weak", "P-peeks"}

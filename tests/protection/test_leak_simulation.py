@@ -1,9 +1,8 @@
-"""Simulated tables: an informed player is flagged within a stated number of hands, honest ones not.
+"""Simulated tables: honest players of every style are not flagged, informed ones are.
 
-One table seats an optimal-strategy player, a weak player and a hole-carder
-who sees the dealer's first card on half his hands; every seat is scored as
-the service scores a posted round. The false-positive rate over many seeds
-is what ``bench/leak_test.py`` prints.
+Every seat is scored as the service scores a posted round and the leak test
+runs over the whole history as the nightly job runs it. The rates over many
+seeds and 90-day histories are what ``bench/leak_test.py`` prints.
 """
 
 from __future__ import annotations
@@ -12,104 +11,87 @@ import pytest
 
 from rounds.protection import leak
 from rounds.protection import players as pl
-from rounds.protection.codes import ProtectionCode
+from rounds.protection.flop_table import shipped_table as shipped_flops
 from rounds.protection.preflop import shipped_table
 from rounds.protection.values import PayTable
 from tests.rounds.engine_rules import SE_50KR
 
 PAYS = PayTable.of(SE_50KR)
 TABLE = shipped_table()
-HOLE_CARDER_WITHIN = 150  # rounds, for a hole-carder who sees a card on half his hands
-COLLUDER_WITHIN = 300  # rounds, for a player who knows the four other seats' cards on the river
+FLOPS = shipped_flops()
+ROUNDS = 300
+PEEKER_WITHIN = 150  # rounds, for a hole-carder who sees a card on every hand
+PAIR_ROUNDS = 2500  # a pair sharing cards at the river is flagged far later (docs/PROTECTION.md)
+
+
+def _honest(*names):
+    styles = {
+        "P-optimal": pl.OptimalPlayer, "P-basic": pl.BasicStrategyPlayer, "P-weak": pl.WeakPlayer,
+        "P-calls": pl.CallingStation, "P-random": pl.RandomPlayer, "P-tight": pl.TightPlayer,
+        "P-loose": pl.LoosePlayer,
+    }
+    return [styles[name](name, PAYS, TABLE, FLOPS) for name in names]
 
 
 @pytest.fixture(scope="module")
 def hole_carding_table():
     players = [
-        pl.OptimalPlayer("P-optimal", PAYS, TABLE),
-        pl.WeakPlayer("P-weak", PAYS, TABLE),
-        pl.HoleCarder("P-peeks", PAYS, TABLE, share=0.5, position=0),
+        *_honest("P-optimal", "P-basic", "P-weak", "P-calls"),
+        pl.NoisyPlayer("P-noisy", PAYS, TABLE, FLOPS, noise=0.2),
+        pl.HoleCarder("P-peeks", PAYS, TABLE, share=1.0, position=0, flops=FLOPS),
     ]
-    seats = pl.scored_seats(pl.deal_rounds(players, HOLE_CARDER_WITHIN, seed=16), PAYS, TABLE)
-    return seats, leak.leak_suspicions(seats)
+    seats = pl.scored_seats(pl.deal_rounds(players, ROUNDS, seed=16), PAYS, TABLE, flops=FLOPS, rounds_a_day=30)
+    return seats, leak.leak_traces(seats)
 
 
 @pytest.mark.slow
 def test_the_hole_carder_is_flagged_and_the_honest_players_are_not(hole_carding_table):
-    _, found = hole_carding_table
-    flagged = {(s.code, s.player) for s in found}
-    assert (ProtectionCode.SUSPECTED_HOLE_CARDING.value, "P-peeks") in flagged
-    assert {player for _, player in flagged} == {"P-peeks"}
-    first = next(s for s in found if s.player == "P-peeks" and s.knowledge == "dealer_first" and not s.dealer)
-    round_number, _ = first.trace.steps[first.trace.crossed_at].key
-    assert round_number < HOLE_CARDER_WITHIN
+    _, traces = hole_carding_table
+    flagged = {player for player, found in traces.items() if any(t.crossed for t in found)}
+    assert flagged == {"P-peeks"}
+    crossed = [t for t in traces["P-peeks"] if t.crossed]
+    # He sees the dealer's first card, never the second, and shares no one's cards.
+    assert {t.test.knowledge for t in crossed} == {"dealer_first"}
+    first = next(t for t in crossed if t.test.dealer is None)
+    round_number, _ = first.steps[first.crossed_at].key
+    assert round_number < PEEKER_WITHIN
 
 
 @pytest.mark.slow
-def test_each_suspicion_carries_its_evidence(hole_carding_table):
-    _, found = hole_carding_table
-    suspicion = next(s for s in found if s.player == "P-peeks" and s.dealer == "D-1")
-    trace = suspicion.trace
-    assert trace.peak >= leak.LeakSettings().threshold
+def test_each_step_carries_its_evidence(hole_carding_table):
+    _, traces = hole_carding_table
+    trace = next(t for t in traces["P-peeks"] if t.crossed and t.test.dealer is None)
     for step in trace.steps:
-        decision = step.decision
-        assert decision.telling(step.knowledge)
-        informed = decision.informed[step.knowledge]
-        assert informed.best == step.informed_option != decision.best
-        assert step.chose_informed == (decision.chosen == informed.best)
-        assert 0 < step.error_rate < 0.5
-    # The figure is the running CUSUM of the steps' log-likelihood ratios.
-    figure = 0.0
-    for step in trace.steps:
-        figure = max(0.0, figure + step.llr)
-        assert step.figure == pytest.approx(figure)
+        informed = step.decision.informed[step.knowledge]
+        assert informed.best == step.informed_option
+        assert step.chose_informed == (step.decision.chosen == informed.best)
+        assert 0 < step.share < 1
+        assert step.share == informed.shares[step.decision.chosen]
 
 
 @pytest.mark.slow
-def test_the_honest_players_choices_show_no_drift_towards_the_dealers_cards(hole_carding_table):
-    seats, _ = hole_carding_table
-    for name in ("P-optimal", "P-weak"):
-        played = [s for s in seats if s.player == name]
-        model = leak.ErrorModel()
-        for seat in played:
-            for decision in seat.score.decisions:
-                model.add(decision)
-        for knowledge in ("dealer_first", "dealer_second"):
-            trace = leak.run_test(((s.key, d) for s in played for d in s.score.decisions), knowledge, model)
-            assert trace.crossed_at is None
-            assert trace.peak < leak.LeakSettings().threshold
+def test_the_honest_players_choose_the_informed_option_as_often_as_chance_says(hole_carding_table):
+    # The null of the test, seen in the data: over every honest step, informed choices less
+    # their expected number stay within a few standard deviations of zero.
+    _, traces = hole_carding_table
+    for player in ("P-optimal", "P-basic", "P-weak", "P-calls", "P-noisy"):
+        trace = next(t for t in traces[player] if t.test.knowledge == "dealer_first" and t.test.dealer is None)
+        observed = sum(s.chose_informed for s in trace.steps)
+        expected = sum(s.share for s in trace.steps)
+        spread = sum(s.share * (1 - s.share) for s in trace.steps) ** 0.5
+        assert abs(observed - expected) < 4 * spread, player
 
 
 @pytest.mark.slow
-def test_a_player_who_knows_the_other_seats_cards_is_flagged_for_collusion():
+def test_a_colluding_pair_is_flagged_naming_the_partner_and_no_one_else():
     players = [
-        pl.OptimalPlayer("P-a", PAYS, TABLE),
-        pl.Colluder("P-knows", PAYS, TABLE),
-        pl.OptimalPlayer("P-b", PAYS, TABLE),
-        pl.WeakPlayer("P-c", PAYS, TABLE),
-        pl.WeakPlayer("P-d", PAYS, TABLE),
+        *_honest("P-optimal", "P-basic", "P-calls", "P-random"),
+        pl.Colluder("P-pair-a", PAYS, TABLE, partner="P-pair-b", flops=FLOPS),
+        pl.Colluder("P-pair-b", PAYS, TABLE, partner="P-pair-a", flops=FLOPS),
     ]
-    seats = pl.scored_seats(pl.deal_rounds(players, COLLUDER_WITHIN, seed=8), PAYS, TABLE)
-    found = leak.leak_suspicions(seats)
-    assert {s.player for s in found} == {"P-knows"}
-    collusion = {s.companion for s in found if s.code == ProtectionCode.SUSPECTED_COLLUSION.value}
-    # The knowledge is every other seat's cards: he sat with each of them.
-    assert collusion == {"P-a", "P-b", "P-c", "P-d"}
-
-
-def test_a_player_who_always_takes_the_informed_option_crosses_after_few_telling_decisions():
-    """The test's arithmetic on hand-made decisions: no cards dealt."""
-    from rounds.protection.scoring import DecisionScore, Informed
-
-    def telling(chosen: str) -> DecisionScore:
-        return DecisionScore(
-            "river", chosen, {"river_1x": 0.3, "fold": -2.0},
-            {"dealer_first": Informed({"river_1x": -2.6, "fold": -2.0}, "fold")},
-        )
-
-    settings = leak.LeakSettings()
-    model = leak.ErrorModel(settings)
-    cheat = leak.run_test(((i, telling("fold")) for i in range(10)), "dealer_first", model, settings)
-    assert cheat.crossed_at is not None and cheat.crossed_at >= settings.min_telling - 1
-    honest = leak.run_test(((i, telling("river_1x")) for i in range(10)), "dealer_first", model, settings)
-    assert honest.crossed_at is None and honest.figure == 0
+    seats = pl.scored_seats(pl.deal_rounds(players, PAIR_ROUNDS, seed=8), PAYS, TABLE, flops=FLOPS, rounds_a_day=100)
+    crossed = [t for t in leak.leak_suspicions(seats)]
+    assert crossed
+    assert {(t.test.code, t.test.player, t.test.companion) for t in crossed} <= {
+        (leak.COLLUSION, "P-pair-a", "P-pair-b"), (leak.COLLUSION, "P-pair-b", "P-pair-a"),
+    }

@@ -47,11 +47,26 @@ def test_seeing_the_dealers_card_tells_where_it_changes_the_best_option():
     # deuce (no pair possible with the other card but one), calling is best.
     record = deal("Ks Qd 8c 5h 3s", "2c 7d", seat(1, "Td 4c", decision="fold"), seat(2, "9s 6h"))
     river = scoring.score_round(record, PAYS, TABLE)[1].decisions[-1]
-    assert set(river.informed) == {"dealer_first", "dealer_second", "other_seats"}
+    assert set(river.informed) == {"dealer_first", "dealer_second", "companion:seat 2"}
     for knowledge, informed in river.informed.items():
         assert informed.values.keys() == river.values.keys()
         assert river.telling(knowledge) == (informed.best != river.best)
+        assert informed.shares is not None and sum(informed.shares.values()) == pytest.approx(1)
     assert river.informed["dealer_first"].values["river_1x"] != river.values["river_1x"]
+    # The flop's knowledge carries no shares: the leak test does not read it.
+    flop = scoring.score_round(
+        deal("Ks Qd 8c 5h 3s", "2c 7d", seat(1, "Td 4c", decision="fold")), PAYS, TABLE,
+    )[1].decisions[1]
+    assert flop.street == "flop" and all(i.shares is None for i in flop.informed.values())
+
+
+def test_a_players_own_second_seat_is_no_companion():
+    record = deal(
+        "Ks Qd 8c 5h 3s", "2c 7d", seat(1, "Td 4c", decision="fold", player="P-1"),
+        seat(2, "9s 6h", decision="fold", player="P-1"), seat(3, "Jh Jc", decision="fold", player="P-2"),
+    )
+    river = scoring.score_round(record, PAYS, TABLE)[1].decisions[-1]
+    assert {k for k in river.informed if k.startswith("companion:")} == {"companion:P-2"}
 
 
 def test_rounds_whose_cards_cannot_be_trusted_are_not_scored():
@@ -82,7 +97,7 @@ def test_a_rounds_seats_scored_together_are_each_scored_alone(deal_seed):
     record = RoundRecord(seats, tuple(deck[:5]), tuple(deck[5:7]))
     together = scoring.score_round(record, PAYS, TABLE)
     for s in seats:
-        others = [c for o in seats if o is not s for c in o.hole]
+        others = {f"seat {o.seat}": o.hole for o in seats if o is not s}
         v.forget_values()
         alone = scoring.score_seat(s.hole, record.board, record.dealer_cards, s.decision, PAYS, TABLE, others)
         assert together[s.seat] == alone

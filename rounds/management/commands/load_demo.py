@@ -6,6 +6,15 @@ one gaming day of simulated rounds (the last complete one, 18:00 to 02:00)
 posted through the real API: each table's Bearer key, JSON to
 ``POST /api/v1/rounds/``, the whole HTTP stack but the socket.
 
+Every simulated player decides from his own cards, but for three planted at
+S01 for game protection to find (``rounds.simulation``: ``CHEAT-HOLECARD``
+and the pair ``CHEAT-PAIR-A``, ``CHEAT-PAIR-B``). A pair sharing its cards
+at the river shows only over many hands, so S01 also dealt the ``--history``
+evenings before the demo day; those days are protected and reconciled here,
+as the nightly job would have, and the demo day by ``scripts/serve``. S01's
+cards are dealt from fixed seeds, so what it shows does not depend on the
+date the demo is loaded.
+
 Running it again resets the two passwords and rotates the demo tables' keys,
 but posts no round twice. It refuses to run in production.
 """
@@ -14,6 +23,7 @@ from __future__ import annotations
 
 import json
 import random
+from io import StringIO
 import secrets
 import time
 from datetime import datetime, timedelta
@@ -22,6 +32,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.db.models import Count
@@ -41,6 +52,7 @@ from rounds.services import table_register
 from rounds.simulation import TableSimulator
 
 DEMO_TABLES = (("S01", "se-50kr"), ("S02", "se-50kr"), ("U01", "us-30k"), ("U02", "us-30k"))
+CHEATS_AT = "S01"  # the table where the planted cheats sit (rounds.simulation.PLANTED)
 OPENS, SESSION = clock(18), timedelta(hours=8)  # 18:00 to 02:00, local time
 # Enough trouble to make the flagged views worth opening, rare enough to look real.
 MISTAKES = {"dealer_error_rate": 0.04, "rule_break_rate": 0.01, "void_rate": 0.005}
@@ -54,11 +66,15 @@ class Command(BaseCommand):
             "--rounds", type=int, default=150, help="rounds per table (default 150)"
         )
         parser.add_argument(
+            "--history", type=int, default=4,
+            help=f"evenings {CHEATS_AT} dealt before the demo day, each protected and reconciled (default 4)",
+        )
+        parser.add_argument(
             "--url", default="http://127.0.0.1:8000",
             help="where the server will listen, for the links printed at the end",
         )
 
-    def handle(self, *args, rounds: int, url: str, **options):
+    def handle(self, *args, rounds: int, history: int, url: str, **options):
         if settings.PRODUCTION:
             raise CommandError(
                 "load_demo is for the embedded development default only: it resets the admin "
@@ -66,6 +82,8 @@ class Command(BaseCommand):
             )
         if rounds < 1:
             raise CommandError("--rounds must be at least 1")
+        if history < 0:
+            raise CommandError("--history must be 0 or more")
 
         passwords = {
             "admin": _demo_user("admin", role="admin", superuser=True),
@@ -82,10 +100,17 @@ class Command(BaseCommand):
             self.stdout.write(f"Gaming day {day} is already loaded; no rounds posted.")
         else:
             started = time.monotonic()
-            posted, disagreements = _post_gaming_day(day=day, keys=keys, rounds=rounds)
+            posted = disagreements = 0
+            for evening in range(history, 0, -1):
+                earlier = day - timedelta(days=evening)
+                counts = _post_gaming_day(day=earlier, keys={CHEATS_AT: keys[CHEATS_AT]}, rounds=rounds, evening=evening)
+                posted, disagreements = posted + counts[0], disagreements + counts[1]
+                call_command("reconcile", day=earlier.isoformat(), no_progress=True, stdout=StringIO())
+            counts = _post_gaming_day(day=day, keys=keys, rounds=rounds, evening=0)
+            posted, disagreements = posted + counts[0], disagreements + counts[1]
             self.stdout.write(
-                f"Gaming day {day}: posted {posted} rounds to POST /api/v1/rounds/ "
-                f"in {time.monotonic() - started:.1f} s."
+                f"Gaming day {day}" + (f" and {history} evenings of {CHEATS_AT} before it" if history else "")
+                + f": posted {posted} rounds to POST /api/v1/rounds/ in {time.monotonic() - started:.1f} s."
             )
             if disagreements:
                 self.stderr.write(
@@ -137,8 +162,9 @@ def _demo_user(username: str, *, role: str, superuser: bool = False) -> str:
     return password
 
 
-def _post_gaming_day(*, day, keys: dict[str, str], rounds: int) -> tuple[int, int]:
-    """Deal every table's session in time order and post each round as the table would.
+def _post_gaming_day(*, day, keys: dict[str, str], rounds: int, evening: int) -> tuple[int, int]:
+    """Deal every table's session in time order and post each round as the table would
+    (``evening``: how many evenings before the demo day, which seeds the cheats' table).
 
     Tables linked to one pool share its meter, so rounds go out in the order they
     were dealt and each pooled round is dealt against the meter as it stands.
@@ -156,11 +182,12 @@ def _post_gaming_day(*, day, keys: dict[str, str], rounds: int) -> tuple[int, in
         if version.pool_id:
             pool = pool_version_in_force(pool=version.pool, at=start).rules()
             pool_ids[table.code] = version.pool_id
+        planted = table.code == CHEATS_AT
         simulators.append(
             TableSimulator(
                 table=table.code, rules=version.rules(), pool=pool,
-                rng=random.Random(f"{table.code} {day}"), start=start,
-                mean_gap=SESSION / rounds, **MISTAKES,
+                rng=random.Random(f"{table.code} evening {evening}" if planted else f"{table.code} {day}"),
+                start=start, mean_gap=SESSION / rounds, planted=planted, **MISTAKES,
             )
         )
     client = Client(HTTP_HOST=_allowed_host())

@@ -1,0 +1,79 @@
+"""Ninety nights of the nightly path: honest players of several styles are never accused, the planted
+cheats are, each suspicion is one finding that gathers its evidence night after night, and the
+colluding pair's finding names the two of them and no one else.
+
+Every round is posted through the batch API and each gaming day protected as the nightly job
+protects it (``day_protect``), over the whole history so far.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from audit.models import ProtectionFinding
+from audit.protection.services import day_protect
+from rounds.protection import players as pl
+from rounds.protection.codes import ProtectionCode
+from rounds.protection.flop_table import shipped_table as shipped_flops
+from rounds.protection.preflop import shipped_table
+from rounds.protection.values import PayTable
+from tests.examples import last_gaming_day_evening
+from tests.rounds.engine_rules import SE_50KR
+
+from .wire import body_of
+
+PAYS = PayTable.of(SE_50KR)
+NIGHTS = 90
+ROUNDS_A_NIGHT = 30
+HONEST = ("P-optimal", "P-basic", "P-calls")
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.slow
+def test_ninety_nights_accuse_no_honest_player_and_find_the_planted_cheats(table_client):
+    preflop, flops = shipped_table(), shipped_flops()
+    players = [
+        pl.OptimalPlayer("P-optimal", PAYS, preflop, flops),
+        pl.BasicStrategyPlayer("P-basic", PAYS, preflop, flops),
+        pl.CallingStation("P-calls", PAYS, preflop, flops),
+        pl.HoleCarder("P-peeks", PAYS, preflop, share=0.3, flops=flops),
+        pl.Colluder("P-pair-a", PAYS, preflop, partner="P-pair-b", flops=flops),
+        pl.Colluder("P-pair-b", PAYS, preflop, partner="P-pair-a", flops=flops),
+    ]
+    client = table_client("S01", "se-50kr")
+    last = last_gaming_day_evening(timezone.now())
+    dealt = pl.deal_rounds(players, NIGHTS * ROUNDS_A_NIGHT, seed=26)
+    raised_on: dict[str, object] = {}
+    for night in range(NIGHTS):
+        start = last - timedelta(days=NIGHTS - 1 - night)
+        today = dealt[night * ROUNDS_A_NIGHT:(night + 1) * ROUNDS_A_NIGHT]
+        bodies = [
+            body_of(r, table="S01", start=start - timedelta(seconds=60 * night * ROUNDS_A_NIGHT), rules=SE_50KR,
+                    dealer=f"D-{night % 3}")
+            for r in today
+        ]
+        answer = client.post("/api/v1/rounds/batch", {"rounds": bodies}, format="json")
+        assert answer.status_code == 200, answer.content
+        day = timezone.localtime(start).date()
+        for code, count in day_protect(day=day).raised.items():
+            raised_on.setdefault(code, day)
+            assert count == 1  # each suspicion raised once, then it stands
+
+    findings = ProtectionFinding.objects.all()
+    accused = set(findings.values_list("player", flat=True)) | set(findings.values_list("companion", flat=True))
+    assert not accused & set(HONEST)
+    hole_carding = findings.get(code=ProtectionCode.SUSPECTED_HOLE_CARDING.value)
+    assert hole_carding.player == "P-peeks"
+    collusion = findings.get(code=ProtectionCode.SUSPECTED_COLLUSION.value)
+    assert {collusion.player, collusion.companion} == {"P-pair-a", "P-pair-b"}
+    assert collusion.key == "pair=P-pair-a + P-pair-b"
+    assert findings.count() == 2
+    # Standing: one point of history for each night since the suspicion was first raised.
+    history = hole_carding.evidence["history"]
+    assert history[0]["day"] == raised_on[ProtectionCode.SUSPECTED_HOLE_CARDING.value].isoformat()
+    assert len(history) == (hole_carding.day_to - raised_on[ProtectionCode.SUSPECTED_HOLE_CARDING.value]).days + 1
+    assert hole_carding.figure >= hole_carding.threshold
+    assert max(p["figure"] for p in history) <= float(hole_carding.figure) + 1e-4
