@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
+from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -28,8 +30,8 @@ from django.utils.safestring import SafeString
 from casino.admin_exports import CsvExportAdmin
 from casino.money_display import money
 from casino.work import UNRESOLVED, State
-from rounds.admin.display import changelist_url
-from rounds.admin.findings import QueueFilter, WorkActions
+from rounds.admin.display import changelist_url, finding_moves
+from rounds.admin.findings import QueueFilter, WorkActions, finding_moved_from_page
 from rounds.models import Round
 from rounds.protection.codes import ProtectionCode
 from rounds.protection.scoring import knowledge_words
@@ -42,6 +44,7 @@ from .protection.selectors import (
     player_figures,
     player_hands,
     player_leak_course,
+    SUSPECTED,
     player_leak_verdict,
     players_seen,
 )
@@ -179,7 +182,26 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
         if obj is not None:
             context["evidence"] = self.evidence(obj)
             context["players"] = [p for p in (obj.player, obj.companion) if p]
+            # Worked from its own page as a round's findings are from the round's.
+            moves = finding_moves(obj, can_work=self.has_work_finding_permission(request))
+            context["moves"] = moves
+            context["note_always_needed"] = bool(moves) and all(m.needs_note for m in moves)
+            context["move_url"] = reverse("admin:audit_protectionfinding_move", args=[obj.pk])
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def move_view(self, request, object_id):
+        """The finding moved from its own page (``finding_moved_from_page``); the page again."""
+        if not (self.has_work_finding_permission(request) and self.has_view_permission(request)):
+            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            pk = ProtectionFinding._meta.pk.to_python(object_id)
+        except ValidationError:
+            raise Http404("No such finding.") from None
+        finding = get_object_or_404(ProtectionFinding, pk=pk)
+        finding_moved_from_page(request, finding, f"finding {finding.code} {finding.key}")
+        return redirect("admin:audit_protectionfinding_change", pk)
 
     def evidence(self, finding: ProtectionFinding) -> dict:
         """The evidence as the page lays it out, by the kind of test that raised it."""
@@ -217,6 +239,8 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
                  name="audit_protectionfinding_players"),
             path("players/<str:player>/", self.admin_site.admin_view(self.player_view),
                  name="audit_protectionfinding_player"),
+            path("<path:object_id>/move/", self.admin_site.admin_view(self.move_view),
+                 name="audit_protectionfinding_move"),
             *super().get_urls(),
         ]
 
@@ -256,11 +280,15 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
                 for c in drawn
             },
         )
+        # Every test that says something; of the rest (a companion met for a few hands) a count.
+        enough = protection_config().leak.enough
+        shown = [c for c in courses if c.dealer is None and c.companion is None
+                 or c.verdict == SUSPECTED or len(c.points) >= enough]
         tests = [{
             "course": c, "what": knowledge_words(c.knowledge), "steps": len(c.points),
             "informed": sum(1 for p in c.points if p.chose_informed),
             "expected": sum(p.share for p in c.points),
-        } for c in courses]
+        } for c in shown]
         hands = list(player_hands(player=player, limit=HANDS_SHOWN).select_related("table"))
         hand_links = round_links([hand.round_id for hand in hands])
         findings = ProtectionFinding.objects.filter(Q(player=player) | Q(companion=player)).order_by(
@@ -269,6 +297,7 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
             request, "admin/protection/player.html", f"Player {player}", player=player,
             figures=player_figures(player=player), chart=chart, threshold=threshold, tests=tests,
             verdict=player_leak_verdict(courses), alpha=protection_config().leak.alpha,
+            tests_not_shown=len(courses) - len(shown),
             findings=list(findings), findings_url=changelist_url(ProtectionFinding, state="all", player=player),
             hands=[{"score": hand, "round": hand_links[hand.round_id],
                     "dealt_at": timezone.localtime(hand.dealt_at),

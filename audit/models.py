@@ -273,6 +273,8 @@ class SeatScore(models.Model):
     favourable_errors = models.PositiveSmallIntegerField(default=0)  # payout mismatches in the player's favour
     errors = models.JSONField(default=list)  # the seat's dealer-error fingerprints
     decisions = models.JSONField()
+    # The seat's winning Blind and Trips lines as paid, for the table's pay-table test over the window.
+    pays = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

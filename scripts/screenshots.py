@@ -52,7 +52,11 @@ def _pages(env: dict) -> dict[str, str]:
         " flagged = Round.objects.filter(status='flagged').order_by('dealt_at').first();"
         " report = R.objects.filter(status='complete').order_by('-created_at').first();"
         " pool = Pool.objects.order_by('code').first();"
-        " print(json.dumps({'round': flagged and flagged.pk, 'report': report and report.pk, 'pool': pool and pool.pk}))"
+        " from audit.models import ProtectionFinding as P;"
+        " carding = P.objects.filter(code='suspected_hole_carding').order_by('pk').first();"
+        " pair = P.objects.filter(code='suspected_collusion').order_by('pk').first();"
+        " print(json.dumps({'round': flagged and flagged.pk, 'report': report and report.pk, 'pool': pool and pool.pk,"
+        " 'carding': carding and carding.pk, 'pair': pair and pair.pk}))"
     )
     found = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env, check=True,
                            capture_output=True, text=True)
@@ -68,6 +72,14 @@ def _pages(env: dict) -> dict[str, str]:
     if ids["pool"]:
         pages["06-pool"] = f"/admin/progressive/pool/{ids['pool']}/change/"
     pages["07-audit-log"] = "/admin/audit/auditevent/"
+    # Game protection: the queue, the planted cheats' findings and the hole-carder's page.
+    pages["08-protection-queue"] = "/admin/audit/protectionfinding/"
+    if ids["carding"]:
+        pages["09-hole-carding-finding"] = f"/admin/audit/protectionfinding/{ids['carding']}/change/"
+    if ids["pair"]:
+        pages["10-collusion-finding"] = f"/admin/audit/protectionfinding/{ids['pair']}/change/"
+    pages["11-players"] = "/admin/audit/protectionfinding/players/"
+    pages["12-player-hole-carder"] = "/admin/audit/protectionfinding/players/CHEAT-HOLECARD/"
     return pages
 
 

@@ -106,7 +106,7 @@ def _test_json(trace: leak.Trace, names: dict[int, tuple[str, str]]) -> dict:
         table, round_id = names.get(step.key[0], ("", ""))
         crossed = {"step": trace.crossed_at + 1, "gaming_day": step.key[2], "table": table, "round_id": round_id}
     return {
-        "knowledge": test.knowledge, "dealer": test.dealer, "companion": test.companion,
+        "player": test.player, "knowledge": test.knowledge, "dealer": test.dealer, "companion": test.companion,
         "steps": len(trace.steps), "chose_informed": sum(1 for s in trace.steps if s.chose_informed),
         "expected_informed": round(sum(s.share for s in trace.steps), 2),
         "figure": round(trace.figure, 4), "peak": round(trace.peak, 4), "threshold": round(trace.threshold, 4),

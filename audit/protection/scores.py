@@ -11,7 +11,7 @@ trusted (``scoring.score_round``), gets no scores.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 
@@ -80,7 +80,13 @@ class TableDayScore:
 
 
 def table_day_score(*, table_id: int, day: date) -> TableDayScore:
-    """Score every seat of the table's day not scored yet, and test its pay lines."""
+    """Score every seat of the table's day not scored yet, and test its pay lines over the window.
+
+    The pay lines are tested on the day's winning lines and those kept with the
+    table's scored seats of the window before it (``SeatScore.pays``), so a
+    quiet table adds up; a payout the table's own pay line explains is not kept
+    as the dealer's error (the pay-table finding says it, once).
+    """
     table = Table.objects.get(pk=table_id)
     config = protection_config()
     preflop = shipped_table()
@@ -90,9 +96,9 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
     done = set(
         SeatScore.objects.filter(table_id=table_id, gaming_day=day).values_list("round_id", flat=True)
     )
-    rows: list[SeatScore] = []
+    pending: list[tuple[SeatScore, tuple[fingerprints.Fingerprint, ...], list[conformance.PayObservation]]] = []
     observations: list[conformance.PayObservation] = []
-    rounds = written = 0
+    rounds = 0
     for stored in stored_rounds(table_id=table_id, day_from=day, day_to=day):
         rounds += 1
         if stored.voided_later:
@@ -103,7 +109,8 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
             record, verdict = judge_stored(stored, rules, pool)
         except Exception:  # reconciliation reports a record the engine cannot read as drift
             continue
-        observations += conformance.pay_observations(table.code, record, verdict, rules)
+        paid = conformance.pay_observations(table.code, record, verdict, rules)
+        observations += paid
         if stored.pk in done:
             continue
         scores = scoring.score_round(record, PayTable.of(rules), preflop, flops)
@@ -114,23 +121,47 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
             score = scores.get(seat.seat)
             if score is None:
                 continue
-            found = errors.get(seat.seat, ())
-            rows.append(SeatScore(
+            seat_paid = [o for o in paid if o.seat == seat.seat]
+            pending.append((SeatScore(
                 round_id=stored.pk, gaming_day=day, table_id=table_id, dealt_at=dealt_at,
                 seat=seat.seat, player=players[seat.seat], dealer=stored.record.get("dealer") or "",
                 companions=sorted(p for n, p in players.items() if n != seat.seat and p),
                 currency=rules.currency, ante=seat.ante, decision=seat.decision, scored=score.scored,
                 ev_lost=Decimal(repr(max(score.ev_lost, 0.0))).quantize(PLACES),
                 telling=sum(1 for d in score.decisions if any(d.telling(k) for k in d.informed)),
-                favourable_errors=sum(1 for f in found if f.direction is fingerprints.Direction.FOR_PLAYER),
-                errors=_fingerprint_json(found), decisions=decisions_json(score),
-            ))
-        if len(rows) >= BATCH:
-            written += _write(rows)
-            rows = []
-    written += _write(rows)
-    raised = _pay_table_findings(table, day, observations, config.conformance)
+                decisions=decisions_json(score), pays=[_pay_json(o) for o in seat_paid],
+            ), errors.get(seat.seat, ()), seat_paid))
+    first = day - timedelta(days=config.history_days - 1)
+    earlier = _kept_pays(table, first, day)
+    mismatches = conformance.pay_table_mismatches(earlier + observations, config.conformance)
+    rows = []
+    for row, found, seat_paid in pending:
+        explained = {o.bet for o in seat_paid if conformance.explained(o, mismatches)}
+        found = tuple(f for f in found if f.bet not in explained)
+        row.favourable_errors = sum(1 for f in found if f.direction is fingerprints.Direction.FOR_PLAYER)
+        row.errors = _fingerprint_json(found)
+        rows.append(row)
+    written = sum(_write(rows[i:i + BATCH]) for i in range(0, len(rows), BATCH))
+    raised = _pay_table_findings(table, first, day, mismatches, config.conformance)
     return TableDayScore(rounds, written, raised)
+
+
+def _pay_json(o: conformance.PayObservation) -> dict:
+    return {"bet": o.bet, "category": CATEGORIES[o.category], "wager": str(o.wager), "claimed": str(o.claimed),
+            "configured": str(o.configured), "minor_unit": str(o.minor_unit)}
+
+
+def _kept_pays(table: Table, first: date, day: date) -> list[conformance.PayObservation]:
+    """The winning lines kept with the table's scored seats from ``first`` to the day before ``day``."""
+    rows = SeatScore.objects.filter(table_id=table.pk, gaming_day__range=(first, day - timedelta(days=1))).exclude(
+        pays=[]).values_list("seat", "currency", "pays")
+    return [
+        conformance.PayObservation(
+            table.code, p["bet"], CATEGORY_INDEX[p["category"]], Decimal(p["wager"]), Decimal(p["claimed"]),
+            Decimal(p["configured"]), Decimal(p["minor_unit"]), currency, seat,
+        )
+        for seat, currency, pays in rows.iterator(chunk_size=5000) for p in pays
+    ]
 
 
 def _write(rows: list[SeatScore]) -> int:
@@ -138,9 +169,9 @@ def _write(rows: list[SeatScore]) -> int:
     return len(SeatScore.objects.bulk_create(rows, ignore_conflicts=True)) if rows else 0
 
 
-def _pay_table_findings(table: Table, day: date, observations, settings) -> int:
+def _pay_table_findings(table: Table, first: date, day: date, mismatches, settings) -> int:
     raised = 0
-    for line in conformance.pay_table_mismatches(observations, settings):
+    for line in mismatches:
         category = CATEGORIES[line.category]
         raised += standing_raise(
             code=ProtectionCode.PAY_TABLE_MISMATCH.value,
@@ -154,9 +185,9 @@ def _pay_table_findings(table: Table, day: date, observations, settings) -> int:
             },
             detail=(
                 f"table {table.code} paid the {line.bet} {category.replace('_', ' ')} at "
-                f"{line.observed}:1 on {line.fit_observed} of {line.observations} wins on {day}; "
+                f"{line.observed}:1 on {line.fit_observed} of {line.observations} wins from {first} to {day}; "
                 f"its configuration pays {line.configured}:1"
             ),
-            table=table.code, currency=line.currency, day_from=day,
+            table=table.code, currency=line.currency, day_from=first,
         )
     return raised

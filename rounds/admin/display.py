@@ -153,7 +153,7 @@ class FindingRow:
 def finding_moves(finding: Finding, *, can_work: bool) -> list[FindingMove]:
     """The moves ``casino.work.ALLOWED`` makes from the finding's state, in the queue's order
     (acknowledge, resolve, dismiss, reopen). An informational finding is a record, not work."""
-    if not can_work or finding.informational:
+    if not can_work or getattr(finding, "informational", False):
         return []
     allowed = ALLOWED[finding.state]
     return [FindingMove(state, verb, state in NOTE_REQUIRED)

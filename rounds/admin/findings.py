@@ -18,14 +18,17 @@ from decimal import Decimal
 
 from django.contrib import admin, messages
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.db import transaction
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.text import capfirst
 
 from audit.admin import (
     IndexedValuesFilter,
     ReadOnlyAdmin,
     admin_change_link,
 )
+from casino import locks
 from casino.admin_exports import CsvExportAdmin
 from casino.middleware import request_id_of
 from casino.money_display import money
@@ -179,6 +182,54 @@ class FindingAmountFilter(admin.SimpleListFilter):
 # What each move is called on the button that makes it.
 WORK_VERBS = {State.ACKNOWLEDGED: "Acknowledge", State.RESOLVED: "Resolve", State.DISMISSED: "Dismiss",
               State.OPEN: "Reopen"}
+
+
+def finding_moved_from_page(request, finding: WorkedFinding, label: str) -> None:
+    """One finding moved from a page that shows it (a round's, a protection finding's own),
+    through ``finding_transition``, what happened said as a message.
+
+    The form sends the state the page showed (``from_state``): a finding someone else moved
+    since is refused, never moved on from a state the user has not seen.
+    """
+    to_state, shown = request.POST.get("to_state", ""), request.POST.get("from_state", "")
+    note = request.POST.get("note", "").strip()
+    refused = _move_refused(finding, label, to_state, note)
+    if refused is None:
+        model = type(finding)
+        try:
+            with transaction.atomic():
+                # Locked first: no one moves it between this look and the move.
+                now = locks.rows_locked(model.objects.filter(pk=finding.pk), [finding.pk]).get()
+                if now.state == shown:
+                    finding_transition(
+                        finding_ids=[finding.pk], to_state=to_state, user=request.user,
+                        note=note, request_id=request_id_of(request), model=model,
+                    )
+                else:
+                    by = f" by {now.state_changed_by_name}" if now.state_changed_by_name else ""
+                    refused = (
+                        f"{label} is {now.state} now (moved{by} since this page showed it "
+                        f"{shown or 'in a state it did not say'}): it was not moved. "
+                        "See it as it is below."
+                    )
+        except FindingTransitionError as exc:
+            refused = f"{label}: {exc}. Nothing changed."
+    if refused is None:
+        noted = ", with your note" if note else ""
+        messages.success(request, capfirst(f"{label}: {shown} → {to_state}{noted}."))
+    else:
+        messages.error(request, capfirst(refused))
+
+
+def _move_refused(finding: WorkedFinding, label: str, to_state: str, note: str) -> str | None:
+    """Why the move is refused before the finding is even locked; None: it may be tried."""
+    if getattr(finding, "informational", False):
+        return f"{label} is informational: a record, not work. Nothing changed."
+    if to_state not in WORK_VERBS:
+        return f"{label}: no such move. Nothing changed."
+    if to_state in NOTE_REQUIRED and not note:
+        return f"{WORK_VERBS[to_state]} needs a note saying why: {label} was not moved."
+    return None
 
 
 class WorkActions:

@@ -7,10 +7,9 @@ import operator
 from functools import reduce
 from http import HTTPStatus
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed
@@ -19,7 +18,6 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.text import capfirst
 
 from audit.admin import (
     ReadOnlyAdmin,
@@ -27,13 +25,10 @@ from audit.admin import (
     json_block,
     text_block,
 )
-from casino import locks
 from casino.admin_exports import CsvExportAdmin
-from casino.middleware import request_id_of
 from casino.money_display import money
-from casino.work import NOTE_REQUIRED
 from rounds.admin.display import round_sheet, status_badge
-from rounds.admin.findings import WORK_VERBS, CurrencyFilter
+from rounds.admin.findings import CurrencyFilter, finding_moved_from_page
 from rounds.engine.findings import ALL_CODES
 from rounds.models import (
     Finding,
@@ -50,7 +45,6 @@ from rounds.selectors import (
     rounds_with_finding,
     rounds_with_player,
 )
-from rounds.services import FindingTransitionError, finding_transition
 
 # A rejected body can be a whole batch; the page shows this much, the download all of it.
 BODY_SHOWN_CHARS = 200_000
@@ -247,9 +241,8 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
     def finding_move_view(self, request, object_id, finding_id):
         """One of the round's findings moved from the round's page, through ``finding_transition``.
 
-        The form sends the state the page showed (``from_state``): a finding someone else
-        moved since is refused, never moved on from a state the user has not seen. Every
-        answer is the round's page again, with what happened as a message.
+        Every answer is the round's page again, with what happened as a message
+        (``finding_moved_from_page``).
         """
         if not (request.user.has_perm("rounds.work_finding") and self.has_view_permission(request)):
             raise PermissionDenied
@@ -261,48 +254,11 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
         except ValidationError:
             raise Http404("No such finding of this round.") from None
         finding = get_object_or_404(Finding, pk=finding_pk, round_id=round_pk)
-        to_state, shown = request.POST.get("to_state", ""), request.POST.get("from_state", "")
-        note = request.POST.get("note", "").strip()
         seat = f", seat {finding.seat}" if finding.seat else ""
-        label = f"finding {finding.code}{seat}{f' ({finding.bet})' if finding.bet else ''}"
-        refused = self._move_refused(finding, label, to_state, note)
-        if refused is None:
-            try:
-                with transaction.atomic():
-                    # Locked first: no one moves it between this look and the move.
-                    locked = Finding.objects.filter(pk=finding.pk)
-                    now = locks.rows_locked(locked, [finding.pk]).get()
-                    if now.state == shown:
-                        finding_transition(
-                            finding_ids=[finding.pk], to_state=to_state, user=request.user,
-                            note=note, request_id=request_id_of(request),
-                        )
-                    else:
-                        by = f" by {now.state_changed_by_name}" if now.state_changed_by_name else ""
-                        refused = (
-                            f"{label} is {now.state} now (moved{by} since this page showed it "
-                            f"{shown or 'in a state it did not say'}): it was not moved. "
-                            "See it as it is below."
-                        )
-            except FindingTransitionError as exc:
-                refused = f"{label}: {exc}. Nothing changed."
-        if refused is None:
-            noted = ", with your note" if note else ""
-            messages.success(request, capfirst(f"{label}: {shown} → {to_state}{noted}."))
-        else:
-            messages.error(request, capfirst(refused))
+        finding_moved_from_page(
+            request, finding, f"finding {finding.code}{seat}{f' ({finding.bet})' if finding.bet else ''}",
+        )
         return redirect("admin:rounds_round_change", round_pk)
-
-    @staticmethod
-    def _move_refused(finding: Finding, label: str, to_state: str, note: str) -> str | None:
-        """Why the move is refused before the finding is even locked; None: it may be tried."""
-        if finding.informational:
-            return f"{label} is informational: a record, not work. Nothing changed."
-        if to_state not in WORK_VERBS:
-            return f"{label}: no such move. Nothing changed."
-        if to_state in NOTE_REQUIRED and not note:
-            return f"{WORK_VERBS[to_state]} needs a note saying why: {label} was not moved."
-        return None
 
 
 # ---- submissions: every body a table sent ----------------------------------

@@ -59,6 +59,7 @@ class PayObservation:
     configured: Decimal  # the configured multiple of that category's line
     minor_unit: Decimal
     currency: str
+    seat: int = 0  # the seat it was paid to
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,7 @@ def pay_observations(
             if wager and category in pays:
                 found.append(PayObservation(
                     table, bet, category, wager, seat.paid.get(bet, ZERO), pays[category],
-                    rules.minor_unit, rules.currency,
+                    rules.minor_unit, rules.currency, seat.seat,
                 ))
     return found
 
@@ -155,6 +156,17 @@ def pay_table_mismatches(
 ) -> list[PayLineEvidence]:
     """The pay lines a table pays otherwise than configured (``pay_table_mismatch``)."""
     return [line for line in pay_lines(observations) if line.differs(settings)]
+
+
+def explained(observation: PayObservation, mismatches: Iterable[PayLineEvidence]) -> bool:
+    """Whether a payout is what a line the table pays otherwise than configured pays: the table's
+    pay table, not the dealer's favour (a payout mismatch it explains is no sweetheart evidence)."""
+    return any(
+        (line.table, line.bet, line.category, line.currency, line.configured)
+        == (observation.table, observation.bet, observation.category, observation.currency, observation.configured)
+        and fits(line.observed, observation.wager, observation.claimed, observation.minor_unit)
+        for line in mismatches
+    )
 
 
 def _group_order(item: tuple) -> tuple:

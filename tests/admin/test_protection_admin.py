@@ -317,3 +317,48 @@ def test_the_queue_exports_the_findings_it_lists_and_the_download_is_audited(row
     event = AuditEvent.objects.filter(action="export.downloaded").get()
     assert event.object_id == "protection-findings"
     assert staff(None).get(link.replace("&amp;", "&")).status_code in (302, 403)
+
+
+# ---- a finding worked from its own page --------------------------------------------------------
+
+
+def _move(client, finding, to_state: str, note: str = "", shown: str | None = None):
+    return client.post(reverse("admin:audit_protectionfinding_move", args=[finding.pk]), {
+        "to_state": to_state, "from_state": finding.state if shown is None else shown, "note": note,
+    }, follow=True)
+
+
+def test_a_finding_is_worked_from_its_own_page_with_a_note_and_audited(rows, staff):
+    client = staff("auditor")
+    leak = rows["leak"]
+    page = client.get(f"{QUEUE}{leak.pk}/change/").content.decode()
+    assert 'id="work"' in page and 'name="from_state" value="open"' in page
+    assert ">Acknowledge</button>" in page and ">Dismiss</button>" in page
+
+    refused = _move(client, leak, "dismissed")  # no note
+    leak.refresh_from_db()
+    assert leak.state == "open" and "needs a note" in refused.content.decode()
+
+    answer = _move(client, leak, "dismissed", note="the cards were exposed by a shuffler fault")
+    assert answer.redirect_chain[-1][0] == f"{QUEUE}{leak.pk}/change/"
+    leak.refresh_from_db()
+    assert (leak.state, leak.state_note) == ("dismissed", "the cards were exposed by a shuffler fault")
+    assert AuditEvent.objects.filter(action="protection_finding.dismissed", object_id=str(leak.pk)).exists()
+
+
+def test_a_finding_moved_since_the_page_showed_it_is_not_moved_again(rows, staff):
+    client = staff("auditor")
+    leak = rows["leak"]
+    answer = _move(client, leak, "acknowledged", shown="acknowledged")  # the page showed another state
+    leak.refresh_from_db()
+    assert leak.state == "open" and "it was not moved" in answer.content.decode()
+
+
+def test_without_the_work_permission_the_page_offers_no_moves_and_the_move_is_refused(rows, staff):
+    client = staff(None)
+    client.user.user_permissions.add(Permission.objects.get(codename="view_protectionfinding"))
+    leak = rows["leak"]
+    assert 'id="work"' not in client.get(f"{QUEUE}{leak.pk}/change/").content.decode()
+    assert _move(client, leak, "acknowledged").status_code == 403
+    leak.refresh_from_db()
+    assert leak.state == "open"
