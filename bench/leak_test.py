@@ -37,6 +37,7 @@ from rounds.protection import players as pl
 from rounds.protection.flop_table import shipped_table as shipped_flops
 from rounds.protection.preflop import shipped_table
 from rounds.protection.values import PayTable
+from tests.protection.styles import basic_strategy
 from tests.rounds.engine_rules import SE_50KR
 
 PAYS = PayTable.of(SE_50KR)
@@ -54,7 +55,7 @@ def _player(style: str, name: str, preflop, flops):
     if style.startswith("hole_carder_"):
         return pl.HoleCarder(name, PAYS, preflop, share=int(style.split("_")[-1]) / 100, flops=flops)
     kind = {
-        "optimal": pl.OptimalPlayer, "basic": pl.BasicStrategyPlayer, "weak": pl.WeakPlayer,
+        "optimal": pl.OptimalPlayer, "basic": basic_strategy, "weak": pl.WeakPlayer,
         "tight": pl.TightPlayer, "loose": pl.LoosePlayer, "calls": pl.CallingStation, "random": pl.RandomPlayer,
     }[style]
     return kind(name, PAYS, preflop, flops)

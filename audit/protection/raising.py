@@ -63,9 +63,10 @@ def day_findings_raise(*, day: date) -> dict[str, int]:
 
 
 def _played(players: list[str], day: date) -> list[leak.PlayedSeat]:
-    """The players' scored seats, their whole history up to ``day``, in the order dealt."""
+    """The players' scored seats, their whole history up to ``day``, in the order dealt (a seat
+    whose preflop could not be valued too: the test reads the river)."""
     rows = (
-        SeatScore.objects.filter(player__in=players, gaming_day__lte=day, scored=True)
+        SeatScore.objects.filter(player__in=players, gaming_day__lte=day)
         .order_by("player", "dealt_at", "round_id", "seat")
         .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions")
     )

@@ -129,7 +129,7 @@ def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestC
     """Every leak test of the player over his whole scored history up to ``day_to``, as the nightly
     test reads it: the figure after each decision it reads, and what it says."""
     config = protection_config()
-    rows = _days(SeatScore.objects.filter(player=player, scored=True), None, day_to).order_by(
+    rows = _days(SeatScore.objects.filter(player=player), None, day_to).order_by(
         "dealt_at", "round_id", "seat"
     ).values_list("round_id", "seat", "dealt_at", "gaming_day", "dealer", "companions", "decisions")
     seats = [

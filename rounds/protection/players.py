@@ -6,12 +6,9 @@ only, never from a card they could not see:
 - ``OptimalPlayer`` takes the best option at every street (``values``,
   ``preflop``; the flop from the shipped table of flops when given one);
 - ``NoisyPlayer`` takes the best option of values blurred by his own noise;
-- ``BasicStrategyPlayer`` plays the published basic strategy (pairs 33+,
-  any ace, K5o+/K2s+, Q8o+/Q6s+, JTo/J8s+ raise 4x; 2x with two pair, a
-  hidden pair other than pocket deuces, or four to a flush with a hidden ten
-  or better; on the river 1x with a hidden pair or better, or when fewer
-  than 21 dealer cards would beat him), written from its rules, not from
-  this project's values;
+- ``RulePlayer`` plays rules handed in as functions: the published basic
+  strategy (``audit.seat_covariance``, written from its rules, not from
+  this project's values) is one;
 - ``WeakPlayer`` plays what many players play: 4x only with big pairs and
   big aces, 2x on the flop only with a made pair of his own, calls the river
   with any pair, folds the rest;
@@ -107,39 +104,24 @@ def _hidden_pair(hole, board) -> bool:
     return hole[0] >> 2 == hole[1] >> 2 or any(c >> 2 in ranks for c in hole)
 
 
-class BasicStrategyPlayer(OptimalPlayer):
-    """The published basic strategy, from its rules (see the module)."""
+class RulePlayer(OptimalPlayer):
+    """Decides by rules of his own cards and the board, given as three functions (each True to
+    bet): ``raises(hole)``, ``bets_flop(hole, flop)``, ``calls(hole, board)``. The published basic
+    strategy is ``audit.seat_covariance``'s ``preflop_4x``, ``flop_2x`` and ``river_1x``, written
+    from its rules and tested apart from this project's values; a caller above both hands them in."""
 
-    # The lowest second card that raises 4x with each high card, offsuit and suited (ranks 0 = deuce).
-    RAISES = {12: (0, 0), 11: (3, 0), 10: (6, 4), 9: (8, 6)}
+    def __init__(self, name, pays, preflop, flops=None, *, raises, bets_flop, calls):
+        super().__init__(name, pays, preflop, flops)
+        self.raises, self.bets_flop, self.calls = raises, bets_flop, calls
 
     def preflop_choice(self, hole, dealer, rng) -> str:
-        high, low = sorted(_ranks(hole), reverse=True)
-        if high == low:
-            return P4 if high >= 1 else CHECK
-        suited = hole[0] & 3 == hole[1] & 3
-        lowest = self.RAISES.get(high)
-        return P4 if lowest is not None and low >= lowest[suited] else CHECK
+        return P4 if self.raises(hole) else CHECK
 
     def flop_choice(self, hole, flop, dealer, rng) -> str:
-        held = category_of(evaluate([*hole, *flop]))
-        pocket_deuces = _ranks(hole) == [0, 0]
-        if held >= TWO_PAIR or (_hidden_pair(hole, flop) and not pocket_deuces):
-            return FLOP_2X
-        suits = [c & 3 for c in (*hole, *flop)]
-        for suit in range(4):
-            hidden = [c >> 2 for c in hole if c & 3 == suit]
-            if suits.count(suit) == 4 and hidden and max(hidden) >= 8:
-                return FLOP_2X
-        return CHECK
+        return FLOP_2X if self.bets_flop(hole, flop) else CHECK
 
     def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
-        mine = evaluate([*hole, *board])
-        if category_of(mine) >= PAIR and mine > evaluate(list(board)):
-            return RIVER_1X
-        unseen = [c for c in range(52) if c not in (*hole, *board)]
-        outs = sum(1 for c in unseen if evaluate([*board, c]) > mine)
-        return RIVER_1X if outs < 21 else FOLD
+        return RIVER_1X if self.calls(hole, board) else FOLD
 
 
 class WeakPlayer(OptimalPlayer):

@@ -16,6 +16,8 @@ from rounds.protection.preflop import shipped_table
 from rounds.protection.values import PayTable
 from tests.rounds.engine_rules import SE_50KR
 
+from .styles import basic_strategy
+
 PAYS = PayTable.of(SE_50KR)
 TABLE = shipped_table()
 FLOPS = shipped_flops()
@@ -26,7 +28,7 @@ PAIR_ROUNDS = 2500  # a pair sharing cards at the river is flagged far later (do
 
 def _honest(*names):
     styles = {
-        "P-optimal": pl.OptimalPlayer, "P-basic": pl.BasicStrategyPlayer, "P-weak": pl.WeakPlayer,
+        "P-optimal": pl.OptimalPlayer, "P-basic": basic_strategy, "P-weak": pl.WeakPlayer,
         "P-calls": pl.CallingStation, "P-random": pl.RandomPlayer, "P-tight": pl.TightPlayer,
         "P-loose": pl.LoosePlayer,
     }

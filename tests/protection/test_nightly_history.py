@@ -23,6 +23,7 @@ from rounds.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
 from tests.rounds.engine_rules import SE_50KR
 
+from .styles import basic_strategy
 from .wire import body_of
 
 PAYS = PayTable.of(SE_50KR)
@@ -37,7 +38,7 @@ def test_ninety_nights_accuse_no_honest_player_and_find_the_planted_cheats(table
     preflop, flops = shipped_table(), shipped_flops()
     players = [
         pl.OptimalPlayer("P-optimal", PAYS, preflop, flops),
-        pl.BasicStrategyPlayer("P-basic", PAYS, preflop, flops),
+        basic_strategy("P-basic", PAYS, preflop, flops),
         pl.CallingStation("P-calls", PAYS, preflop, flops),
         pl.HoleCarder("P-peeks", PAYS, preflop, share=0.3, flops=flops),
         pl.Colluder("P-pair-a", PAYS, preflop, partner="P-pair-b", flops=flops),

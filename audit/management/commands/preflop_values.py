@@ -36,6 +36,8 @@ def _shipped_pays() -> PayTable:
 
 def _one(job: tuple[str, PayTable, int, int, float]) -> preflop.ClassValues:
     name, pays, flops, seed, close = job
+    if close == float("inf"):  # --exact: every hand exactly, no sample needed to choose
+        return preflop.compute_class(name, pays, exact=True)
     sampled = preflop.compute_class(name, pays, flops=flops, seed=seed)
     spread = abs(sampled.values[preflop.P4] - sampled.values[preflop.CHECK])
     if close and spread < close * sampled.se_4x_minus_check:
