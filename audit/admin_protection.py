@@ -41,10 +41,10 @@ from .admin import ReadOnlyAdmin, admin_change_link
 from .models import ProtectionFinding
 from .protection.config import protection_config
 from .protection.selectors import (
+    SUSPECTED,
     player_figures,
     player_hands,
     player_leak_course,
-    SUSPECTED,
     player_leak_verdict,
     players_seen,
 )

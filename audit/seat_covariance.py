@@ -101,6 +101,8 @@ from rounds.engine.evaluator import (
     category_of, evaluate,
 )
 
+from .trips_joint import shipped_joint, trips_covariance_exact
+
 VERSION = 1
 STRATEGY = "wizard-of-odds-basic"
 METHOD = (
@@ -911,11 +913,18 @@ class SeatCovariance:
 
     def trips_covariance(self, pays: Pays) -> Decimal:
         """Cov(Trips of one seat, Trips of another seat of the round), for a pay table
-        ``{category index: pays x to 1}`` (a category not listed loses), as ``trips_math`` takes."""
-        return to_decimal(trips_covariance_of(self.sums, pays))
+        ``{category index: pays x to 1}`` (a category not listed loses), as ``trips_math`` takes:
+        exact, from every board's counts (``audit.trips_joint``), not from the simulation."""
+        return to_decimal(trips_covariance_exact(shipped_joint(), pays))
 
     def trips_covariance_se(self, pays: Pays) -> Decimal:
-        return _se(lambda s: trips_covariance_of(s, pays), self.batch_sums)
+        """0: the figure is exact."""
+        return Decimal(0)
+
+    def trips_covariance_simulated(self, pays: Pays) -> tuple[Decimal, Decimal]:
+        """The simulation's own estimate of the Trips covariance and its standard error (a check)."""
+        return to_decimal(trips_covariance_of(self.sums, pays)), _se(
+            lambda s: trips_covariance_of(s, pays), self.batch_sums)
 
     def base_trips_covariance(self, pays: Pays, same_seat: bool) -> Decimal:
         """Cov(a seat's Ante + Blind + Play, Trips of the same seat or of another seat)."""

@@ -17,7 +17,7 @@ PROJECT = ("casino", "rounds", "progressive", "audit")
 # arithmetic and statistics.
 PURE = (
     "rounds.engine", "rounds.protection", "audit.statistics", "audit.reconciliation.figures",
-    "audit.reconciliation.variance_tests", "audit.seat_covariance",
+    "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.trips_joint",
 )
 # Shared infrastructure every app stands on.
 INFRASTRUCTURE = (
