@@ -2,8 +2,10 @@
 cheats are, each suspicion is one finding that gathers its evidence night after night, and the
 colluding pair's finding names the two of them and no one else.
 
-Every round is posted through the batch API and each gaming day protected as the nightly job
-protects it (``day_protect``), over the whole history so far.
+S01 seats three honest players (optimal, the published basic strategy, one who always calls), a
+hole-carder and a colluding pair; S02 six more honest ones (noisy at two strengths, tight, loose,
+weak, random). Every round is posted through the batch API and each gaming day protected as the
+nightly job protects it (``day_protect``), over the whole history so far.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .wire import body_of
 PAYS = PayTable.of(SE_50KR)
 NIGHTS = 90
 ROUNDS_A_NIGHT = 30
-HONEST = ("P-optimal", "P-basic", "P-calls")
+HONEST = ("P-optimal", "P-basic", "P-calls", "P-noisy", "P-very-noisy", "P-tight", "P-loose", "P-weak", "P-random")
 pytestmark = pytest.mark.django_db
 
 
@@ -44,20 +46,30 @@ def test_ninety_nights_accuse_no_honest_player_and_find_the_planted_cheats(table
         pl.Colluder("P-pair-a", PAYS, preflop, partner="P-pair-b", flops=flops),
         pl.Colluder("P-pair-b", PAYS, preflop, partner="P-pair-a", flops=flops),
     ]
-    client = table_client("S01", "se-50kr")
+    # A second table of honest players only: noisy at two strengths, tight, loose, weak, random.
+    others = [
+        pl.NoisyPlayer("P-noisy", PAYS, preflop, flops, noise=0.05),
+        pl.NoisyPlayer("P-very-noisy", PAYS, preflop, flops, noise=0.5),
+        pl.TightPlayer("P-tight", PAYS, preflop, flops), pl.LoosePlayer("P-loose", PAYS, preflop, flops),
+        pl.WeakPlayer("P-weak", PAYS, preflop, flops), pl.RandomPlayer("P-random", PAYS, preflop, flops),
+    ]
+    tables = {
+        "S01": (table_client("S01", "se-50kr"), pl.deal_rounds(players, NIGHTS * ROUNDS_A_NIGHT, seed=26)),
+        "S02": (table_client("S02", "se-50kr"), pl.deal_rounds(others, NIGHTS * ROUNDS_A_NIGHT, seed=27)),
+    }
     last = last_gaming_day_evening(timezone.now())
-    dealt = pl.deal_rounds(players, NIGHTS * ROUNDS_A_NIGHT, seed=26)
     raised_on: dict[str, object] = {}
     for night in range(NIGHTS):
         start = last - timedelta(days=NIGHTS - 1 - night)
-        today = dealt[night * ROUNDS_A_NIGHT:(night + 1) * ROUNDS_A_NIGHT]
-        bodies = [
-            body_of(r, table="S01", start=start - timedelta(seconds=60 * night * ROUNDS_A_NIGHT), rules=SE_50KR,
-                    dealer=f"D-{night % 3}")
-            for r in today
-        ]
-        answer = client.post("/api/v1/rounds/batch", {"rounds": bodies}, format="json")
-        assert answer.status_code == 200, answer.content
+        for code, (client, dealt) in tables.items():
+            today = dealt[night * ROUNDS_A_NIGHT:(night + 1) * ROUNDS_A_NIGHT]
+            bodies = [
+                body_of(r, table=code, start=start - timedelta(seconds=60 * night * ROUNDS_A_NIGHT),
+                        rules=SE_50KR, dealer=f"D-{night % 3}")
+                for r in today
+            ]
+            answer = client.post("/api/v1/rounds/batch", {"rounds": bodies}, format="json")
+            assert answer.status_code == 200, answer.content
         day = timezone.localtime(start).date()
         for code, count in day_protect(day=day).raised.items():
             raised_on.setdefault(code, day)
