@@ -17,7 +17,7 @@ from collections import defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q
 
 from audit.models import SeatScore
 from rounds.models import Round
@@ -220,6 +220,10 @@ def _raise_sweetheart(suspicion: fp.SweetheartSuspicion, start: date, day: date)
          "count": line.count, "amount_for_player": str(line.amount_for_player)}
         for line in suspicion.errors
     ]
+    # The window as the data has it: from the pair's first seat in it, not from before any data.
+    start = SeatScore.objects.filter(
+        dealer=suspicion.dealer, player=suspicion.player, gaming_day__range=(start, day),
+    ).aggregate(first=Min("gaming_day"))["first"] or start
     return int(standing_raise(
         code=SWEETHEART, key=f"dealer={suspicion.dealer} player={suspicion.player}", day=day,
         figure=_surprise(float(suspicion.p_value)), threshold=_surprise(suspicion.threshold),

@@ -84,9 +84,13 @@ def test_a_dealer_who_leaves_one_players_losses_on_the_table_is_flagged(table_cl
     table = shipped_table()
     players = [pl.WeakPlayer(f"P-{n}", PAYS, table) for n in range(4)]
     start, _ = post_table(table_client("S01", "se-50kr"), players, 60, seed=9, overpay={"P-2": "blind"})
-    day_protect(day=timezone.localtime(start).date())
+    day = timezone.localtime(start).date()
+    day_protect(day=day)
     found = ProtectionFinding.objects.filter(code=ProtectionCode.SUSPECTED_SWEETHEART_DEALING.value)
     assert list(found.values_list("dealer", "player")) == [("D-1", "P-2")]
+    # Its days are the data's, not a window reaching back before any round was dealt.
+    assert (found.get().day_from, found.get().day_to) == (day, day)
+    assert found.get().key == "dealer=D-1 player=P-2" and f"from {day} to {day}" in found.get().detail
     evidence = found.get().evidence
     assert evidence["pair_favourable"] >= 3
     assert {e["type"] for e in evidence["errors"]} and all(e["direction"] == "for_player" for e in evidence["errors"])
