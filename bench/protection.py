@@ -77,8 +77,9 @@ def _valued(rounds, own) -> None:
 
 def _scored(rounds, street: str, own, seats: int) -> None:
     """A round's decisions on a street, as ``scoring.score_seats`` values them: each of its first
-    ``seats`` seats' own values (``own``, or None: valued exactly beside the knowledge) and every
-    piece of knowledge (``scoring.knowledge_views``), the views all valued in one pass."""
+    ``seats`` seats' own values (``own``, or None: valued exactly beside the knowledge), every
+    piece of knowledge (``scoring.knowledge_views``), the views all valued in one pass, and on
+    the river each seat's shares (``scoring.river_shares``)."""
     for holes, board, dealer in rounds:
         views = []
         for hole in holes[:seats]:
@@ -86,8 +87,10 @@ def _scored(rounds, street: str, own, seats: int) -> None:
                 views.append(v.View.of(hole))
             else:
                 own(hole, board)
-            others = [c for h in holes if h != hole for c in h]
+            others = {f"seat {n}": h for n, h in enumerate(holes) if h != hole}
             views += scoring.knowledge_views(street, hole, dealer, others).values()
+            if street == "river":
+                scoring.river_shares(hole, board, others, PAYS)
         v.values_of(views, board, PAYS)
 
 
