@@ -284,11 +284,7 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
         enough = protection_config().leak.enough
         shown = [c for c in courses if c.dealer is None and c.companion is None
                  or c.verdict == SUSPECTED or len(c.points) >= enough]
-        tests = [{
-            "course": c, "what": knowledge_words(c.knowledge), "steps": len(c.points),
-            "informed": sum(1 for p in c.points if p.chose_informed),
-            "expected": sum(p.share for p in c.points),
-        } for c in shown]
+        tests = [{"course": c, "what": knowledge_words(c.knowledge), "steps": len(c.points)} for c in shown]
         hands = list(player_hands(player=player, limit=HANDS_SHOWN).select_related("table"))
         hand_links = round_links([hand.round_id for hand in hands])
         findings = ProtectionFinding.objects.filter(Q(player=player) | Q(companion=player)).order_by(

@@ -108,8 +108,7 @@ def _test_json(trace: leak.Trace, names: dict[int, tuple[str, str]]) -> dict:
         crossed = {"step": trace.crossed_at + 1, "gaming_day": step.key[2], "table": table, "round_id": round_id}
     return {
         "player": test.player, "knowledge": test.knowledge, "dealer": test.dealer, "companion": test.companion,
-        "steps": len(trace.steps), "chose_informed": sum(1 for s in trace.steps if s.chose_informed),
-        "expected_informed": round(sum(s.share for s in trace.steps), 2),
+        "steps": len(trace.steps), "chose_informed": trace.informed, "expected_informed": round(trace.expected, 2),
         "figure": round(trace.figure, 4), "peak": round(trace.peak, 4), "threshold": round(trace.threshold, 4),
         "crossed": crossed,
     }
@@ -129,25 +128,27 @@ def _evidence(strongest: leak.Trace, tests: list[leak.Trace], settings: leak.Lea
     }
 
 
+def _detail(trace: leak.Trace) -> str:
+    """What a leak finding says: the choices against an honest player's, and the figure."""
+    test = trace.test
+    return (
+        f"{test.player} chose the option that {sc.knowledge_words(test.knowledge)} made best at "
+        f"{trace.informed} of {len(trace.steps)} decisions where it could have, against "
+        f"{trace.expected:.1f} expected of an honest player"
+        + (f", dealt by {test.dealer}" if test.dealer else "")
+        + f"; the test's figure reached {trace.peak:.2f} (threshold {trace.threshold:.2f}), {trace.figure:.2f} now"
+    )
+
+
 def _raise_hole_carding(
     player: str, crossed: list[leak.Trace], every: list[leak.Trace], day: date, settings: leak.LeakSettings,
 ) -> int:
     strongest = max(crossed, key=_margin)
     tests = [t for t in every if t.test.code == leak.HOLE_CARDING and t.steps]
-    what = sc.knowledge_words(strongest.test.knowledge)
-    informed = sum(1 for s in strongest.steps if s.chose_informed)
-    expected = sum(s.share for s in strongest.steps)
     return int(standing_raise(
         code=leak.HOLE_CARDING, key=f"player={player}", day=day,
         figure=strongest.peak, now=strongest.figure, threshold=strongest.threshold,
-        evidence=_evidence(strongest, tests, settings),
-        detail=(
-            f"{player} chose the option that {what} made best at {informed} of {len(strongest.steps)} "
-            f"decisions where it could have, against {expected:.1f} expected of an honest player"
-            + (f", dealt by {strongest.test.dealer}" if strongest.test.dealer else "")
-            + f"; the test's figure reached {strongest.peak:.2f} (threshold {strongest.threshold:.2f}), "
-            f"{strongest.figure:.2f} now"
-        ),
+        evidence=_evidence(strongest, tests, settings), detail=_detail(strongest),
         player=player, dealer=strongest.test.dealer or "", day_from=strongest.steps[0].day,
     ))
 
@@ -158,19 +159,11 @@ def _raise_collusion(
     """One finding for the pair, whichever of the two (or both) chose as if seeing the other's cards."""
     trace = max(crossed, key=_margin)
     player, companion = trace.test.player, trace.test.companion or ""
-    informed = sum(1 for s in trace.steps if s.chose_informed)
-    expected = sum(s.share for s in trace.steps)
+    also = f"; {companion}'s own test crossed too" if len(crossed) > 1 else ""
     return int(standing_raise(
         code=leak.COLLUSION, key=f"pair={pair[0]} + {pair[1]}", day=day,
         figure=trace.peak, now=trace.figure, threshold=trace.threshold,
-        evidence=_evidence(trace, crossed, settings),
-        detail=(
-            f"{player} chose the option that {companion}'s hole cards made best at {informed} of "
-            f"{len(trace.steps)} decisions where they could have, against {expected:.1f} expected of an "
-            f"honest player; the test's figure reached {trace.peak:.2f} (threshold {trace.threshold:.2f}), "
-            f"{trace.figure:.2f} now"
-            + (f"; {companion}'s own test crossed too" if len(crossed) > 1 else "")
-        ),
+        evidence=_evidence(trace, crossed, settings), detail=_detail(trace) + also,
         player=player, companion=companion, day_from=min(t.steps[0].day for t in crossed),
     ))
 

@@ -122,6 +122,8 @@ class TestCourse:
     figure: float
     peak: float
     verdict: str
+    informed: int  # decisions at which he chose the informed option
+    expected: float  # how many an honest player would have
     points: list[CoursePoint]
 
 
@@ -145,7 +147,7 @@ def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestC
         verdict = SUSPECTED if trace.crossed else NOT_ENOUGH if len(trace.steps) < config.leak.enough else NOT_SUSPECTED
         courses.append(TestCourse(
             test.code, test.knowledge, test.dealer, test.companion, trace.threshold, trace.figure, trace.peak,
-            verdict,
+            verdict, trace.informed, trace.expected,
             [CoursePoint(s.key[2], s.key[0], s.key[1], s.figure, s.chose_informed, s.share) for s in trace.steps],
         ))
     return courses

@@ -165,6 +165,16 @@ class Trace:
     def crossed(self) -> bool:
         return self.crossed_at is not None
 
+    @property
+    def informed(self) -> int:
+        """The steps at which he chose the informed option."""
+        return sum(1 for s in self.steps if s.chose_informed)
+
+    @property
+    def expected(self) -> float:
+        """How many of them an honest player would have: the sum of the steps' chances."""
+        return sum(s.share for s in self.steps)
+
 
 def run_test(
     decisions: Iterable[tuple[Hashable, Hashable, DecisionScore]],

@@ -78,6 +78,8 @@ def test_a_player_who_always_takes_the_informed_option_crosses_and_an_honest_one
     first = next(t for t in crossed if t.test.knowledge == "dealer_first" and t.test.dealer is None)
     assert first.crossed_at < 60
     assert first.steps[first.crossed_at].figure >= first.threshold > first.steps[first.crossed_at - 1].figure
+    assert first.informed == len(first.steps) == sum(s.chose_informed for s in first.steps)
+    assert first.expected == pytest.approx(sum(s.share for s in first.steps)) and first.expected < first.informed
 
 
 def test_decisions_every_card_or_none_would_make_best_are_not_read():
