@@ -90,9 +90,14 @@ def ingest_each(entries: Sequence[Entry], *, durable: bool = True,
         return ingest_entries(entries, durable=durable)
     except not_retried:
         raise
-    except Exception:
+    except Exception as error:
         if len(entries) == 1:
-            raise
+            # Answered in its place, as a member of a larger group would be: a batch of one
+            # round refused (an archived month) is that round's refusal, not the request's 500.
+            if not isinstance(error, partitions.MonthArchived):
+                logger.exception("round %s of table %s could not be stored",
+                                 entries[0].record["round"], entries[0].table.code)
+            return [error]
         logger.exception("a group of %d records failed together; storing each alone", len(entries))
     results: list[IngestResult | Exception] = []
     for entry in entries:

@@ -184,6 +184,22 @@ def test_in_a_batch_a_round_of_an_archived_month_is_refused_alone(two_months, tm
 
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
+def test_a_batch_of_one_round_of_an_archived_month_is_its_409_in_the_error_shape(two_months, tmp_path):
+    month_archive(month=JANUARY, out=tmp_path)
+
+    response = two_months.post(BATCH, {"rounds": [record("R-9", dealt_at="2011-01-09T21:00:00+01:00")]},
+                               format="json")
+
+    assert response.status_code == 200, response.content[:200]
+    (result,) = response.json()["results"]
+    assert result["status"] == 409 and result["body"]["code"] == "month_archived"
+    assert list(result["body"]["errors"]) == ["dealt_at"]
+    kept = Submission.objects.get(claimed_round="R-9")
+    assert (kept.http_status, kept.outcome) == (409, Submission.Outcome.REJECTED)
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
 def test_rounds_cannot_leave_before_their_seats(two_months):
     """Why the archive detaches seats first: a partition of rounds that seats point into cannot leave."""
     with pytest.raises(DatabaseError, match="violates foreign key constraint"), transaction.atomic():
