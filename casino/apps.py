@@ -7,9 +7,11 @@ class CasinoConfig(AppConfig):
     verbose_name = "Casino"
 
     def ready(self) -> None:
+        from .decimal_context import decimal_context_widen
         from .metrics import celery_outcomes_count
         from .roles import roles_sync
 
+        decimal_context_widen()
         celery_outcomes_count()
 
         # casino is the last installed app, so when its post_migrate fires every

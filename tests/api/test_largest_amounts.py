@@ -116,3 +116,23 @@ def _staff_read(pk: int) -> dict:
     response = client.get(f"{ROUNDS}{pk}/")
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def test_the_day_of_the_largest_wagers_reconciles(table_client):
+    """A nightly report carries the largest amounts through every figure (handle, win, the
+    variance of the theoretical win, the seat counts), without overflow, and completes."""
+    from datetime import date
+
+    from audit.reconciliation.services import report_run
+
+    client = table_client("S01", "se-50kr")
+    answers = [client.post(ROUNDS, _record(f"BIG-R{n}"), format="json").json() for n in range(3)]
+    client.post(ROUNDS, _paid_right(_record("BIG-R0"), answers[0]), format="json")
+
+    report = report_run(day_from=date(2026, 11, 28))
+
+    assert report.status == "complete", report.error
+    table = report.figures["tables"]["S01"]["SEK"]
+    # Four rounds of seven seats, each wagering the largest Ante, Blind, Trips and Play.
+    assert Decimal(table["handle_total"]) == 4 * 7 * 4 * Decimal(LARGEST)
+    assert Decimal(table["var_base"]) > 0 and table["bands"]["total"]["sd"]
