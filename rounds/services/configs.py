@@ -7,7 +7,9 @@ from dataclasses import make_dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 
 from audit.services import Actor, audit_record
 from casino import locks
@@ -116,8 +118,11 @@ def config_version_create(
                 f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
                 "a new version cannot start before it.", field="effective_from",
             )
+        # A round stamped later than it arrived (dealt_in_future) says nothing of when it was
+        # dealt: its verdict stays as judged, but it holds back no version.
         judged = (
-            Round.objects.filter(config_version__config=locked, dealt_at__gte=effective_from)
+            Round.objects.filter(config_version__config=locked, dealt_at__gte=effective_from,
+                                 dealt_at__lte=F("received_at") + settings.CLOCK_TOLERANCE)
             .order_by("-dealt_at").values_list("dealt_at", flat=True).first()
         )
         if judged is not None:

@@ -76,6 +76,20 @@ def test_a_version_cannot_reach_back_over_a_judged_round(table_client):
     assert TableConfigVersion.objects.filter(config=config).count() == 1
 
 
+def test_a_round_dealt_in_the_future_holds_back_no_version(table_client):
+    """A table's clock set to 2099 cannot freeze its configuration: the round is judged and
+    flagged, and a new version may still start now, before its stamp."""
+    client = table_client("S01", "se-50kr")
+    stamped = client.post("/api/v1/rounds/", _record("r2099", datetime(2099, 12, 31, 20, tzinfo=timezone.utc)),
+                          format="json")
+    assert "dealt_in_future" in [f["code"] for f in stamped.json()["findings"]]
+    config = TableConfig.objects.get(name="se-50kr")
+    version = config_version_create(config=config, effective_from=datetime.now(timezone.utc) + timedelta(minutes=1),
+                                    actor=SYSTEM, **SE)
+    assert version.version == 2
+    assert Round.objects.get(round_id="r2099").config_version.version == 1  # its verdict stays
+
+
 @pytest.mark.parametrize("change,field", [
     ({"currency": "kr"}, "currency"),
     ({"ante_min": "-50"}, "ante_min"),
