@@ -43,9 +43,13 @@ def healthz(request):
 @never_cache
 @require_safe
 def readyz(request):
-    failing = readiness_failing()
+    failing, degraded = readiness_failing(), readiness_degraded()
     if failing:
-        return _answer({"status": "unavailable", "failing": failing}, 503)
+        return _answer({"status": "unavailable", "failing": failing} | ({"degraded": degraded} if degraded else {}),
+                       503)
+    if degraded:
+        # Still ready: what is degraded costs no round and no page (a balancer must keep sending).
+        return _answer({"status": "degraded", "degraded": degraded}, 200)
     return _answer({"status": "ready"}, 200)
 
 
@@ -67,10 +71,24 @@ def readiness_failing() -> list[str]:
     return list(failing)
 
 
+def readiness_degraded() -> list[str]:
+    """The names of the checks that fail now but leave the service serving: the cache, whose
+    throttles then let requests through (``rounds.throttling``). Checked with the others' pace."""
+    with _LAST_LOCK:
+        at, degraded = _DEGRADED
+        if time.monotonic() - at < READY_FOR_SECONDS:
+            return list(degraded)
+    degraded = [name for name, check in DEGRADATIONS if not _passes(name, check)]
+    with _LAST_LOCK:
+        _DEGRADED[:] = [time.monotonic(), degraded]
+    return list(degraded)
+
+
 def readiness_forget() -> None:
     """The next probe checks again (for tests, and after a change an operator made)."""
     with _LAST_LOCK:
         _LAST[:] = [float("-inf"), []]
+        _DEGRADED[:] = [float("-inf"), []]
 
 
 def _passes(name: str, check) -> bool:
@@ -112,6 +130,12 @@ def broker_reachable() -> None:
         broker.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_SECONDS)
 
 
+def cache_reachable() -> None:
+    from django.core.cache import cache
+
+    cache.get("readyz-probe")
+
+
 def audit_chain_head_readable() -> None:
     from audit.models import ChainHead
 
@@ -125,9 +149,14 @@ CHECKS = (
     ("audit_chain", audit_chain_head_readable),
 )
 
+DEGRADATIONS = (
+    ("cache", cache_reachable),
+)
+
 _MIGRATED = False
 _LAST_LOCK = threading.Lock()
 _LAST: list = [float("-inf"), []]
+_DEGRADED: list = [float("-inf"), []]
 
 
 class ProbesMiddleware:

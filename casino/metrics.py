@@ -94,3 +94,14 @@ def _running(pid: int) -> bool:
     except PermissionError:
         return True  # another user's process
     return True
+THROTTLE_CACHE_ERRORS = Counter(
+    "table_audit_throttle_cache_errors",
+    "Requests a throttle let through because the cache did not answer, by throttle.",
+    ["throttle"],
+)
+TABLE_KEY_REFUSALS = Counter(
+    "table_audit_table_key_refusals",
+    "Requests refused for a malformed or wrong table key, and those refused for too many of them "
+    "from one address (outcome: malformed, invalid, throttled).",
+    ["outcome"],
+)

@@ -84,13 +84,13 @@ class TableKeyOnAdminMiddleware:
 
 def _table_proven(request: HttpRequest):
     """The table whose key the request carries, if the key is one in force; None otherwise."""
-    from rest_framework.exceptions import AuthenticationFailed
+    from rest_framework.exceptions import AuthenticationFailed, Throttled
 
     from rounds.authentication import TableKeyAuthentication
 
     try:
         proven = TableKeyAuthentication().authenticate(request)
-    except AuthenticationFailed:
+    except (AuthenticationFailed, Throttled):  # Throttled: too many wrong keys from its address
         return None
     return proven[0].table if proven else None
 

@@ -132,7 +132,9 @@ AXES_CLIENT_IP_CALLABLE = "casino.client_address.client_address"
 # processes serve, so they share one budget per table and per person.
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"]}
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"],
+         # A cache that does not answer is let through (rounds.throttling), after this long.
+         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}}
         if os.environ.get("CACHE_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
@@ -142,6 +144,10 @@ CACHES = {
 # seconds (rounds.authentication._ProvenKeys): a key revoked or a table
 # deactivated stops working in every worker within this time. 0: never remembered.
 TABLE_KEY_CACHE_SECONDS = float(os.environ.get("TABLE_KEY_CACHE_SECONDS", "5"))
+# Wrong table keys one address may send in a minute; past it each further wrong key
+# from there is a 429 until the minute ends, a right key still served (rounds.throttling);
+# 0: never throttled. Each is logged and counted at /metrics either way.
+TABLE_KEY_FAILURES_PER_MINUTE = int(os.environ.get("TABLE_KEY_FAILURES_PER_MINUTE", "30"))
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"

@@ -18,9 +18,11 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
 from casino import sql
+from casino.client_address import client_address
 
 from .models import Table, TableConfig, TableKey
 from .services import key_hash, split_key
+from .throttling import table_key_refused
 
 _TOUCH_EVERY = timedelta(minutes=1)
 # Issued ids are hex; anything else (a NUL byte, 10 kB of junk) never reaches the database.
@@ -65,13 +67,15 @@ class TableKeyAuthentication(authentication.BaseAuthentication):
         if stored is None:
             parts = split_key(key)
             if parts is None or not _KEY_ID.fullmatch(parts[0]):
-                raise exceptions.AuthenticationFailed("Malformed table key.")
+                raise table_key_refused(address=client_address(request), outcome="malformed",
+                                        detail="Malformed table key.")
             key_id, secret = parts
             stored = key_in_force(key_id=key_id, now=now)
             # Hash and compare even for an unknown id, so timing tells nothing.
             expected = stored.key_hash if stored else "0" * 64
             if not hmac.compare_digest(key_hash(secret), expected) or stored is None:
-                raise exceptions.AuthenticationFailed("Invalid table key.")
+                raise table_key_refused(address=client_address(request), outcome="invalid",
+                                        detail="Invalid table key.")
             _PROVEN.put(token, stored)
         if stored.last_used_at is None or now - stored.last_used_at > _TOUCH_EVERY:
             TableKey.objects.filter(pk=stored.pk).update(last_used_at=now)

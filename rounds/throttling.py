@@ -1,5 +1,12 @@
-"""Request rates: each table on its own budget, each person on theirs; and the bytes
-of kept bodies each table may add in an hour."""
+"""Request rates: each table on its own budget, each person on theirs; the bytes
+of kept bodies each table may add in an hour; and wrong table keys, per address.
+
+Every budget lives in the cache. A cache that does not answer lets the request
+through (``CacheDownLetsThrough``): throttling is protection, storing a round
+is the service, and a Redis outage must never cost a table's round or an
+auditor's page. Each such pass is logged and counted
+(``table_audit_throttle_cache_errors``), and ``/readyz`` names the cache.
+"""
 
 import logging
 import math
@@ -8,18 +15,41 @@ from array import array
 
 from django.conf import settings
 from django.core.cache import cache
-from rest_framework.exceptions import Throttled
+from rest_framework.exceptions import AuthenticationFailed, Throttled
+from rest_framework.throttling import AnonRateThrottle as DRFAnonRateThrottle
 from rest_framework.throttling import (
-    AnonRateThrottle,
     BaseThrottle,
     SimpleRateThrottle,
     UserRateThrottle,
 )
 
+from casino.metrics import TABLE_KEY_REFUSALS, THROTTLE_CACHE_ERRORS
+from casino.refusals import REFUSALS
+
 logger = logging.getLogger(__name__)
 
 
-class TableRateThrottle(SimpleRateThrottle):
+def cache_failed(throttle: str) -> None:
+    """A budget the cache could not read or count: let through, logged and counted."""
+    logger.warning("the cache did not answer the %s throttle: the request is let through", throttle,
+                   exc_info=True)
+    THROTTLE_CACHE_ERRORS.labels(throttle=throttle).inc()
+
+
+class CacheDownLetsThrough:
+    """A throttle whose cache fails lets the request through (see the module's docstring)."""
+
+    def allow_request(self, request, view):
+        try:
+            return super().allow_request(request, view)
+        except Throttled:
+            raise
+        except Exception:  # noqa: BLE001 - whatever the cache's client raises when it cannot answer
+            cache_failed(type(self).__name__)
+            return True
+
+
+class TableSlidingLog(SimpleRateThrottle):
     """One budget per table, whichever of its keys it uses.
 
     DRF's sliding log, exactly: the moments of the table's requests within
@@ -51,7 +81,11 @@ class TableRateThrottle(SimpleRateThrottle):
         return self.throttle_success()
 
 
-class PersonRateThrottle(UserRateThrottle):
+class TableRateThrottle(CacheDownLetsThrough, TableSlidingLog):
+    pass
+
+
+class PersonRateThrottle(CacheDownLetsThrough, UserRateThrottle):
     def get_cache_key(self, request, view):
         if getattr(request.user, "is_table", False):
             return None
@@ -93,7 +127,7 @@ def kept_bytes_charge(*, table_code: str, size: int) -> None:
         except ValueError:  # the counter expired between add and incr
             cache.set(key, size, timeout=(MINUTES + 1) * MINUTE)
     except Exception:  # noqa: BLE001 - the round is stored: a cache down must not make it a 500
-        logger.exception("the kept bytes of table %s could not be counted", table_code)
+        cache_failed("kept_bytes_charge")
 
 
 def kept_bytes_spent(*, table_code: str, now: float) -> list[tuple[int, int]]:
@@ -104,7 +138,11 @@ def kept_bytes_spent(*, table_code: str, now: float) -> list[tuple[int, int]]:
     return sorted((keys[k], int(v)) for k, v in found.items() if v)
 
 
-class TableKeptBytesThrottle(BaseThrottle):
+class AnonRateThrottle(CacheDownLetsThrough, DRFAnonRateThrottle):
+    pass
+
+
+class TableKeptBytesBudget(BaseThrottle):
     """A table whose kept bodies of the last hour reached ``TABLE_KEPT_BYTES_PER_HOUR``
     is refused (429, with the seconds until enough of that hour has passed), before
     anything of its request is read. Its request-rate budget is ``TableRateThrottle``'s.
@@ -132,7 +170,50 @@ class TableKeptBytesThrottle(BaseThrottle):
         raise KeptBytesExhausted(wait=max(1, math.ceil((minute + MINUTES) * MINUTE - now)))
 
 
+class TableKeptBytesThrottle(CacheDownLetsThrough, TableKeptBytesBudget):
+    pass
+
+
+class TableKeyFailures(Throttled):
+    default_detail = "Too many wrong table keys from this address; try again later."
+    default_code = "table_key_failures"
+
+
+def _failures_key(address: str, minute: int) -> str:
+    return f"throttle_table_key_failures_{address}_{minute}"
+
+
+def table_key_refused(*, address: str | None, outcome: str, detail: str) -> Throttled | AuthenticationFailed:
+    """The refusal of a wrong table key from ``address`` (``outcome``: malformed or invalid),
+    counted at ``/metrics``, told to the log (``casino.refusals``) and against the address's minute:
+    a 401, or past ``TABLE_KEY_FAILURES_PER_MINUTE`` this minute a 429 until the minute ends.
+
+    Counted only once a key has failed, so a table whose key is right is never refused for
+    what another client behind the same address sent.
+    """
+    REFUSALS.note(f"{outcome} table key", f"from {address or 'an unknown address'}")
+    budget = settings.TABLE_KEY_FAILURES_PER_MINUTE
+    if budget and address:
+        now = _now()
+        key = _failures_key(address, int(now // MINUTE))
+        try:
+            cache.add(key, 0, timeout=2 * MINUTE)
+            try:
+                failures = cache.incr(key)
+            except ValueError:  # the counter expired between add and incr
+                cache.set(key, failures := 1, timeout=2 * MINUTE)
+        except Exception:  # noqa: BLE001 - see CacheDownLetsThrough
+            cache_failed("table_key_failures")
+        else:
+            if failures > budget:
+                TABLE_KEY_REFUSALS.labels(outcome="throttled").inc()
+                return TableKeyFailures(wait=max(1, math.ceil(MINUTE - now % MINUTE)))
+    TABLE_KEY_REFUSALS.labels(outcome=outcome).inc()
+    return AuthenticationFailed(detail)
+
+
 __all__ = [
     "AnonRateThrottle", "KeptBytesExhausted", "PersonRateThrottle", "TableKeptBytesThrottle",
-    "TableRateThrottle", "kept_bytes_charge", "kept_bytes_spent",
+    "TableKeyFailures", "TableRateThrottle", "kept_bytes_charge", "kept_bytes_spent",
+    "table_key_refused",
 ]
