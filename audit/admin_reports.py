@@ -254,6 +254,7 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         ("Shifts", {"fields": ("shifts_table",)}),
         ("Progressive pools", {"fields": ("pools_table",)}),
         ("Flags", {"fields": ("flags_table",)}),
+        ("Dual control: meter adjustments and versions", {"fields": ("dual_control_table",)}),
         ("Regulators' variance tests", {"fields": ("variance_table",)}),
         ("Re-verification and audit chain", {"fields": (
             "reverification", "chain_ok", "chain_last_hash", "chain_day", "chain_head")}),
@@ -518,6 +519,18 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                          _flag_link("rounds", url) if url else "–"])
         return _table(["", "", "bet", "outside", "actual", "expected", "theoretical at", "95 % band", "z",
                        "behind it"], rows)
+
+    @admin.display(description="changes of the range")
+    def dual_control_table(self, report):
+        section = self._figures(report).get("dual_control")
+        if section is None:
+            return "not recorded (a report made before this section)"
+        if not section["changes"]:
+            return "none"
+        rows = [[c["kind"].replace("_", " "), c["what"], c["at"], c["asked_by"], c["approved_by"] or "–",
+                 format_html('<strong style="color:#c00">{}</strong>', "one person alone") if c["alone"]
+                 else "second person"] for c in section["changes"][:500]]
+        return _table(["", "", "at", "asked by", "approved by", ""], rows)
 
     @admin.display(description="tripped")
     def variance_table(self, report):

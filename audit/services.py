@@ -41,6 +41,11 @@ class Actor:
     def of_table(cls, table) -> Actor:
         return cls(AuditEvent.ActorKind.TABLE, table.code, table.code)
 
+    @property
+    def user_id(self) -> int | None:
+        """The person's user id; ``None`` for a table or the system."""
+        return int(self.id) if self.kind == AuditEvent.ActorKind.USER and self.id else None
+
 
 SYSTEM = Actor(AuditEvent.ActorKind.SYSTEM, "", "system")
 

@@ -86,7 +86,8 @@ def api_exception_handler(exc, context):
     elif isinstance(exc, APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else "error"
-        response.data = error_body(code, str(exc.detail), request)
+        # A conflict about one field (an approver tied to the asker) names it, as a 400 does.
+        response.data = error_body(code, str(exc.detail), request, getattr(exc, "field_errors", None))
     return response
 
 

@@ -5,8 +5,10 @@ cannot if every transaction takes its locks in one global order, so every
 write asks this module for its locks, and this module refuses a lock that
 breaks the order (``LockOrderError``, raised before the database is asked):
 
-1. table configurations, then tables (registration, a new configuration
-   version; a table ``no_key``, so that its rounds go on being stored);
+1. table configurations, then a configuration version request (its approval
+   writes the configuration's next version: the configuration first, as every
+   new version), then tables (registration, a new configuration version; a
+   table ``no_key``, so that its rounds go on being stored);
 2. progressive pools, in primary-key order, then a meter adjustment request
    (its approval moves the pool's meter: the pool first, as every meter move);
 3. rounds, in primary-key order (a new round's key row, inserted by
@@ -44,6 +46,7 @@ from casino import sql
 
 RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.TableConfig",),
+    ("rounds.ConfigVersionRequest",),
     ("rounds.Table",),
     ("progressive.Pool",),
     ("progressive.MeterAdjustmentRequest",),

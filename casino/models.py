@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import models
 
 # Money: 20 digits, 2 of them decimals, so 18 before the point. The contract
@@ -39,3 +40,34 @@ class ImmutableModel(models.Model):
 
 
 ZERO = Decimal("0.00")
+
+
+class SecondApproval(models.Model):
+    """Something one person asked for that takes effect only when a second person approves it.
+
+    Dual control's common part: who asked, the state, and the one decision
+    (``audit.approvals`` decides who may take it). The concrete request adds
+    what was asked and what its approval made.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending", "waiting for a second supervisor"
+        APPROVED = "approved", "approved and applied"
+        REJECTED = "rejected", "rejected"
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    requested_by_name = models.CharField(max_length=150)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_by_name = models.CharField(max_length=150, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.TextField(blank=True)
+
+    class Meta:
+        abstract = True

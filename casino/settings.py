@@ -54,6 +54,18 @@ def env_fraction(name: str, default: str) -> float:
     return value
 
 
+def env_positive_int(name: str, default: str) -> int:
+    """A whole number above zero; anything else stops the start with the name."""
+    text = os.environ.get(name, default)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ImproperlyConfigured(f"{name}: {text!r} is not a whole number above zero")
+    return value
+
+
 PRODUCTION = os.environ.get("DJANGO_ENV", "development") == "production"
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -340,6 +352,12 @@ PROTECTION_HISTORY_DAYS = int(os.environ.get("PROTECTION_HISTORY_DAYS", "90"))
 # supervisor approves it. "SEK=100000,USD=10000"; a currency not named here
 # needs a second supervisor for every adjustment.
 METER_SECOND_APPROVAL_ABOVE = env_amounts("METER_SECOND_APPROVAL_ABOVE", "SEK=100000,EUR=10000,USD=10000")
+# What one supervisor moved alone on a pool over this many hours counts toward that
+# amount, so that twelve small adjustments are judged as the one large one they make.
+METER_SECOND_APPROVAL_WINDOW_HOURS = env_positive_int("METER_SECOND_APPROVAL_WINDOW_HOURS", "24")
+# A person the asker created, gave a role or otherwise changed within this many days
+# cannot be the second person on the asker's request (audit.approvals).
+APPROVER_INDEPENDENCE_DAYS = env_positive_int("APPROVER_INDEPENDENCE_DAYS", "30")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from casino.models import ZERO, ImmutableModel, money_field
+from casino.models import ZERO, ImmutableModel, SecondApproval, money_field
 from rounds.engine.rules import PayLine, PoolRules, pay_line
 from rounds.engine.vocabulary import MeterEventKind
 
@@ -174,7 +174,7 @@ class MeterReading(ImmutableModel):
         return f"{self.pool_id} reading {self.displayed} by {self.reporter}"
 
 
-class MeterAdjustmentRequest(models.Model):
+class MeterAdjustmentRequest(SecondApproval):
     """An adjustment above ``METER_SECOND_APPROVAL_ABOVE``, waiting for a second supervisor.
 
     Dual control: the supervisor who asks cannot be the one who approves (a
@@ -185,27 +185,9 @@ class MeterAdjustmentRequest(models.Model):
     what was asked; migration 0012).
     """
 
-    class State(models.TextChoices):
-        PENDING = "pending", "waiting for a second supervisor"
-        APPROVED = "approved", "approved and applied"
-        REJECTED = "rejected", "rejected"
-
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="adjustment_requests")
     delta = money_field()
     reason = models.TextField()
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
-    )
-    requested_by_name = models.CharField(max_length=150)
-    requested_at = models.DateTimeField(auto_now_add=True)
-    request_id = models.CharField(max_length=64, blank=True)
-    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    decided_by_name = models.CharField(max_length=150, blank=True)
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decision_note = models.TextField(blank=True)
     event = models.OneToOneField(
         MeterEvent, null=True, blank=True, on_delete=models.PROTECT, related_name="approval"
     )

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from audit.approvals import decision_refusal, decision_write
 from audit.services import Actor, audit_record
 from casino import locks
 from casino.models import ZERO
@@ -46,6 +47,7 @@ __all__ = [
     "adjustment_reject",
     "meter_adjust",
     "meter_transfer_overflow",
+    "moved_alone",
     "pool_create",
     "pool_lock",
     "pool_meters",
@@ -224,19 +226,22 @@ def meter_adjust(
 ) -> MeterEvent | MeterAdjustmentRequest:
     """A person's correction of the meter: never without a reason, never below zero.
 
-    Dual control: an adjustment larger than ``METER_SECOND_APPROVAL_ABOVE``
-    allows in the pool's currency does not move the meter; it is kept as a
-    request (returned instead of the event) until a second supervisor
+    Dual control: an adjustment that takes what the person moved alone on the
+    pool within the window past ``METER_SECOND_APPROVAL_ABOVE`` in the pool's
+    currency (``second_approval_needed``) does not move the meter; it is kept
+    as a request (returned instead of the event) until a second supervisor
     approves it (``adjustment_approve``).
     """
     reason = _reason_check(reason, "a meter adjustment")
     delta = _amount_check(delta, pool, "delta", signed=True)
     if delta == ZERO:
         raise MeterError("an adjustment of zero changes nothing.", field="delta")
-    if second_approval_needed(pool=pool, delta=delta):
-        return _adjustment_requested(pool, delta, actor, reason, request_id)
     with transaction.atomic():
-        return _adjusted(pool_lock(pool_id=pool.pk), delta, actor, reason, request_id)
+        # Under the pool's lock: two adjustments of one person at once are judged one after the other.
+        locked = pool_lock(pool_id=pool.pk)
+        if second_approval_needed(pool=locked, delta=delta, actor=actor):
+            return _adjustment_requested(locked, delta, actor, reason, request_id)
+        return _adjusted(locked, delta, actor, reason, request_id)
 
 
 def _adjusted(locked: Pool, delta: Decimal, actor: Actor, reason: str, request_id: str,
@@ -275,28 +280,52 @@ def _adjustment_bounds_check(pool: Pool, delta: Decimal) -> None:
 class ApprovalError(MeterError):
     """A decision on an adjustment request the rules refuse (its own asker, already decided)."""
 
-    def __init__(self, message: str, *, field: str = NON_FIELD, conflict: bool = False):
+    def __init__(self, message: str, *, field: str = NON_FIELD, conflict: bool = False, code: str = ""):
         super().__init__(message, field=field)
-        self.conflict = conflict  # decided already: the API answers 409
+        self.conflict = conflict  # decided already, or an approver tied to the asker: the API answers 409
+        self.code = code  # audit.approvals.Refusal.code
 
 
-def second_approval_needed(*, pool: Pool, delta: Decimal) -> bool:
-    """Whether ``delta`` is larger than one supervisor may move the meter of ``pool`` alone.
+def second_approval_needed(*, pool: Pool, delta: Decimal, actor: Actor | None = None) -> bool:
+    """Whether ``delta`` is more than ``actor`` may move the meter of ``pool`` alone.
 
-    A currency ``METER_SECOND_APPROVAL_ABOVE`` does not name needs a second
-    supervisor for every adjustment: an amount nobody configured is no licence.
+    The limit, ``METER_SECOND_APPROVAL_ABOVE`` in the pool's currency, holds
+    for what one person moves alone over ``METER_SECOND_APPROVAL_WINDOW_HOURS``,
+    not for one adjustment: ``delta`` is added to the person's adjustments on
+    the pool in that window that no second person approved, each counted by
+    its size whichever its sign, so neither twelve small steps nor a +60,000
+    and a -60,000 pass under a limit of 100,000. Requests a second person
+    decides (pending or approved) count nothing here: someone else looks at
+    them. A currency the setting does not name needs a second supervisor for
+    every adjustment: an amount nobody configured is no licence.
     """
     above = settings.METER_SECOND_APPROVAL_ABOVE.get(pool.currency)
-    return above is None or abs(delta) > above
+    if above is None:
+        return True
+    return abs(delta) + moved_alone(pool=pool, actor=actor) > above
+
+
+def moved_alone(*, pool: Pool, actor: Actor | None) -> Decimal:
+    """What ``actor`` moved the meter of ``pool`` alone within the dual-control window, by size."""
+    if actor is None or actor.user_id is None:
+        return ZERO
+    since = timezone.now() - timedelta(hours=settings.METER_SECOND_APPROVAL_WINDOW_HOURS)
+    deltas = MeterEvent.objects.filter(
+        pool=pool, kind=MeterEvent.Kind.ADJUSTMENT, actor_id=actor.user_id, approval__isnull=True,
+        created_at__gte=since,
+    ).values_list("delta", flat=True)
+    return sum((abs(delta) for delta in deltas), ZERO)
 
 
 def _adjustment_requested(pool: Pool, delta: Decimal, actor: Actor, reason: str,
                           request_id: str) -> MeterAdjustmentRequest:
+    """The request for ``delta`` on ``pool`` (row-locked by the caller), for a second supervisor."""
     if _user_id(actor) is None:
         raise MeterError("an adjustment this large is asked for by a person, for another to approve.",
                          field="delta")
     # Refused now if it could never be applied; the approval checks again under the lock.
-    _adjustment_bounds_check(Pool.objects.get(pk=pool.pk), delta)
+    _adjustment_bounds_check(pool, delta)
+    alone = moved_alone(pool=pool, actor=actor)
     with transaction.atomic():
         asked = MeterAdjustmentRequest.objects.create(
             pool=pool, delta=delta, reason=reason, requested_by_id=_user_id(actor),
@@ -305,7 +334,8 @@ def _adjustment_requested(pool: Pool, delta: Decimal, actor: Actor, reason: str,
         audit_record(
             actor=actor, action="meter.adjustment_requested", obj=asked,
             after={"pool": pool.code, "delta": delta, "reason": reason,
-                   "above": settings.METER_SECOND_APPROVAL_ABOVE.get(pool.currency)},
+                   "above": settings.METER_SECOND_APPROVAL_ABOVE.get(pool.currency),
+                   "moved_alone": alone, "window_hours": settings.METER_SECOND_APPROVAL_WINDOW_HOURS},
             request_id=request_id,
         )
     return asked
@@ -317,7 +347,7 @@ def adjustment_approve(*, asked: MeterAdjustmentRequest, actor: Actor, request_i
         pool = pool_lock(pool_id=asked.pool_id)
         locked = _pending_locked(asked, actor, approving=True)
         event = _adjusted(pool, locked.delta, actor, locked.reason, request_id, asked=locked)
-        _decided(locked, MeterAdjustmentRequest.State.APPROVED, actor, note="", event=event)
+        decision_write(asked=locked, state=MeterAdjustmentRequest.State.APPROVED, actor=actor, event=event)
         audit_record(
             actor=actor, action="meter.adjustment_approved", obj=locked,
             after={"pool": pool.code, "delta": locked.delta, "seq": event.seq,
@@ -336,7 +366,7 @@ def adjustment_reject(*, asked: MeterAdjustmentRequest, actor: Actor, note: str,
     with transaction.atomic():
         pool_lock(pool_id=asked.pool_id)
         locked = _pending_locked(asked, actor, approving=False)
-        _decided(locked, MeterAdjustmentRequest.State.REJECTED, actor, note=note)
+        decision_write(asked=locked, state=MeterAdjustmentRequest.State.REJECTED, actor=actor, note=note)
         audit_record(
             actor=actor, action="meter.adjustment_rejected", obj=locked,
             after={"pool": locked.pool.code, "delta": locked.delta, "note": note,
@@ -350,26 +380,12 @@ def _pending_locked(asked: MeterAdjustmentRequest, actor: Actor, *, approving: b
     locked = locks.rows_locked(
         MeterAdjustmentRequest.objects.filter(pk=asked.pk).select_related("pool"), [asked.pk]
     ).get()
-    if locked.state != MeterAdjustmentRequest.State.PENDING:
-        raise ApprovalError(
-            f"adjustment request {locked.pk} was {locked.state} by {locked.decided_by_name} "
-            f"at {locked.decided_at:%Y-%m-%d %H:%M:%S %Z}.",
-            conflict=True,
-        )
-    if _user_id(actor) is None:
-        raise ApprovalError("a person decides an adjustment request.")
-    if approving and _user_id(actor) == locked.requested_by_id:
-        raise ApprovalError(
-            f"{actor.name} asked for this adjustment: another supervisor approves it.",
-        )
+    refusal = decision_refusal(asked=locked, actor=actor, approving=approving,
+                               what=f"adjustment request {locked.pk}")
+    if refusal is not None:
+        raise ApprovalError(refusal.message, conflict=refusal.conflict, code=refusal.code,
+                            field="approver" if refusal.code == "not_independent" else NON_FIELD)
     return locked
-
-
-def _decided(asked: MeterAdjustmentRequest, state: str, actor: Actor, *, note: str,
-             event: MeterEvent | None = None) -> None:
-    asked.state, asked.event, asked.decision_note = state, event, note
-    asked.decided_by_id, asked.decided_by_name, asked.decided_at = _user_id(actor), actor.name[:150], timezone.now()
-    asked.save(update_fields=["state", "event", "decision_note", "decided_by", "decided_by_name", "decided_at"])
 
 
 def meter_transfer_overflow(

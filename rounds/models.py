@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from casino.models import ImmutableModel, money_field
+from casino.models import ImmutableModel, SecondApproval, money_field
 from casino.work import WorkedFinding
 from rounds.engine.evaluator import CATEGORIES
 from rounds.engine.rules import TABLE_NUMBERS, TableRules, table_rules
@@ -83,6 +83,52 @@ class TableConfigVersion(ImmutableModel):
 
     def rules(self) -> TableRules:
         return table_rules({name: getattr(self, name) for name in TABLE_NUMBERS})
+
+
+class ConfigVersionRequest(SecondApproval):
+    """A person's new configuration version that changes what is paid, waiting for a second supervisor.
+
+    No ``TableConfigVersion`` exists until a second supervisor approves it, so
+    nothing unapproved ever judges a round. The approved version starts at
+    the later of the asked ``effective_from`` and the approval, never reaching
+    back over rounds judged while the request waited
+    (``rounds.services.config_approvals``). As for a meter adjustment: the
+    asker cannot approve (a constraint here), a request is decided once and
+    what was asked never changes (triggers, migration 0020).
+    """
+
+    config = models.ForeignKey(TableConfig, on_delete=models.PROTECT, related_name="version_requests")
+    effective_from = models.DateTimeField()  # as asked
+    # The checked numbers, TABLE_NUMBERS by name, as the version will store them.
+    numbers = models.JSONField()
+    pool = models.ForeignKey(
+        "progressive.Pool", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    note = models.CharField(max_length=200, blank=True)
+    version = models.OneToOneField(
+        TableConfigVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="approval"
+    )
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["state", "requested_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(state="approved", decided_by=models.F("requested_by")),
+                name="config_version_approved_by_a_second_person",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(state="pending", decided_at__isnull=True, version__isnull=True)
+                    | Q(state="approved", decided_at__isnull=False, version__isnull=False)
+                    | Q(state="rejected", decided_at__isnull=False, version__isnull=True)
+                ),
+                name="config_version_decided_consistently",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.config.name} new version ({self.state})"
 
 
 class Table(models.Model):

@@ -24,7 +24,7 @@ INFRASTRUCTURE = (
     "casino.sql", "casino.rows", "casino.jsons", "casino.partitioning", "casino.gaming_day",
     "casino.locks", "casino.models", "casino.validation", "casino.work",
 )
-AUDIT_LOG = ("audit.services", "audit.models", "audit.chain")
+AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals")
 RECONCILIATION = ("audit.reconciliation",)
 
 # progressive's core: what rounds stands on (a round is judged by a pool version,

@@ -33,6 +33,7 @@ from rounds.proof import bodies_differences
 from . import selectors
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
 from .config import ReconciliationSettings, reconciliation_settings
+from .dual_control import dual_control_alerts, dual_control_section
 from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
@@ -389,6 +390,8 @@ def report_merge(*, report: ReconciliationReport) -> dict:
     }
     figures["covariance_fallbacks"] = selectors.covariance_fallbacks(version_ids=figures["config_versions"])
     figures["bodies"] = _bodies_checked(report.day_from, report.day_to)
+    start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=reconciliation_settings())
+    figures["dual_control"] = dual_control_section(start=start, end=end)
     figures["alerts"] = _alerts(figures)
     return figures
 
@@ -430,6 +433,7 @@ def _alerts(figures: dict) -> list[str]:
             alerts.append(f"SCORING: {scored['hands'] - scored['scored_hands']} of {scored['hands']} live hand(s) "
                           f"({currency}) were not scored by game protection when the report ran; the groups "
                           "they belong to were judged at optimal play (docs/VARIANCE.md, \"Which band judges\")")
+    alerts += dual_control_alerts(figures.get("dual_control"))
     worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
     if worst:
         alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "

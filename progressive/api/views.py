@@ -85,9 +85,24 @@ class Decided(APIException):
     default_code = "decided"
 
 
+class NotIndependent(APIException):
+    """An approver the asker created or changed lately (``audit.approvals``): no one else's doing fixes it."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "not_independent"
+
+    def __init__(self, detail: str, *, field: str):
+        super().__init__(detail)
+        self.field_errors = {field: [detail]}
+
+
 def _refused(exc: ProgressiveError):
     """A service's refusal as the API's error shape: 403 for a table of another pool or a
-    supervisor approving their own request, 409 for a request decided already, else 400."""
+    supervisor approving their own request, 409 for a request decided already or an approver
+    tied to the asker (with the field), else 400."""
+    if isinstance(exc, ApprovalError) and exc.code == "not_independent":
+        [(field, _texts)] = exc.errors.items()
+        return NotIndependent(str(exc), field=field)
     if isinstance(exc, ApprovalError) and exc.conflict:
         return Decided(str(exc))
     if isinstance(exc, NotLinkedError | ApprovalError):
@@ -299,7 +314,9 @@ _DECIDED = {
     403: refusal("A table's key, a person whose role does not allow this, the supervisor who asked "
                  "for the adjustment (to approve it), or a session's write without its CSRF token."),
     404: refusal("No adjustment request has this id."),
-    409: refusal("The request was approved or rejected already (code decided)."),
+    409: refusal("The request was approved or rejected already (code decided), or the approver was "
+                 "created, given a role or changed by the asker within APPROVER_INDEPENDENCE_DAYS "
+                 "(code not_independent, errors.approver)."),
 }
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpResponseRedirect
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -24,6 +25,7 @@ from casino.middleware import request_id_of
 from rounds.admin.display import changelist_url
 from rounds.forms import ConfigVersionForm
 from rounds.models import (
+    ConfigVersionRequest,
     Round,
     Submission,
     Table,
@@ -33,7 +35,9 @@ from rounds.models import (
 )
 from rounds.services import (
     ConfigError,
+    config_version_approve,
     config_version_create,
+    config_version_reject,
 )
 
 
@@ -166,6 +170,12 @@ class TableConfigAdmin(ReadOnlyAdmin):
                     for text in texts:
                         form.add_error(field if field in form.fields else None, text)
             else:
+                if isinstance(version, ConfigVersionRequest):
+                    self.message_user(request, f"The new version of {config.name} changes what is paid: it "
+                                      "waits for a second supervisor's approval and judges no round until "
+                                      "then.", messages.WARNING)
+                    return HttpResponseRedirect(reverse("admin:rounds_configversionrequest_change",
+                                                        args=[version.pk]))
                 self.message_user(request, f"{config.name} version {version.version} saved.", messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:rounds_tableconfig_change", args=[config.pk]))
         return TemplateResponse(request, "admin/rounds/tableconfig/new_version.html", {
@@ -176,3 +186,77 @@ class TableConfigAdmin(ReadOnlyAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         context["can_add_version"] = request.user.has_perm("rounds.add_tableconfigversion")
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+
+@admin.register(ConfigVersionRequest)
+class ConfigVersionRequestAdmin(ReadOnlyAdmin):
+    """New configuration versions that change what is paid, and their second supervisor."""
+
+    list_display = ("id", "config", "effective_from", "state", "requested_by_name", "requested_at",
+                    "decided_by_name", "decided_at")
+    list_filter = ("state", "config")
+    list_select_related = ("config",)
+    ordering = ("-requested_at", "-id")
+    readonly_fields = ("config", "effective_from", "numbers_shown", "pool", "note", "state",
+                       "requested_by_name", "requested_at", "request_id", "decided_by_name", "decided_at",
+                       "decision_note", "version_link")
+    exclude = ("requested_by", "decided_by", "version", "numbers")
+    change_form_template = "admin/rounds/configversionrequest/change_form.html"
+
+    @admin.display(description="numbers asked for")
+    def numbers_shown(self, asked: ConfigVersionRequest) -> SafeString | str:
+        return json_block(asked.numbers)
+
+    @admin.display(description="version made")
+    def version_link(self, asked: ConfigVersionRequest) -> SafeString | str:
+        if asked.version_id is None:
+            return "—"
+        url = reverse("admin:rounds_tableconfig_change", args=[asked.config_id])
+        return format_html('<a href="{}">{}</a>', url, asked.version)
+
+    def get_urls(self):
+        return [
+            path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
+                 name="rounds_configversionrequest_decide"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        asked = ConfigVersionRequest.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
+        extra_context = {
+            **(extra_context or {}),
+            "decidable": asked is not None and asked.state == ConfigVersionRequest.State.PENDING
+            and request.user.has_perm("rounds.add_tableconfigversion"),
+            "own_request": asked is not None and asked.requested_by_id == request.user.pk,
+            "decision_form": VersionDecisionForm(),
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def decide_view(self, request, pk: int):
+        """Approve or reject, through ``config_version_approve`` / ``config_version_reject``."""
+        if request.method != "POST" or not request.user.has_perm("rounds.add_tableconfigversion"):
+            raise PermissionDenied
+        asked = get_object_or_404(ConfigVersionRequest, pk=pk)
+        form = VersionDecisionForm(request.POST)
+        actor, request_id = Actor.of_user(request.user), request_id_of(request)
+        if not form.is_valid():
+            messages.error(request, "Choose to approve or to reject.")
+        else:
+            try:
+                if form.cleaned_data["decision"] == "approve":
+                    decided = config_version_approve(asked=asked, actor=actor, request_id=request_id)
+                    messages.success(request, f"Approved: {decided.version} is in force from "
+                                     f"{decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}.")
+                else:
+                    config_version_reject(asked=asked, actor=actor, note=form.cleaned_data["note"],
+                                          request_id=request_id)
+                    messages.success(request, "Rejected: no version was made.")
+            except ConfigError as exc:
+                messages.error(request, " ".join(" ".join(texts) for texts in exc.errors.values()))
+        return redirect("admin:rounds_configversionrequest_change", asked.pk)
+
+
+class VersionDecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                           help_text="Why, for a rejection (kept with the request).")

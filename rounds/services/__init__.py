@@ -1,5 +1,6 @@
 """Every write of the rounds app goes through one of these functions."""
 
+from .config_approvals import ConfigApprovalError, config_version_approve, config_version_reject
 from .configs import ConfigError, config_numbers_check, config_version_create
 from .entries import IngestResult, Received, record_hash
 from .findings import FindingTransitionError, finding_transition
@@ -9,6 +10,7 @@ from .tables import IssuedKey, key_hash, split_key, table_register
 from .voids import VoidError, round_void
 
 __all__ = [
+    "ConfigApprovalError",
     "ConfigError",
     "FindingTransitionError",
     "IngestResult",
@@ -16,7 +18,9 @@ __all__ = [
     "Received",
     "VoidError",
     "config_numbers_check",
+    "config_version_approve",
     "config_version_create",
+    "config_version_reject",
     "finding_transition",
     "ingest_round",
     "ingest_rounds",

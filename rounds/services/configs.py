@@ -24,7 +24,7 @@ from rounds.engine.rules import (
     pay_table,
     table_rules,
 )
-from rounds.models import Round, TableConfig, TableConfigVersion
+from rounds.models import ConfigVersionRequest, Round, TableConfig, TableConfigVersion
 
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 # What a version stores and its audit snapshot shows: the engine's numbers.
@@ -99,11 +99,19 @@ def config_numbers_check(
 def config_version_create(
     *, config: TableConfig, effective_from: datetime, actor: Actor, pool: Pool | None = None,
     note: str = "", request_id: str = "", **numbers,
-) -> TableConfigVersion:
+) -> TableConfigVersion | ConfigVersionRequest:
     """The configuration's next version, in force from ``effective_from``.
 
     A version never reaches back over a round already judged under this
     configuration: a stored verdict must stay the verdict.
+
+    Dual control: a version a person makes that changes what is paid (any
+    of the engine's numbers, or the pool, differ from the latest version's;
+    the first version of a configuration too) is not made: a request is
+    kept and returned instead, and the version exists only once a second
+    supervisor approves it (``config_approvals.config_version_approve``).
+    The system (migrations, management commands, the demo) makes versions at
+    once: whoever runs those holds the server, not a role.
     """
     checked = config_numbers_check(**numbers)
     if not isinstance(effective_from, datetime) or effective_from.tzinfo is None:
@@ -112,36 +120,91 @@ def config_version_create(
         raise ConfigError(f"pool {pool.code} pays in {pool.currency}.", field="pool")
     with transaction.atomic():
         locked = locks.rows_locked(TableConfig.objects.filter(pk=config.pk), [config.pk]).get()
-        latest = TableConfigVersion.objects.filter(config=locked).order_by("-version").first()
-        if latest is not None and effective_from < latest.effective_from:
-            raise ConfigError(
-                f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
-                "a new version cannot start before it.", field="effective_from",
-            )
-        # A round stamped later than it arrived (dealt_in_future) says nothing of when it was
-        # dealt: its verdict stays as judged, but it holds back no version.
-        judged = (
-            Round.objects.filter(config_version__config=locked, dealt_at__gte=effective_from,
-                                 dealt_at__lte=F("received_at") + settings.CLOCK_TOLERANCE)
-            .order_by("-dealt_at").values_list("dealt_at", flat=True).first()
-        )
-        if judged is not None:
-            raise ConfigError(
-                f"a round dealt at {judged.isoformat()} was already judged under {locked.name}; "
-                "a new version must start after it.", field="effective_from",
-            )
-        version = TableConfigVersion.objects.create(
-            config=locked, version=(latest.version if latest else 0) + 1,
-            effective_from=effective_from, pool=pool, note=note,
-            created_by_id=int(actor.id) if actor.kind == "user" and actor.id else None,
-            **{name: getattr(checked, name) for name in SNAPSHOT_FIELDS},
-        )
-        audit_record(
-            actor=actor, action="config.version_created", obj=version,
-            before=_snapshot(latest) if latest else None, after=_snapshot(version),
-            request_id=request_id,
-        )
+        latest = latest_checked(config=locked, effective_from=effective_from)
+        if actor.user_id is not None and pays_differently(latest=latest, numbers=checked, pool=pool):
+            return _version_requested(locked, effective_from, checked, pool, note, actor, request_id)
+        return version_write(config=locked, latest=latest, effective_from=effective_from, numbers=checked,
+                             pool=pool, note=note, actor=actor, request_id=request_id)
+
+
+def pays_differently(*, latest: TableConfigVersion | None, numbers: ConfigNumbers, pool: Pool | None) -> bool:
+    """Whether a version of ``numbers`` and ``pool`` would settle any round otherwise than ``latest``.
+
+    The engine's rules compared whole (pay tables, limits, the qualifier, the
+    aggregate limit, the currency, …) and the pool the Progressive feeds: a
+    note is all a version may change without a second supervisor.
+    """
+    if latest is None:
+        return True
+    rules = table_rules({name: getattr(numbers, name) for name in TABLE_NUMBERS})
+    return rules != latest.rules() or (pool.pk if pool else None) != latest.pool_id
+
+
+def version_write(
+    *, config: TableConfig, latest: TableConfigVersion | None, effective_from: datetime,
+    numbers: ConfigNumbers, pool: Pool | None, note: str, actor: Actor, request_id: str,
+    asked: ConfigVersionRequest | None = None,
+) -> TableConfigVersion:
+    """Write and audit the next version of ``config`` (row-locked, ``latest`` read under the lock)."""
+    version = TableConfigVersion.objects.create(
+        config=config, version=(latest.version if latest else 0) + 1,
+        effective_from=effective_from, pool=pool, note=note,
+        created_by_id=asked.requested_by_id if asked is not None else actor.user_id,
+        **{name: getattr(numbers, name) for name in SNAPSHOT_FIELDS},
+    )
+    after = _snapshot(version)
+    if asked is not None:
+        after |= {"version_request": asked.pk, "requested_by": asked.requested_by_name, "approved_by": actor.name}
+    audit_record(
+        actor=actor, action="config.version_created", obj=version,
+        before=_snapshot(latest) if latest else None, after=after, request_id=request_id,
+    )
     return version
+
+
+def latest_checked(*, config: TableConfig, effective_from: datetime) -> TableConfigVersion | None:
+    """The latest version of ``config`` (row-locked by the caller), once a version from
+    ``effective_from`` is known to reach back over neither it nor a judged round."""
+    latest = TableConfigVersion.objects.filter(config=config).order_by("-version").first()
+    if latest is not None and effective_from < latest.effective_from:
+        raise ConfigError(
+            f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
+            "a new version cannot start before it.", field="effective_from",
+        )
+    # A round stamped later than it arrived (dealt_in_future) says nothing of when it was
+    # dealt: its verdict stays as judged, but it holds back no version.
+    judged = (
+        Round.objects.filter(config_version__config=config, dealt_at__gte=effective_from,
+                             dealt_at__lte=F("received_at") + settings.CLOCK_TOLERANCE)
+        .order_by("-dealt_at").values_list("dealt_at", flat=True).first()
+    )
+    if judged is not None:
+        raise ConfigError(
+            f"a round dealt at {judged.isoformat()} was already judged under {config.name}; "
+            "a new version must start after it.", field="effective_from",
+        )
+    return latest
+
+
+def _version_requested(locked: TableConfig, effective_from: datetime, numbers: ConfigNumbers,
+                       pool: Pool | None, note: str, actor: Actor, request_id: str) -> ConfigVersionRequest:
+    asked = ConfigVersionRequest.objects.create(
+        config=locked, effective_from=effective_from, numbers=numbers_json(numbers), pool=pool,
+        note=note, requested_by_id=actor.user_id, requested_by_name=actor.name[:150], request_id=request_id,
+    )
+    audit_record(
+        actor=actor, action="config.version_requested", obj=asked,
+        after={"config": locked.name, "effective_from": effective_from, **asked.numbers,
+               "pool": pool.code if pool else None, "note": note},
+        request_id=request_id,
+    )
+    return asked
+
+
+def numbers_json(numbers: ConfigNumbers) -> dict:
+    """``numbers`` as a request keeps them: each as ``config_numbers_check`` reads it back."""
+    return {name: str(value) if isinstance(value, Decimal) else value
+            for name, value in ((name, getattr(numbers, name)) for name in SNAPSHOT_FIELDS)}
 
 
 def _snapshot(version: TableConfigVersion) -> dict:

@@ -11,13 +11,17 @@ from django.contrib import admin
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from audit.models import AuditEvent, ProtectionFinding
 from audit.protection.services import day_protect
 from audit.reconciliation.services import report_run
 from audit.reconciliation.variance_services import variance_findings_raise
 from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
-from rounds.models import Finding, Round, Submission, TableKey
+from audit.services import Actor
+from rounds.models import Finding, Round, Submission, TableConfig, TableKey
+from rounds.services import config_version_create
+from tests.security.people import person
 from tests import examples
 
 pytestmark = pytest.mark.django_db
@@ -62,6 +66,16 @@ def worked(table_client):
         scope=Scope.TABLE, key="S01", currency="SEK", period=Period.DAY, day_from=day, day_to=day,
         handle=Decimal("1000.00"), win=Decimal("900.00"), theoretical=Decimal("20.00"), sd=Decimal("100"),
     )]))
+    # A new version waiting for a second supervisor, for the version requests' pages.
+    se = TableConfig.objects.get(name="se-50kr")
+    first = se.versions.get(version=1)
+    config_version_create(
+        config=se, effective_from=timezone.now(), actor=Actor.of_user(person("supervisor", "asker")),
+        note="ante up to 2000", ante_max="2000",
+        **{name: getattr(first, name) for name in ("currency", "minor_unit", "unit", "ante_min", "trips_min",
+                                                   "trips_max", "blind_pays", "trips_pays", "aggregate_limit",
+                                                   "dealer_qualifier", "one_hand_per_player")},
+    )
     # The day's seats scored, and a game-protection finding, for the protection queue's pages.
     day_protect(day=day)
     ProtectionFinding.objects.create(

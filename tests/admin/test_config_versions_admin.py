@@ -9,20 +9,20 @@ from django.test import Client
 
 from audit.services import SYSTEM
 from casino.services import user_roles_set
-from rounds.models import TableConfig, TableConfigVersion
+from rounds.models import ConfigVersionRequest, TableConfig, TableConfigVersion
 
 pytestmark = pytest.mark.django_db
 
 
-def _client(django_user_model, role: str) -> Client:
-    user = django_user_model.objects.create_user(f"{role}-c")
+def _client(django_user_model, role: str, name: str = "") -> Client:
+    user = django_user_model.objects.create_user(name or f"{role}-c")
     user_roles_set(user=user, roles=[role], actor=SYSTEM)
     client = Client()
     client.force_login(user)
     return client
 
 
-def test_a_supervisor_saves_a_new_version(django_user_model):
+def test_a_supervisor_asks_for_a_new_version_and_a_second_approves_it(django_user_model):
     client = _client(django_user_model, "supervisor")
     config = TableConfig.objects.get(name="se-50kr")
     url = f"/admin/rounds/tableconfig/{config.pk}/new-version/"
@@ -37,7 +37,19 @@ def test_a_supervisor_saves_a_new_version(django_user_model):
     )
     response = client.post(url, data)
     assert response.status_code == 302, response.content.decode()[:2000]
+    # A flush paid 2:1 changes what is paid: nothing judges by it until a second supervisor says so.
+    asked = ConfigVersionRequest.objects.get(config=config)
+    assert response.url == f"/admin/rounds/configversionrequest/{asked.pk}/change/"
+    assert not TableConfigVersion.objects.filter(config=config, version=2).exists()
+    own_page = client.get(response.url).content.decode()
+    assert "another supervisor approves it" in own_page and 'value="approve"' not in own_page
+    second = _client(django_user_model, "supervisor", "second-c")
+    assert 'value="approve"' in second.get(response.url).content.decode()
+    decided = second.post(f"/admin/rounds/configversionrequest/{asked.pk}/decide/", {"decision": "approve"})
+    assert decided.status_code == 302
     version = TableConfigVersion.objects.get(config=config, version=2)
+    asked.refresh_from_db()
+    assert asked.state == "approved" and asked.version == version and asked.decided_by_name == "second-c"
     assert version.blind_pays["flush"] == "2" and version.note == "flush pays 2:1"
     assert b"New version" in client.get(f"/admin/rounds/tableconfig/{config.pk}/change/").content
 

@@ -1,0 +1,99 @@
+"""The range's changes of money and of what is paid, with who asked and who approved.
+
+A night's report lists every meter adjustment and every configuration and
+pool version the range made, and flags each that no second person approved:
+an adjustment within what one may move alone, a version that changed
+nothing paid, a pool version (pools have no second approval), or one the
+system made (a migration, a command). A change a person made alone is
+also an alert, so that it is read without opening the report. Reports made
+before this section have no ``dual_control`` key; readers take its absence
+for "not recorded".
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from progressive.models import MeterEvent, PoolVersion
+from rounds.models import TableConfigVersion
+
+SYSTEM_NAME = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    kind: str  # "meter_adjustment", "config_version", "pool_version"
+    what: str  # "us-progressive +10000.00", "se-50kr v2"
+    at: str  # ISO 8601, when it took effect in the books
+    asked_by: str
+    approved_by: str | None  # the second person, if there was one
+    alone: bool  # no second person approved it
+
+    @property
+    def by_a_person(self) -> bool:
+        return self.asked_by != SYSTEM_NAME
+
+
+def changes_of_window(*, start: datetime, end: datetime) -> list[Change]:
+    """Every adjustment and version recorded in [start, end), oldest first."""
+    changes = [*_adjustments(start, end), *_config_versions(start, end), *_pool_versions(start, end)]
+    return sorted(changes, key=lambda change: change.at)
+
+
+def dual_control_section(*, start: datetime, end: datetime) -> dict:
+    """The report's ``dual_control`` figures."""
+    changes = changes_of_window(start=start, end=end)
+    return {
+        "changes": [asdict(change) for change in changes],
+        "alone": sum(change.alone for change in changes),
+        "alone_by_a_person": sum(change.alone and change.by_a_person for change in changes),
+    }
+
+
+def dual_control_alerts(section: dict | None) -> list[str]:
+    """One alert naming the changes a person made with no second person, if any."""
+    alone = [c for c in (section or {}).get("changes", []) if c["alone"] and c["asked_by"] != SYSTEM_NAME]
+    if not alone:
+        return []
+    return [f"DUAL CONTROL: {len(alone)} change(s) of money or of what is paid were made by one person "
+            "with no second approval: " + "; ".join(f"{c['what']} by {c['asked_by']}" for c in alone[:10])]
+
+
+def _adjustments(start: datetime, end: datetime):
+    events = (MeterEvent.objects.filter(kind=MeterEvent.Kind.ADJUSTMENT, created_at__gte=start, created_at__lt=end)
+              .select_related("pool", "approval").order_by("created_at", "pk"))
+    for event in events:
+        asked = getattr(event, "approval", None)
+        yield Change(
+            kind="meter_adjustment", what=f"{event.pool.code} {event.delta:+} {event.pool.currency}",
+            at=event.created_at.isoformat(),
+            asked_by=asked.requested_by_name if asked else (event.actor_name or SYSTEM_NAME),
+            approved_by=asked.decided_by_name if asked else None, alone=asked is None,
+        )
+
+
+def _config_versions(start: datetime, end: datetime):
+    versions = (TableConfigVersion.objects.filter(created_at__gte=start, created_at__lt=end)
+                .select_related("config", "created_by", "approval").order_by("created_at", "pk"))
+    for version in versions:
+        asked = getattr(version, "approval", None)
+        yield Change(
+            kind="config_version", what=f"{version.config.name} v{version.version}",
+            at=version.created_at.isoformat(),
+            asked_by=asked.requested_by_name if asked else _name(version.created_by),
+            approved_by=asked.decided_by_name if asked else None, alone=asked is None,
+        )
+
+
+def _pool_versions(start: datetime, end: datetime):
+    versions = (PoolVersion.objects.filter(created_at__gte=start, created_at__lt=end)
+                .select_related("pool", "created_by").order_by("created_at", "pk"))
+    for version in versions:
+        yield Change(kind="pool_version", what=f"{version.pool.code} v{version.version}",
+                     at=version.created_at.isoformat(), asked_by=_name(version.created_by),
+                     approved_by=None, alone=True)
+
+
+def _name(user) -> str:
+    return user.get_username() if user is not None else SYSTEM_NAME

@@ -1,0 +1,81 @@
+"""The nightly report names the day's meter adjustments and versions with who asked and who
+approved, and flags those no second person approved (issue 27, items 7 and 9)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from audit.models import ReconciliationReport
+from audit.reconciliation.config import reconciliation_settings
+from audit.reconciliation.services import report_run
+from audit.services import SYSTEM, Actor
+from audit.shifts import gaming_day_of
+from progressive.models import Pool
+from progressive.services import adjustment_approve, meter_adjust
+from rounds.models import TableConfig
+from rounds.services import config_version_approve, config_version_create
+from tests.security.people import person
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _amounts(settings):
+    settings.METER_SECOND_APPROVAL_ABOVE = {"USD": Decimal("10000")}
+
+
+def _today():
+    clock = reconciliation_settings()
+    return gaming_day_of(timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
+
+
+def test_the_days_changes_are_listed_and_those_made_alone_flagged():
+    pool = Pool.objects.get(code="us-progressive")
+    asker, second = person("supervisor", "asker"), person("supervisor", "second")
+    meter_adjust(pool=pool, delta=Decimal("10000"), actor=Actor.of_user(asker), reason="count")
+    asked = meter_adjust(pool=pool, delta=Decimal("90000"), actor=Actor.of_user(asker), reason="count")
+    adjustment_approve(asked=asked, actor=Actor.of_user(second))
+    meter_adjust(pool=pool, delta=Decimal("5000"), actor=SYSTEM, reason="opening correction")
+    config = TableConfig.objects.get(name="se-50kr")
+    first = config.versions.get(version=1)
+    numbers = {name: getattr(first, name) for name in (
+        "currency", "minor_unit", "unit", "ante_min", "ante_max", "trips_min", "trips_max", "blind_pays",
+        "trips_pays", "aggregate_limit", "dealer_qualifier", "one_hand_per_player")}
+    requested = config_version_create(config=config, effective_from=timezone.now(), actor=Actor.of_user(asker),
+                                      note="flush 2:1", **dict(numbers, blind_pays=dict(first.blind_pays, flush="2")))
+    config_version_approve(asked=requested, actor=Actor.of_user(second))
+
+    report = report_run(day_from=_today())
+    section = report.figures["dual_control"]
+    rows = {(c["kind"], c["what"]): c for c in section["changes"]}
+    alone = rows[("meter_adjustment", "us-progressive +10000.00 USD")]
+    assert (alone["asked_by"], alone["approved_by"], alone["alone"]) == ("asker", None, True)
+    approved = rows[("meter_adjustment", "us-progressive +90000.00 USD")]
+    assert (approved["asked_by"], approved["approved_by"], approved["alone"]) == ("asker", "second", False)
+    by_system = rows[("meter_adjustment", "us-progressive +5000.00 USD")]
+    assert (by_system["asked_by"], by_system["alone"]) == ("system", True)
+    version = rows[("config_version", "se-50kr v2")]
+    assert (version["asked_by"], version["approved_by"], version["alone"]) == ("asker", "second", False)
+    assert section["alone_by_a_person"] == 1
+    [alert] = [a for a in report.figures["alerts"] if a.startswith("DUAL CONTROL")]
+    assert "us-progressive +10000.00 USD by asker" in alert and "90000" not in alert
+
+    client = Client()
+    client.force_login(person("auditor", "reader"))
+    page = client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    assert "Dual control" in page and "one person alone" in page and "second" in page
+
+
+def test_a_report_made_before_the_section_still_shows():
+    report = report_run(day_from=_today())
+    figures = dict(report.figures)
+    figures.pop("dual_control")
+    ReconciliationReport.objects.filter(pk=report.pk).update(figures=figures)
+    client = Client()
+    client.force_login(person("auditor", "reader"))
+    page = client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/")
+    assert page.status_code == 200 and "not recorded" in page.content.decode()
