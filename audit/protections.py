@@ -42,6 +42,11 @@ PROTECTIONS: dict[str, tuple[str, ...]] = {
     "progressive_meterreading": ("progressive_meterreading_append_only", "progressive_meterreading_never_truncated"),
     "progressive_pool": ("pool_meter_is_its_ledger", "progressive_pool_never_truncated"),
     "progressive_poolversion": ("progressive_poolversion_append_only", "progressive_poolversion_never_truncated"),
+    "rounds_configversionrequest": (
+        "rounds_configversionrequest_changes_allowed",
+        "rounds_configversionrequest_decided_once",
+        "rounds_configversionrequest_never_truncated",
+    ),
     "rounds_finding": ("rounds_finding_changes_allowed", "rounds_finding_never_truncated"),
     "rounds_round": ("rounds_round_changes_allowed", "rounds_round_never_truncated"),
     "rounds_roundkey": ("rounds_roundkey_append_only", "rounds_roundkey_never_truncated"),

@@ -21,6 +21,7 @@ OPERATIONS = {
     "GET /api/v1/rounds/": ("rounds", "listRounds"),
     "GET /api/v1/rounds/{id}/": ("rounds", "getRound"),
     "POST /api/v1/rounds/{id}/void": ("rounds", "voidRound"),
+    "POST /api/v1/rounds/{id}/place": ("rounds", "placeRound"),
     "GET /api/v1/findings/": ("findings", "listFindings"),
     "POST /api/v1/findings/transition": ("findings", "transitionFindings"),
     "GET /api/v1/pools/": ("progressive", "listPools"),

@@ -34,6 +34,7 @@ SUPERVISOR_WORK = (
     "audit.change_variancetestsetting",
     "progressive.adjust_meter",
     "rounds.void_round",
+    "rounds.place_round",
     "rounds.add_tableconfigversion",
     "progressive.add_poolversion",
 )

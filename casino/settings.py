@@ -8,7 +8,7 @@ secret and turns on every secure-transport setting; see README, "Production".
 from __future__ import annotations
 
 import os
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -40,6 +40,17 @@ def env_amounts(name: str, default: str) -> dict[str, Decimal]:
         except InvalidOperation:
             raise ImproperlyConfigured(f"{name}: {item!r} is not CURRENCY=AMOUNT") from None
     return amounts
+
+
+def env_date(name: str) -> date | None:
+    """An ISO date (``2026-01-01``), or None when unset; anything else stops the start with the name."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}: {text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def env_fraction(name: str, default: str) -> float:
@@ -331,6 +342,13 @@ TABLE_KEPT_BYTES_PER_HOUR = int(os.environ.get("TABLE_KEPT_BYTES_PER_HOUR", str(
 # A round dealt later than the moment the service received it, by more than
 # this, is stored and flagged dealt_in_future (ROUND_RECORD.md; rounds.engine.clock).
 CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS", "600")))
+# The window of gaming days the books accept (ROUND_RECORD.md, dealt_outside_window;
+# rounds.window): from the first day of the earliest open month (the month of
+# ROUND_WINDOW_OPENS when set, else the month before the database was created,
+# and on past archived months) to ROUND_WINDOW_AHEAD_SECONDS after a round is received.
+# A round outside is kept, flagged and held apart from the books until placed.
+ROUND_WINDOW_OPENS = env_date("ROUND_WINDOW_OPENS")
+ROUND_WINDOW_AHEAD = timedelta(seconds=int(os.environ.get("ROUND_WINDOW_AHEAD_SECONDS", "86400")))
 # The tonight page names a table silent when this long passed between two of its rounds
 # (or since its last one, on the current gaming day): a dealing table posts every minute
 # or two, so a longer gap is a table that stopped posting, or stopped dealing.

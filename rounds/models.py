@@ -245,10 +245,16 @@ class Round(models.Model):
     )
     voided_by_name = models.CharField(max_length=150, blank=True)
     void_reason = models.TextField(blank=True)
+    # Dealt outside the window the books accept (rounds.window): kept, judged and flagged, but no
+    # report counts it until a supervisor places it (rounds.services.placements).
+    held = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-dealt_at", "-id"]
-        permissions = [("void_round", "Can void a stored round for a malfunction (with a reason)")]
+        permissions = [
+            ("void_round", "Can void a stored round for a malfunction (with a reason)"),
+            ("place_round", "Can place a round held apart from the books (dealt outside the window)"),
+        ]
         # (table, round id) is unique through RoundKey: see there why not here.
         indexes = [
             models.Index(fields=["table", "round_id"]),
@@ -262,6 +268,8 @@ class Round(models.Model):
                 fields=["voided_by"], condition=Q(voided_by__isnull=False),
                 name="round_voided_by_idx",
             ),
+            # The rounds held apart, found without reading the rest (the nightly report's alert).
+            models.Index(fields=["received_at"], condition=Q(held=True), name="round_held_idx"),
         ]
 
     def __str__(self) -> str:

@@ -3,11 +3,16 @@
 Migration 0009 turned both tables into tables partitioned by range of gaming
 day, a partition for each month of gaming days (``casino.partitioning`` says
 why a month), each table with a default partition so that no round is ever
-refused for want of one. Partitions are made ahead by a daily task
-(``rounds.partitions_ahead``, in django-celery-beat's schedule), and on the
-spot by ingest when a round of a month without one arrives (a table uploading
-old rounds): a month's rows belong in its own partition, and once the default
-partition holds rows of a month, that month's partition can no longer be made.
+refused for want of one. Partitions are made only by the schedule: a daily
+task (``rounds.partitions_ahead``, in django-celery-beat's schedule) makes
+every month of the books' window (``rounds.window``) and the days ahead, and
+the migrations make the first. A post never makes one: a table's clock
+cannot add tables, indexes and locks to the database (a round of every month
+from 2000 to 2099 would have made 2,400 partitions, and every query planned
+over all of them). A round of a month without a partition, which only a
+round outside the window can be when the schedule runs, goes to the default
+partition; once the default partition holds rows of a month, that month's
+partition can no longer be made (``partitions_make`` says which).
 
 A month can be archived (``rounds.services.archives``): its partitions are
 detached, and until they are attached again its rows are refused, by the
@@ -32,6 +37,7 @@ from django.utils import timezone
 from casino import partitioning
 from casino.gaming_day import gaming_day_of
 from rounds.models import ArchivedMonth, Round, Seat
+from rounds.window import window_opens
 
 logger = logging.getLogger(__name__)
 
@@ -40,13 +46,6 @@ TABLES = (Round._meta.db_table, Seat._meta.db_table)
 COLUMN = "gaming_day"
 DUPLICATE_TABLE = "42P07"  # PostgreSQL's SQLSTATE for a table that exists already
 ARCHIVED_MONTH_REFUSED = "rounds_archived_month_refused"  # the default partitions' refusal (migration 0017)
-
-# The days among %s (a date[]) whose month has no partition of rounds yet: one statement of ingest's look.
-MISSING_SQL = (
-    "SELECT day::date FROM unnest(%s::date[]) AS day "
-    f"WHERE to_regclass('{TABLES[0]}_p' || to_char(day, 'YYYYMM')) IS NULL"
-)
-
 
 class MonthArchived(ValueError):
     """A row of an archived month refused: the month's rounds are detached (``partitions archive``)."""
@@ -116,10 +115,16 @@ def partitions_make(days: Iterable[date]) -> Made:
 
 
 def partitions_ahead(*, today: date | None = None, ahead: int | None = None) -> Made:
-    """Partitions for yesterday's gaming day to ``ahead`` days after today's (the daily task)."""
+    """Partitions for every month of the books' window up to today's gaming day, and to ``ahead``
+    days after it (the daily task, the one maker of partitions)."""
     today = today or gaming_day_of(timezone.now())
     ahead = settings.ROUND_PARTITIONS_AHEAD_DAYS if ahead is None else ahead
-    return partitions_make(today + timedelta(days=n) for n in range(-1, ahead + 1))
+    month = min(window_opens(), partitioning.month_of(today - timedelta(days=1)))
+    months = []
+    while month <= today:
+        months.append(month)
+        month = partitioning.month_of(month + timedelta(days=31))
+    return partitions_make([*months, *(today + timedelta(days=n) for n in range(ahead + 1))])
 
 
 @dataclass(frozen=True, slots=True)

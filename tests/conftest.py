@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import importlib
+from datetime import date
 
 import pytest
 from django.apps import apps
@@ -46,6 +47,13 @@ def _shipped_configuration(request, _django_db_marker):
 def _fast_password_hashing(settings):
     # Production hashing is slow on purpose; tests only need it to be a hash.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _books_open_since_2000(settings):
+    """Test rounds are dated from 2011 on, and the worked examples stay in their month for
+    years: the books' window opens in 2000 unless a test narrows it (tests/api/test_window.py)."""
+    settings.ROUND_WINDOW_OPENS = date(2000, 1, 1)
 
 
 @pytest.fixture(autouse=True)

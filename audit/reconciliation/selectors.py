@@ -55,8 +55,20 @@ VOID = Q(void=True) | Q(status=Round.Status.VOID)
 VOIDED_LATER = "voided_at" in {f.name for f in Round._meta.get_fields()}
 
 
-def rounds_in_range(*, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS) -> QuerySet[Round]:
-    return Round.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
+def rounds_in_range(*, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS,
+                    held_too: bool = False) -> QuerySet[Round]:
+    """The range's rounds in the books: a round held apart (dealt outside the window, not yet
+    placed: ``rounds.window``) is in none of its figures; ``held_too`` for the checks that prove
+    every stored round (the kept bodies)."""
+    rounds = Round.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
+    return rounds if held_too else rounds.filter(held=False)
+
+
+def rounds_held() -> dict:
+    """The rounds held apart from the books, whatever their day, awaiting a supervisor: how many,
+    and the oldest received (read from their own small index)."""
+    held = Round.objects.filter(held=True).aggregate(n=Count("id"), oldest=Min("received_at"))
+    return {"rounds": held["n"], "oldest_received": held["oldest"].isoformat() if held["oldest"] else None}
 
 
 def window_of(*, day_from: date, day_to: date, clock: ReconciliationSettings) -> tuple[datetime, datetime]:
@@ -186,7 +198,7 @@ def _seats_of_days(day_from: date, day_to: date) -> dict:
     return {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
 
 
-LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID)
+LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID) & Q(round__held=False)
 
 
 def _seat_sums_annotations() -> dict:
@@ -365,7 +377,8 @@ def players_sums(
     of one round; those rounds (rare: the rules flag them) add their pairs.
     """
     seats = Seat.objects.using(using).filter(
-        round__gaming_day__gte=day_from, round__gaming_day__lte=day_to, **_seats_of_days(day_from, day_to)
+        round__gaming_day__gte=day_from, round__gaming_day__lte=day_to, round__held=False,
+        **_seats_of_days(day_from, day_to)
     ).exclude(player="")
     group_by = ("player", "round__config_version_id")
     # A plain fetch, not a server-side cursor: the answer is one row per player,

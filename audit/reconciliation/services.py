@@ -390,6 +390,7 @@ def report_merge(*, report: ReconciliationReport) -> dict:
     }
     figures["covariance_fallbacks"] = selectors.covariance_fallbacks(version_ids=figures["config_versions"])
     figures["bodies"] = _bodies_checked(report.day_from, report.day_to)
+    figures["held"] = selectors.rounds_held()
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=reconciliation_settings())
     figures["dual_control"] = dual_control_section(start=start, end=end)
     figures["alerts"] = _alerts(figures)
@@ -399,7 +400,8 @@ def report_merge(*, report: ReconciliationReport) -> dict:
 def _bodies_checked(day_from: date, day_to: date) -> dict:
     """The range's stored rounds read again from the bodies their tables sent (``rounds.proof``)."""
     differences = replicas.read(lambda using: list(bodies_differences(
-        rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to, using=using))), fresh=True)
+        rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to, using=using, held_too=True))),
+        fresh=True)
     return {
         "differences": len({d.round_pk for d in differences}),
         "examples": [f"round {d.round_id} (#{d.round_pk}): {d.problem}" for d in differences[:EXAMPLES_KEPT]],
@@ -413,6 +415,11 @@ def _alerts(figures: dict) -> list[str]:
     if bodies.get("differences"):
         alerts.append(f"BODIES: {bodies['differences']} stored round(s) differ from the bodies their tables "
                       "sent: " + "; ".join(bodies["examples"][:3]))
+    held = figures.get("held") or {}
+    if held.get("rounds"):
+        alerts.append(f"HELD: {held['rounds']} round(s) dealt outside the window the books accept are held "
+                      f"apart from every report until a supervisor places them (the oldest received "
+                      f"{held['oldest_received']}); their finding is dealt_outside_window")
     drift = figures["reverification"]["drift"]
     if drift:
         alerts.append(

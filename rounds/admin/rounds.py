@@ -7,7 +7,7 @@ import operator
 from functools import reduce
 from http import HTTPStatus
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
@@ -26,6 +26,7 @@ from audit.admin import (
     text_block,
 )
 from casino.admin_exports import CsvExportAdmin
+from casino.middleware import request_id_of
 from casino.money_display import money
 from rounds.admin.display import round_sheet, status_badge
 from rounds.admin.findings import CurrencyFilter, finding_moved_from_page
@@ -45,6 +46,7 @@ from rounds.selectors import (
     rounds_with_finding,
     rounds_with_player,
 )
+from rounds.services import PlacementError, round_place
 
 # A rejected body can be a whole batch; the page shows this much, the download all of it.
 BODY_SHOWN_CHARS = 200_000
@@ -137,6 +139,7 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
         "gaming_day",
         CurrencyFilter,
         "void",
+        "held",
         FindingCodeFilter,
         PlayerFilter,
         DealerFilter,
@@ -222,6 +225,7 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
         if obj is not None:
             can_work = request.user.has_perm("rounds.work_finding")
             context["sheet"] = round_sheet(round_detail(round_pk=obj.pk), can_work=can_work)
+            context["can_place"] = obj.held and request.user.has_perm("rounds.place_round")
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     # ---- the round's findings, worked from its page --------------------------
@@ -236,7 +240,35 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
             self.admin_site.admin_view(self.finding_move_view),
             name="rounds_round_finding_move",
         )
-        return [move, *super().get_urls()]
+        place = path(
+            "<path:object_id>/place/",
+            self.admin_site.admin_view(self.place_view),
+            name="rounds_round_place",
+        )
+        return [move, place, *super().get_urls()]
+
+    def place_view(self, request, object_id):
+        """A held round placed in the books from its page, through ``round_place``; the answer is
+        the round's page again, with what happened as a message."""
+        if not (request.user.has_perm("rounds.place_round") and self.has_view_permission(request)):
+            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            round_pk = Round._meta.pk.to_python(object_id)
+        except ValidationError:
+            raise Http404("No such round.") from None
+        round_ = get_object_or_404(Round, pk=round_pk)
+        try:
+            round_place(round_pk=round_.pk, user=request.user, note=request.POST.get("note", ""),
+                        request_id=request_id_of(request))
+        except PlacementError as refused:
+            for problems in refused.errors.values():
+                for problem in problems:
+                    messages.error(request, problem)
+        else:
+            messages.success(request, f"Round {round_} is placed in the books of {round_.gaming_day}.")
+        return redirect("admin:rounds_round_change", round_.pk)
 
     def finding_move_view(self, request, object_id, finding_id):
         """One of the round's findings moved from the round's page, through ``finding_transition``.

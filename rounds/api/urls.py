@@ -9,4 +9,5 @@ urlpatterns = [
     path("findings/", views.FindingListView.as_view(), name="finding-list"),
     path("findings/transition", work.FindingTransitionView.as_view(), name="finding-transition"),
     path("rounds/<int:pk>/void", work.RoundVoidView.as_view(), name="round-void"),
+    path("rounds/<int:pk>/place", work.RoundPlaceView.as_view(), name="round-place"),
 ]

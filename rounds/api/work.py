@@ -1,4 +1,4 @@
-"""The auditors' and supervisors' writes: working findings and voiding a round."""
+"""The auditors' and supervisors' writes: working findings, voiding a round, placing a held one."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ from casino.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refu
 from rounds.authentication import TableKeyAuthentication
 from rounds.models import Finding, Round
 from rounds.selectors import round_detail
-from rounds.services import FindingTransitionError, VoidError, finding_transition, round_void
+from rounds.services import (
+    FindingTransitionError,
+    PlacementError,
+    VoidError,
+    finding_transition,
+    round_place,
+    round_void,
+)
 
 from .fields import StrictCharField
 from .serializers import FindingSerializer, RoundSerializer
@@ -97,5 +104,38 @@ class RoundVoidView(APIView):
             round_void(round_pk=pk, user=request.user, reason=given.validated_data["reason"],
                        request_id=request_id_of(request))
         except VoidError as exc:
+            raise ValidationError(exc.errors) from None
+        return Response(RoundSerializer(round_detail(round_pk=pk)).data)
+
+
+class PlaceSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=2000)
+
+
+class RoundPlaceView(APIView):
+    """A supervisor places a round held apart from the books (dealt outside the window): from then
+    on the reports of its gaming day count it."""
+
+    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    permission_classes = [person_with("rounds.place_round")]
+
+    @extend_schema(
+        request=PlaceSerializer,
+        responses=answers({200: RoundSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST, {
+            400: refusal("The body is not JSON, its note is invalid, or the round is not held apart; "
+                         "errors says why."),
+            404: refusal("No round has this id."),
+        }),
+        summary="Place a round held apart from the books",
+    )
+    def post(self, request, pk: int):
+        given = PlaceSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        if not Round.objects.filter(pk=pk).exists():
+            raise NotFound("No such round.")
+        try:
+            round_place(round_pk=pk, user=request.user, note=given.validated_data["note"],
+                        request_id=request_id_of(request))
+        except PlacementError as exc:
             raise ValidationError(exc.errors) from None
         return Response(RoundSerializer(round_detail(round_pk=pk)).data)

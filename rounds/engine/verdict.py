@@ -152,9 +152,10 @@ def _payout_mismatches(
     return found
 
 
-def status_after_conflict(status: str) -> str:
-    """A stored round's status once a different body came under its id: flagged, but for a
-    void round, which stays void (void wins over flagged, as in ``_status``)."""
+def status_after_service_finding(status: str) -> str:
+    """A round's status once the service adds a finding of its own (``vocabulary.SERVICE_CODES``:
+    a different body under its id, a date outside the books' window): flagged, but for a void
+    round, which stays void (void wins over flagged, as in ``_status``)."""
     return VOID if status == VOID else FLAGGED
 
 

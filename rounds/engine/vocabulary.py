@@ -72,6 +72,7 @@ class FindingCode(StrEnum):
     PROGRESSIVE_AWARD = "progressive_award"
     DEALT_IN_FUTURE = "dealt_in_future"
     CONFLICTING_RESUBMISSION = "conflicting_resubmission"
+    DEALT_OUTSIDE_WINDOW = "dealt_outside_window"
 
 
 FINDING_CODES: tuple[str, ...] = tuple(code.value for code in FindingCode)
@@ -79,9 +80,11 @@ FINDING_CODES: tuple[str, ...] = tuple(code.value for code in FindingCode)
 INFORMATIONAL_CODES: frozenset[str] = frozenset(
     {FindingCode.AGGREGATE_LIMIT_APPLIED.value, FindingCode.PROGRESSIVE_AWARD.value}
 )
-# Raised by the service, never by the engine: they need the rounds stored
-# before, which a verdict is not given.
-SERVICE_CODES: frozenset[str] = frozenset({FindingCode.CONFLICTING_RESUBMISSION.value})
+# Raised by the service, never by the engine: they need what a verdict is not
+# given (the rounds stored before; the months the books hold open).
+SERVICE_CODES: frozenset[str] = frozenset(
+    {FindingCode.CONFLICTING_RESUBMISSION.value, FindingCode.DEALT_OUTSIDE_WINDOW.value}
+)
 
 
 class MeterEventKind(StrEnum):

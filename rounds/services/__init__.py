@@ -5,6 +5,7 @@ from .configs import ConfigError, config_numbers_check, config_version_create
 from .entries import IngestResult, Received, record_hash
 from .findings import FindingTransitionError, finding_transition
 from .ingest import ingest_round, ingest_rounds
+from .placements import PlacementError, round_place
 from .submissions import submission_refuse
 from .tables import IssuedKey, key_hash, split_key, table_register
 from .voids import VoidError, round_void
@@ -15,6 +16,7 @@ __all__ = [
     "FindingTransitionError",
     "IngestResult",
     "IssuedKey",
+    "PlacementError",
     "Received",
     "VoidError",
     "config_numbers_check",
@@ -26,6 +28,7 @@ __all__ = [
     "ingest_rounds",
     "key_hash",
     "record_hash",
+    "round_place",
     "round_void",
     "split_key",
     "submission_refuse",

@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from audit.services import Actor, AuditEntry, audit_record_many
-from casino.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft
 from progressive.services import pool_meters
 from rounds import partitions
@@ -43,6 +42,7 @@ from rounds.engine.verdict import Clock, judge_prepared, prepare_round
 from rounds.engine.versions import in_force
 from rounds.models import ROUND_ID_UNIQUE, Round, RoundKey, Submission, Table
 from rounds.selectors import round_detail
+from rounds.window import outside_window, window_opens
 
 from . import round_rows, versions, write_plan
 from .combiner import Combiner
@@ -135,32 +135,25 @@ def _lost_the_race(error: IntegrityError) -> bool:
 
 
 def _transaction(entries: Sequence[Entry], durable: bool) -> list[IngestResult]:
+    # No partition is ever made here: a round of a month without one goes to the default
+    # partition (rounds.partitions); the schedule makes the window's months ahead of time.
     inline = connection.in_atomic_block
     keys, configs = [e.key for e in entries], [e.table.config_id for e in entries]
-    days = sorted({gaming_day_of(datetime.fromisoformat(e.record["dealt_at"])) for e in entries})
+    opens = window_opens()
     with transaction.atomic():
-        look = write_plan.look(keys, configs, days, durable=durable, inline=inline)
-        if not look.days_missing or inline:
-            return _story(entries, look)
-    # A month without partitions: made outside any round's transaction (making
-    # one locks all of rounds), then the records go in.
-    partitions.partitions_make(look.days_missing)
-    with transaction.atomic():
-        return _story(entries, write_plan.look(keys, configs, None, durable=durable, inline=inline))
+        return _story(entries, write_plan.look(keys, configs, durable=durable, inline=inline), opens)
 
 
 # ---- the story -------------------------------------------------------------------------------
 
 
-def _story(entries: Sequence[Entry], look: write_plan.Look) -> list[IngestResult]:
-    if look.days_missing:
-        partitions.partitions_make(look.days_missing)  # in the caller's own transaction
+def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date) -> list[IngestResult]:
     steps = steps_of(entries, look.stored)
     new = [step for step in steps if isinstance(step, NewRound)]
     free_pks = iter(look.free_pks) if look.free_pks is not None else None
     pool_ids = set()
     for item in new:
-        if (pool_id := _prepare(item, look.versions, free_pks)) is not None:
+        if (pool_id := _prepare(item, look.versions, free_pks, opens)) is not None:
             pool_ids.add(pool_id)
     stored_again = {step.stored for step in steps if isinstance(step, Resubmission) and step.stored}
     held = write_plan.lock(pool_ids, sorted(stored_again), [item.key for item in new if item.key is not None])
@@ -186,9 +179,11 @@ def _story(entries: Sequence[Entry], look: write_plan.Look) -> list[IngestResult
     return results
 
 
-def _prepare(item: NewRound, config_versions: write_plan.Versions, free_pks) -> int | None:
+def _prepare(item: NewRound, config_versions: write_plan.Versions, free_pks, opens: date) -> int | None:
     """Step 2 for one new round; the pool whose lock it needs, if any."""
     entry = item.entry
+    item.outside = outside_window(gaming_day=item.gaming_day, dealt_at=item.dealt_at,
+                                  received_at=entry.received_at, opens=opens)
     item.version, rules = versions.config_version(in_force(config_versions[entry.table.config_id], item.dealt_at))
     clock = Clock(item.dealt_at, entry.received_at, settings.CLOCK_TOLERANCE)
     item.prepared = prepare_round(entry.wire if entry.wire is not None else round_from_wire(entry.record), rules,
@@ -216,7 +211,9 @@ def _judge(item: NewRound, pool_versions: write_plan.Versions, ledgers: dict[int
     round_rows.round_finish(item.round, verdict, pool_version, meters.meter if meters else None)
     round_rows.seats_finish(item.seats, verdict)
     item.findings = round_rows.finding_rows(item.round, verdict)
-    item.codes = sorted({f.code for f in verdict.findings})
+    if item.outside is not None:
+        item.findings.append(round_rows.held_apart(item.round, item.outside))
+    item.codes = sorted({f.code for f in item.findings})
     if ledger is not None and verdict.events:
         item.events = ledger.add_round(verdict.events, item.round)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from audit.services import Actor, AuditEntry
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
-from rounds.engine.verdict import status_after_conflict
+from rounds.engine.verdict import status_after_service_finding
 from rounds.models import Finding, Round, Submission
 
 from .submissions import body_keep
@@ -25,8 +25,8 @@ def resubmission(table, existing: Round, digest: str, body: bytes, request_id: s
         round=existing, code=CONFLICTING_RESUBMISSION,
         detail=f"submission {submission.pk} sent a different body for this round id; it was refused and kept",
     )
-    if existing.status != status_after_conflict(existing.status):
-        existing.status = status_after_conflict(existing.status)
+    if existing.status != status_after_service_finding(existing.status):
+        existing.status = status_after_service_finding(existing.status)
         # With its gaming day, the update looks in one partition only.
         Round.objects.filter(pk=existing.pk, gaming_day=existing.gaming_day).update(status=existing.status)
     return Submission.Outcome.CONFLICT, [AuditEntry(

@@ -15,7 +15,8 @@ from casino.rows import new_row
 from rounds.engine import category_name
 from rounds.engine.rules import BETS
 from rounds.engine.settlement import ZERO
-from rounds.engine.verdict import Prepared, Verdict
+from rounds.engine.findings import DEALT_OUTSIDE_WINDOW
+from rounds.engine.verdict import Prepared, Verdict, status_after_service_finding
 from rounds.models import Finding, Round, Seat, Submission, Table, TableConfigVersion
 
 
@@ -87,6 +88,15 @@ def finding_rows(round_: Round, verdict: Verdict) -> list[Finding]:
                 bet=f.bet or "", expected=f.expected, claimed=f.claimed, detail=f.detail)
         for f in verdict.findings
     ]
+
+
+def held_apart(round_: Round, why: str) -> Finding:
+    """A round dealt outside the books' window (``rounds.window``): held apart until placed, and
+    flagged (void stays void), with the finding that says why."""
+    round_.held = True
+    round_.status = status_after_service_finding(round_.status)
+    return new_row(Finding, round=round_, code=DEALT_OUTSIDE_WINDOW, informational=False, seat=None, bet="",
+                   expected=None, claimed=None, detail=why)
 
 
 def submission_row(table: Table, body: bytes, round_id: str, outcome: str, status: int, request_id: str,

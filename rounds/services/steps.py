@@ -36,6 +36,7 @@ class NewRound:
     findings: list[Finding] = field(default_factory=list)
     events: list[MeterEvent] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
+    outside: str | None = None  # why it falls outside the books' window (rounds.window), if it does
 
 
 @dataclass(slots=True)

@@ -5,8 +5,7 @@ findings and meter events it has, and a batch of rounds in the same number
 (on PostgreSQL):
 
 1. ``look``: which round ids are stored already, the configurations'
-   versions, primary keys for the new rounds, and whether their gaming days'
-   months have partitions;
+   versions and primary keys for the new rounds;
 2. ``lock``: the pools' rows (and their versions as they stand once the locks
    are ours), the stored rounds a resubmission touches, then the new rounds'
    key rows, in the order ``casino.locks`` sets;
@@ -41,7 +40,6 @@ from casino import locks, sql
 from casino.rows import new_row
 from progressive.ledger import TRIGGERS, ledger_statements
 from progressive.models import MeterEvent, Pool, PoolVersion
-from rounds import partitions
 from rounds.models import Finding, Round, RoundKey, Seat, Submission, TableConfigVersion
 
 # (pk, effective_from, version number) of each version of a configuration or pool.
@@ -82,12 +80,10 @@ class Look:
     stored: dict[tuple[int, str], tuple[int, date] | None]  # (table, round id) -> its key's pk and day
     versions: Versions  # by configuration
     free_pks: list[int] | None  # keys for the new rounds (None on SQLite: the inserts draw them)
-    days_missing: list[date]
 
 
-def look(keys: Sequence[tuple[int, str]], configs: Sequence[int], days: Sequence[date] | None,
-         *, durable: bool, inline: bool) -> Look:
-    """Step 1, in one round trip; ``days``: the gaming days whose partitions to check, if any."""
+def look(keys: Sequence[tuple[int, str]], configs: Sequence[int], *, durable: bool, inline: bool) -> Look:
+    """Step 1, in one round trip."""
     keys, configs = list(dict.fromkeys(keys)), list(dict.fromkeys(configs))
     if connection.vendor != "postgresql":
         return _look_sqlite(keys, configs)
@@ -108,15 +104,12 @@ def look(keys: Sequence[tuple[int, str]], configs: Sequence[int], days: Sequence
         sql.raw(SQL["config_versions"], [list(configs)], returns_rows=True, prepare=True),
         sql.raw(SQL["keys"], [len(keys)], returns_rows=True, prepare=True),
     ]
-    if days:
-        statements.append(sql.raw(partitions.MISSING_SQL, [list(days)], returns_rows=True, prepare=True))
     answers = sql.run(statements)
-    stored_rows, version_rows, key_rows, *missing = answers[len(statements) - 3 - bool(days):]
+    stored_rows, version_rows, key_rows = answers[len(statements) - 3:]
     return Look(
         stored={(table, round_id): (pk, day) for table, round_id, pk, day in stored_rows},
         versions=_by_owner(version_rows),
         free_pks=[pk for (pk,) in key_rows],
-        days_missing=[day for (day,) in missing[0]] if missing else [],
     )
 
 
@@ -128,7 +121,7 @@ def _look_sqlite(keys, configs) -> Look:
         stored.update({(table_pk, round_id): (pk, day) for round_id, pk, day in rows})
     versions = TableConfigVersion.objects.filter(config_id__in=configs).values_list(
         "config_id", *_VERSION_COLUMNS)
-    return Look(stored, _by_owner(versions), None, [])
+    return Look(stored, _by_owner(versions), None)
 
 
 def _by_owner(rows) -> Versions:

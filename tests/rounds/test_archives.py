@@ -54,6 +54,7 @@ def client(settings):
 @pytest.fixture
 def two_months(client):
     """Rounds in January and February 2011; whatever a test leaves archived is attached again after it."""
+    partitions.partitions_make([JANUARY, FEBRUARY])  # the schedule's, as for a month in the window
     for round_id, dealt_at in (("R-1", "2011-01-10T21:00:00+01:00"), ("R-2", "2011-01-31T23:00:00+01:00"),
                                ("R-3", "2011-02-03T21:00:00+01:00")):
         assert client.post(ROUNDS, record(round_id, dealt_at=dealt_at), format="json").status_code == 201

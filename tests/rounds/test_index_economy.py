@@ -31,6 +31,7 @@ INDEXES = {
         "rounds_roun_dealer_e2f674_idx", "rounds_round_config_version_id_90afe3e0",
         "rounds_round_pool_version_id_497e0fe0", "round_voided_by_idx",
         "round_round_id_prefix_idx",  # the admin's search by round id (rounds 0015)
+        "round_held_idx",  # partial: only a round held apart writes an entry (rounds 0021)
     },
     "rounds_seat": {"rounds_seat_pkey", "seat_unique_per_round", "rounds_seat_player_e78196_idx"},
     "rounds_submission": {

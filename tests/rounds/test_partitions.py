@@ -49,6 +49,7 @@ def test_rounds_and_seats_are_partitioned_by_gaming_day_with_a_default(table):
 
 
 def test_a_round_and_its_seats_land_in_their_gaming_days_partition(table_client):
+    partitions.partitions_make([date(2019, 3, 1), date(2019, 4, 1)])  # the schedule's
     client = table_client()
     late = record("R-1", dealt_at="2019-03-31T23:30:00+02:00")
     # Before the 06:00 cut-off: still the gaming day of 31 March, so March's partition.
@@ -67,33 +68,28 @@ def test_a_round_and_its_seats_land_in_their_gaming_days_partition(table_client)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_callers_transaction_a_days_partition_is_made_before_the_rounds_transaction(
-    settings, monkeypatch,
-):
+def test_a_post_never_makes_a_partition(settings, monkeypatch):
+    """Only the schedule makes partitions: a round of a month without one goes to the default
+    partition, stored and answered as any other, and no table, index or lock is added for it."""
     settings.INGEST_COMBINE = False
     issued = table_register(code="S01", config_name="se-50kr", actor=SYSTEM)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.key}")
-    made_within_a_transaction = []
-    real = partitions.partitions_make
+    made = []
+    monkeypatch.setattr(partitions, "partitions_make", lambda days: made.append(days))
+    before = scalar("SELECT count(*) FROM pg_class WHERE relname LIKE %s", ["rounds_%"])
 
-    def watched(days):
-        made_within_a_transaction.append(connection.in_atomic_block)
-        return real(days)
-
-    monkeypatch.setattr(partitions, "partitions_make", watched)
     response = client.post(ROUNDS, record("R-1", dealt_at="2018-07-01T20:00:00+02:00"), format="json")
 
     assert response.status_code == 201, response.json()
-    assert made_within_a_transaction == [False]
-    assert partition_of(Round, round_id="R-1") == {"rounds_round_p201807"}
-    # The month has its partition now: the next round of it needs no second try.
-    assert client.post(ROUNDS, record("R-2", dealt_at="2018-07-21T21:00:00+02:00"),
-                       format="json").status_code == 201
-    assert made_within_a_transaction == [False]
+    assert made == []
+    assert partition_of(Round, round_id="R-1") == {"rounds_round_default"}
+    assert partition_of(Seat, round__round_id="R-1") == {"rounds_seat_default"}
+    assert scalar("SELECT count(*) FROM pg_class WHERE relname LIKE %s", ["rounds_%"]) == before
 
 
 def test_a_round_id_stays_unique_across_gaming_days(table_client):
+    partitions.partitions_make([date(2019, 3, 14), date(2019, 6, 1)])  # the schedule's
     client = table_client()
     assert client.post(ROUNDS, record("R-1", dealt_at="2019-03-14T22:00:00+01:00"), format="json").status_code == 201
     elsewhere = client.post(ROUNDS, record("R-1", dealt_at="2019-06-01T22:00:00+02:00"), format="json")
@@ -168,13 +164,10 @@ def test_the_database_keeps_a_round_its_keys_and_its_seats_together(table_client
 
 
 def test_a_day_whose_rounds_went_to_the_default_partition_is_reported_and_nothing_is_lost(
-    table_client, auditor_client, monkeypatch,
+    table_client, auditor_client,
 ):
-    real = partitions.partitions_make
-    monkeypatch.setattr(partitions, "partitions_make", lambda days: partitions.Made())
     client = table_client()
     assert client.post(ROUNDS, record("R-1", dealt_at="2017-05-05T22:00:00+02:00"), format="json").status_code == 201
-    monkeypatch.setattr(partitions, "partitions_make", real)
 
     assert partition_of(Round, round_id="R-1") == {"rounds_round_default"}
     made = partitions.partitions_make([date(2017, 5, 25), date(2017, 6, 6)])
@@ -185,7 +178,8 @@ def test_a_day_whose_rounds_went_to_the_default_partition_is_reported_and_nothin
 
 
 @pytest.mark.django_db
-def test_partitions_are_made_ahead_once():
+def test_partitions_are_made_ahead_once(settings):
+    settings.ROUND_WINDOW_OPENS = date(2031, 1, 1)
     made = partitions.partitions_ahead(today=date(2031, 1, 30), ahead=3)
     assert made.made == [date(2031, 1, 1), date(2031, 2, 1)] and made.refused == []
     assert partitions.partitions_ahead(today=date(2031, 1, 30), ahead=3).made == []
@@ -198,6 +192,7 @@ def test_the_daily_task_is_scheduled_and_makes_the_coming_days(settings):
     entry = PeriodicTask.objects.get(task="rounds.partitions_ahead")
     assert entry.enabled and entry.crontab.hour == "4"
     settings.ROUND_PARTITIONS_AHEAD_DAYS = 100  # the migration made 14 days' worth
+    settings.ROUND_WINDOW_OPENS = None  # the books open the month before the database was made
     answer = partitions_ahead.apply().get()
     months = {p.month for p in partitions.partitions_list() if p.table == "rounds_round"}
     assert len(answer["made"]) >= 2 and answer["refused"] == []
@@ -242,35 +237,12 @@ def test_partition_by_month_keeps_rows_ids_checks_and_indexes():
             cursor.execute("INSERT INTO scratch_things (day, label) VALUES ('2020-03-03', '')")
 
 
-@pytest.mark.django_db(transaction=True)
-def test_tables_posting_rounds_of_a_month_without_a_partition_at_once_all_store_them(settings):
-    """Each post finds the month missing; the makers take turns, the month is made once."""
-    settings.INGEST_COMBINE = False
-    keys = [table_register(code=f"S0{n}", config_name="se-50kr", actor=SYSTEM).key for n in range(1, 5)]
-    start = threading.Barrier(len(keys), timeout=10)
-    answers = []
-
-    def post(number: int, key: str) -> None:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-        try:
-            start.wait()
-            for n in range(3):
-                sent = record(f"R-{n}", table=f"S0{number}", dealt_at=f"2016-02-1{n}T22:00:00+01:00")
-                answers.append(client.post(ROUNDS, sent, format="json").status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=post, args=(n, key)) for n, key in enumerate(keys, start=1)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-
-    assert answers == [201] * 12
-    assert partition_of(Round, gaming_day__year=2016) == {"rounds_round_p201602"}
-    assert partition_of(Seat, gaming_day__year=2016) == {"rounds_seat_p201602"}
-    assert partitions.days_in_default() == []
+@pytest.mark.django_db
+def test_the_schedule_makes_every_month_of_the_window_and_the_days_ahead(settings):
+    settings.ROUND_WINDOW_OPENS = date(2030, 10, 17)
+    made = partitions.partitions_ahead(today=date(2031, 1, 30), ahead=3)
+    assert made.made == [date(2030, 10, 1), date(2030, 11, 1), date(2030, 12, 1), date(2031, 1, 1),
+                         date(2031, 2, 1)]
 
 
 @pytest.mark.django_db

@@ -1,0 +1,37 @@
+"""Placing a round held apart from the books (``rounds.window``): a supervisor's decision,
+with a note, that a round dealt outside the window belongs in the books after all."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from audit.services import Actor, audit_record
+from casino import locks
+from casino.validation import FieldErrors
+from rounds.models import Round
+
+
+class PlacementError(FieldErrors):
+    pass
+
+
+def round_place(*, round_pk: int, user, note: str, request_id: str = "") -> Round:
+    """The held round counted by the reports of its gaming day from now on; its finding stays,
+    for the record of why it was held, and the audit chain keeps who placed it and why."""
+    note = (note or "").strip()
+    if not note:
+        raise PlacementError("placing a held round needs a note saying why it belongs in the books",
+                             field="note")
+    if not user.has_perm("rounds.place_round"):
+        raise PlacementError("only a supervisor may place a held round", field="round")
+    with transaction.atomic():
+        round_ = locks.rows_locked(Round.objects.filter(pk=round_pk), [round_pk]).get()
+        if not round_.held:
+            raise PlacementError(f"round {round_} is not held apart", field="round")
+        round_.held = False
+        round_.save(update_fields=["held"])
+        audit_record(
+            actor=Actor.of_user(user), action="round.placed", obj=round_, before={"held": True},
+            after={"held": False, "gaming_day": round_.gaming_day, "note": note}, request_id=request_id,
+        )
+    return round_
