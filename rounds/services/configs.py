@@ -133,13 +133,14 @@ def config_version_create(
         )
         audit_record(
             actor=actor, action="config.version_created", obj=version,
-            before=_snapshot(latest) if latest else None, after=_snapshot(version),
+            before=config_version_snapshot(latest) if latest else None, after=config_version_snapshot(version),
             request_id=request_id,
         )
     return version
 
 
-def _snapshot(version: TableConfigVersion) -> dict:
+def config_version_snapshot(version: TableConfigVersion) -> dict:
+    """What the chain records of a version as it is made, and what ``rounds.proof_versions`` holds it to."""
     data = {name: getattr(version, name) for name in SNAPSHOT_FIELDS}
     data.update(version=version.version, effective_from=version.effective_from,
                 pool=version.pool.code if version.pool_id else None)

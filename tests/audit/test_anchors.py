@@ -15,8 +15,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
+from django.utils import timezone
 
-from audit.anchors import ANCHOR_FILE, AnchorRefused, anchor_write, anchors_read
+from audit.anchors import ANCHOR_FILE, Anchor, AnchorRefused, anchor_line, anchor_write, anchors_read
 from audit.models import AuditEvent, ChainHead
 from audit.services import SYSTEM, audit_record
 
@@ -116,10 +117,13 @@ def test_an_edited_anchor_file_is_refused(anchored, tamper, refusal):
 def test_an_anchor_forged_under_another_key_is_refused_and_so_is_its_whole_file(anchored, settings):
     events = _write(2)
     anchor_write(gaming_day=DAY)
-    settings.AUDIT_ANCHOR_KEY = "someone-elses-key"
     _cut_from(events[-1].seq)
-    anchor_write(gaming_day=DAY)  # the forger's anchor of the cut chain, appended
-    settings.AUDIT_ANCHOR_KEY = KEY
+    # The forger's anchor of the cut chain, signed under his own key and appended by hand:
+    # anchor_write itself refuses a chain that no longer holds the anchor before.
+    head = AuditEvent.objects.order_by("-seq").first()
+    forged = anchor_line(Anchor(head.seq, head.hash, DAY, timezone.now()), key="someone-elses-key")
+    with open(anchored / ANCHOR_FILE, "a") as file:
+        file.write(forged + "\n")
     with pytest.raises(AnchorRefused, match="line 2: .*signature does not match"):
         anchors_read(anchored)
     with pytest.raises(CommandError, match="anchor file refused"):
