@@ -19,7 +19,7 @@ from rounds.engine.progressive import Meters, in_contract_order
 from rounds.engine.record import RoundRecord, round_from_wire
 from rounds.engine.rules import BETS, PoolRules, TableRules
 from rounds.engine.verdict import VOID, Verdict, status_after_conflict
-from rounds.engine.vocabulary import MeterEventKind
+from rounds.engine.vocabulary import SERVICE_CODES, MeterEventKind
 
 REVERSAL = MeterEventKind.REVERSAL.value
 
@@ -89,12 +89,12 @@ def stored_against_derived(
     if not stored.voided_later and _same_as_stored(stored, verdict, pool):
         return paid
     found = []
-    stored_codes = [c for c in stored.codes if c != CONFLICTING_RESUBMISSION]
+    stored_codes = [c for c in stored.codes if c not in SERVICE_CODES]
     if stored.voided_later:
         # Voided by a supervisor: every bet settled at 0, the meter events
         # taken back one by one, the findings of the dealt round kept.
         expected_status = VOID
-    elif len(stored_codes) != len(stored.codes):
+    elif CONFLICTING_RESUBMISSION in stored.codes:
         # A refused conflicting resubmission flags the stored round whatever the engine says.
         expected_status = status_after_conflict(verdict.status)
     else:
@@ -180,7 +180,7 @@ def _same_as_stored(stored, verdict, pool: PoolRules | None) -> bool:
     """
     codes = stored.codes
     if codes or verdict.findings:
-        if CONFLICTING_RESUBMISSION in codes:
+        if not SERVICE_CODES.isdisjoint(codes):
             return False
         if sorted(codes) != sorted([finding.code for finding in verdict.findings]):
             return False

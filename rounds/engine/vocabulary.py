@@ -72,6 +72,7 @@ class FindingCode(StrEnum):
     PROGRESSIVE_AWARD = "progressive_award"
     DEALT_IN_FUTURE = "dealt_in_future"
     CONFLICTING_RESUBMISSION = "conflicting_resubmission"
+    POOL_OFF_LEDGER = "pool_off_ledger"
 
 
 FINDING_CODES: tuple[str, ...] = tuple(code.value for code in FindingCode)
@@ -81,7 +82,9 @@ INFORMATIONAL_CODES: frozenset[str] = frozenset(
 )
 # Raised by the service, never by the engine: they need the rounds stored
 # before, which a verdict is not given.
-SERVICE_CODES: frozenset[str] = frozenset({FindingCode.CONFLICTING_RESUBMISSION.value})
+SERVICE_CODES: frozenset[str] = frozenset(
+    {FindingCode.CONFLICTING_RESUBMISSION.value, FindingCode.POOL_OFF_LEDGER.value}
+)
 
 
 class MeterEventKind(StrEnum):

@@ -160,19 +160,33 @@ def test_a_pay_table_raised_in_a_stored_version_is_named_and_so_are_the_rounds_i
     assert "configuration versions and what the audit chain recorded" in failed
 
 
-def test_a_pool_meter_moved_is_named_and_its_next_round_is_stored(us_rounds, capsys):
+def test_a_pool_meter_moved_is_named_and_its_next_round_is_stored(us_rounds, auditor_client, capsys):
+    from audit.models import AuditEvent
+
     pool = Pool.objects.get(code="us-progressive")
+    ledger_meter = pool.meter
     with as_superuser():
         _sql("UPDATE progressive_pool SET meter = meter + 1000 WHERE id = %s", [pool.pk])
     out, failed = _verify(capsys)
-    assert f"pool us-progressive: the meter {pool.meter + 1000} is not the sum of its events" in out
+    assert f"pool us-progressive: the meter {ledger_meter + 1000} is not the sum of its events" in out
     assert "pools whose meter is not their ledger" in failed
+    earlier = us_rounds.rounds.last()
+    assert auditor_client.get(f"{ROUNDS}{earlier.pk}/").status_code == 200
+
+    # A round that lights the Progressive: its events are drafted from the ledger, not the moved row.
     next_round = examples.load("us-30k.jsonl")[16]["record"]
+    assert any(seat.get("progressive") for seat in next_round["seats"])
     answer = us_rounds.post(ROUNDS, next_round, format="json")
     assert answer.status_code == 201, answer.content
     stored = Round.objects.get(table=us_rounds.table, round_id=next_round["round"])
     assert stored.submissions.filter(outcome="accepted").exists()
-    assert us_rounds.get(f"{ROUNDS}{stored.pk}/").status_code != 500
+    assert stored.meter_before == ledger_meter
+    off = stored.findings.get(code="pool_off_ledger")
+    assert not off.informational and f"held meter/overflow/reserve {ledger_meter + 1000}" in off.detail
+    named = AuditEvent.objects.get(action="pool.off_ledger")
+    assert (named.before["meter"], named.after["meter"]) == (str(ledger_meter + 1000), str(ledger_meter))
+    assert auditor_client.get(f"{ROUNDS}{stored.pk}/").status_code == 200
+    call_command("verify_audit")  # the row put back where its ledger says; the round as it derives
 
 
 # ---- every kind of damage in one run ----------------------------------------------------------
