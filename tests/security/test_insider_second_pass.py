@@ -18,7 +18,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from progressive.models import Pool
-from rounds.models import Finding, Round, Seat, TableConfigVersion
+from rounds.models import Finding, Round, Seat
+from rounds.services import versions
 from tests import examples
 from tests.insider import as_superuser
 
@@ -132,20 +133,31 @@ def test_findings_deleted_are_named(us_rounds, capsys):
     assert f"table U01 round {round_.round_id} (#{round_.pk}): findings stored [], derived [" in out
 
 
-def test_a_pay_table_raised_in_a_stored_version_is_named_and_so_are_the_rounds_it_then_pays(table_client, capsys):
+@pytest.fixture
+def versions_read_again():
+    """The writer's versions as a worker started after an edit reads them; none kept for later tests."""
+    versions.config_version.cache_clear()
+    yield
+    versions.config_version.cache_clear()
+
+
+def test_a_pay_table_raised_in_a_stored_version_is_named_and_so_are_the_rounds_it_then_pays(
+        table_client, capsys, versions_read_again):
     client = table_client("S01", "se-50kr")
     for example in examples.load("se-50kr.jsonl"):
         assert client.post(ROUNDS, example["record"], format="json").status_code == 201
-    straight = Seat.objects.filter(round__table=client.table, hand="straight", settled_blind__gt=0).first()
+    straight = Seat.objects.filter(round__table=client.table, round__status="verified", hand="straight",
+                                   settled_blind__gt=0).first()
     assert straight is not None, "the worked rounds hold a Blind won with a straight"
     dealt = Round.objects.get(pk=straight.round_id)
     version = dealt.config_version
     with as_superuser():
         _sql("UPDATE rounds_tableconfigversion SET blind_pays = jsonb_set(blind_pays, '{straight}', '\"100\"') "
              "WHERE id = %s", [version.pk])
+    versions.config_version.cache_clear()  # a worker started after the edit
     # A round paid 100 to 1 on that Blind, as the edited version now says is right.
     record = json.loads(json.dumps(dealt.record))
-    record["round"], record["dealt_at"] = "paid-100x", record["dealt_at"]
+    record["round"] = "paid-100x"
     for seat in record["seats"]:
         if seat["seat"] == straight.seat:
             seat["paid"]["blind"] = str(Decimal(seat["blind"]) * 100)
@@ -155,8 +167,8 @@ def test_a_pay_table_raised_in_a_stored_version_is_named_and_so_are_the_rounds_i
     out, failed = _verify(capsys)
     assert (f"configuration {version} (#{version.pk}): blind_pays stored" in out
             and '"straight": "100"' in out and '"straight": "1"' in out)
-    if paid_100x.status == "verified":  # what the edited version judged it
-        assert f"table S01 round paid-100x (#{paid_100x.pk}): status stored verified, derived flagged" in out
+    assert paid_100x.status == "verified", list(paid_100x.findings.values_list("code", "detail"))
+    assert f"table S01 round paid-100x (#{paid_100x.pk}): status stored verified, derived flagged" in out
     assert "configuration versions and what the audit chain recorded" in failed
 
 
@@ -208,3 +220,26 @@ def test_a_broken_chain_does_not_stop_the_rest_of_the_checks(us_rounds, capsys):
     assert f"round {flagged.round_id} (#{flagged.pk}): status stored verified, derived flagged" in out
     assert "audit chain broken at event" in failed and "and 1 more place" in failed
     assert "stored columns differ" in failed
+
+
+# ---- the nightly report, where it re-verifies ---------------------------------------------------
+
+
+def test_the_nightly_report_names_paid_amounts_a_forged_dismissal_and_an_edited_version(us_rounds):
+    from audit.reconciliation.services import report_run
+
+    day = us_rounds.rounds.first().gaming_day
+    assert report_run(day_from=day).figures["records"] == {"versions": 0, "findings": 0, "examples": []}
+    seat = Seat.objects.filter(round__table=us_rounds.table, paid_reported=True).first()
+    finding = Finding.objects.filter(round__table=us_rounds.table, informational=False).first()
+    _sql("UPDATE rounds_finding SET state = 'dismissed', state_note = 'fine', state_changed_by_name = 'aud1' "
+         "WHERE id = %s", [finding.pk])
+    with as_superuser():
+        _sql("UPDATE rounds_seat SET paid_ante = 5000 WHERE round_id = %s AND seat = %s", [seat.round_id, seat.seat])
+        _sql("UPDATE rounds_tableconfigversion SET ante_max = 50000 WHERE id = %s",
+             [us_rounds.rounds.first().config_version_id])
+    figures = report_run(day_from=day).figures
+    assert (figures["records"]["versions"], figures["records"]["findings"]) == (1, 1)
+    assert any(alert.startswith("RECORDS: 1 configuration version(s)") for alert in figures["alerts"])
+    examples = [d for e in figures["reverification"]["examples"] for d in e["differences"]]
+    assert any(d.startswith(f"seat {seat.seat} paid ante 5000.00 is now") for d in examples)

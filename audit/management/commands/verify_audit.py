@@ -107,10 +107,10 @@ class Command(BaseCommand):
                           f"({result.checked} events walked)")
             return
         self.stdout.write(f"audit chain intact: {result.checked} events")
+        if len(anchors) > 1:
+            self.stdout.write(f"all {len(anchors)} anchors hold")
         if anchors:
-            latest = anchors[-1]
-            held = f"all {len(anchors)} anchors hold, the latest" if len(anchors) > 1 else "anchor"
-            self.stdout.write(f"{held} {latest[0]}:{latest[1]} holds")
+            self.stdout.write(f"anchor {anchors[-1][0]}:{anchors[-1][1]} holds")
         self.stdout.write(f"last hash: {result.last_hash}")
         self.stdout.write(f"anchor: {result.last_seq}:{result.last_hash}")
 
