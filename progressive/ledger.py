@@ -101,11 +101,15 @@ class PoolOffLedger:
                 f"{self.ledger[3]}")
 
 
+# The hint every ledger trigger raises with (migrations 0008 and 0011).
+REFUSAL_HINT = "a meter moves only through progressive.ledger"
+
+
 def ledger_refused(error: BaseException) -> bool:
-    """The database refused a pool's figures or events (migrations 0008, 0011): the row was
-    moved past the triggers, so what the writer drew from it does not follow its ledger."""
-    return any(trigger in str(error) or "does not follow from the event before it" in str(error)
-               for trigger in TRIGGERS)
+    """The database refused a pool's figures or events: the row was moved past the triggers,
+    so what the writer drew from it does not follow its ledger."""
+    diagnosis = getattr(error.__cause__, "diag", None)
+    return diagnosis is not None and diagnosis.message_hint == REFUSAL_HINT
 
 
 def pools_to_their_ledger(pools: dict[int, Pool]) -> list[PoolOffLedger]:
