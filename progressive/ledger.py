@@ -20,6 +20,7 @@ an event with made-up figures and its pool set to match never lands.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
@@ -84,6 +85,57 @@ class LedgerDraft:
             added.append(row)
         return added
 
+
+
+@dataclass(frozen=True, slots=True)
+class PoolOffLedger:
+    """A pool whose row held other figures than its last ledger event: what each said."""
+
+    pool: Pool
+    held: tuple[Decimal, Decimal, Decimal, int]  # meter, overflow, reserve, last event, as the row said
+    ledger: tuple[Decimal, Decimal, Decimal, int]  # the same of its last event
+
+    def __str__(self) -> str:
+        return (f"pool {self.pool.code} held meter/overflow/reserve {'/'.join(map(str, self.held[:3]))} at "
+                f"event {self.held[3]}, its ledger ends at {'/'.join(map(str, self.ledger[:3]))} at event "
+                f"{self.ledger[3]}")
+
+
+# The hint every ledger trigger raises with (migrations 0008 and 0011).
+REFUSAL_HINT = "a meter moves only through progressive.ledger"
+
+
+def ledger_refused(error: BaseException) -> bool:
+    """The database refused a pool's figures or events: the row was moved past the triggers,
+    so what the writer drew from it does not follow its ledger."""
+    diagnosis = getattr(error.__cause__, "diag", None)
+    return diagnosis is not None and diagnosis.message_hint == REFUSAL_HINT
+
+
+def pools_to_their_ledger(pools: dict[int, Pool]) -> list[PoolOffLedger]:
+    """Each row-locked pool's figures set, in memory, to its last ledger event's; those that differed.
+
+    The ledger is the meter; a row moved by hand past the triggers is not.
+    The next events are drafted from the ledger, and the pool's UPDATE
+    that goes with them puts the row back where its ledger says.
+    """
+    if not pools:
+        return []
+    last = {pk: (ZERO, ZERO, ZERO, 0) for pk in pools}
+    events = (MeterEvent.objects.filter(pool_id__in=list(pools)).order_by("pool_id", "-seq")
+              .distinct("pool_id") if connection.vendor == "postgresql" else
+              MeterEvent.objects.filter(pool_id__in=list(pools)).order_by("pool_id", "-seq"))
+    for pool_id, meter, overflow, reserve, seq in events.values_list(
+            "pool_id", "meter_after", "overflow_after", "reserve_after", "seq"):
+        if last[pool_id][3] == 0:
+            last[pool_id] = (meter, overflow, reserve, seq)
+    off = []
+    for pk, pool in pools.items():
+        held = (pool.meter, pool.overflow, pool.reserve, pool.last_event_seq)
+        if held != last[pk]:
+            off.append(PoolOffLedger(pool, held, last[pk]))
+            pool.meter, pool.overflow, pool.reserve, pool.last_event_seq = last[pk]
+    return off
 
 
 def ledger_statements(rows: Sequence[MeterEvent]) -> list[sql.Statement]:

@@ -9,6 +9,7 @@ from django.db import transaction
 from rest_framework.test import APIClient
 
 from audit.services import SYSTEM
+from rounds.proof_versions import config_versions_record
 from rounds.services import table_register
 
 
@@ -18,6 +19,8 @@ def ship_configuration() -> None:
     with transaction.atomic():
         importlib.import_module("progressive.migrations.0003_shipped_pool").ship_pool(apps, None)
         importlib.import_module("rounds.migrations.0002_shipped_configs").ship_configs(apps, None)
+        # As the migrate that ships them ends: the chain records the shipped versions.
+        config_versions_record()
 
 
 @pytest.fixture(scope="session")

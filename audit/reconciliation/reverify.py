@@ -45,6 +45,19 @@ def judge_stored(
     return record, judge_round(record, rules, pool, meters, clock)
 
 
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One stored column that is not what the round's verdict derives, worded as the report words it."""
+
+    column: str  # "status", "findings", "seat 3 settled_ante", "seat 3 paid_blind", "meter_after", …
+    stored: object
+    derived: object
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def round_differences(
     stored,
     rules: TableRules,
@@ -55,13 +68,25 @@ def round_differences(
 
     Its clock is judged against the moment it was received, as when it was stored.
     """
-    try:
-        _, verdict = judge_stored(stored, rules, pool, clock_tolerance)
-    except Exception as error:  # a stored record the engine can no longer read is drift too
-        return [f"the engine cannot judge the stored record: {type(error).__name__}: {error}"]
+    return [str(d) for d in stored_against_derived(stored, rules, pool, clock_tolerance)]
 
+
+def stored_against_derived(
+    stored,
+    rules: TableRules,
+    pool: PoolRules | None,
+    clock_tolerance: timedelta = DEFAULT_TOLERANCE,
+) -> list[Difference]:
+    """``round_differences``, each difference with its column and both values."""
+    try:
+        record, verdict = judge_stored(stored, rules, pool, clock_tolerance)
+    except Exception as error:  # a stored record the engine can no longer read is drift too
+        text = f"the engine cannot judge the stored record: {type(error).__name__}: {error}"
+        return [Difference("record", None, None, text)]
+
+    paid = _paid_differences(stored, record)
     if not stored.voided_later and _same_as_stored(stored, verdict, pool):
-        return []
+        return paid
     found = []
     stored_codes = [c for c in stored.codes if c not in SERVICE_CODES]
     if stored.voided_later:
@@ -75,37 +100,76 @@ def round_differences(
     else:
         expected_status = verdict.status
     if stored.status != expected_status:
-        found.append(f"status {stored.status} is now {expected_status}")
+        found.append(Difference("status", stored.status, expected_status,
+                                f"status {stored.status} is now {expected_status}"))
     fresh_codes = sorted(f.code for f in verdict.findings)
     if sorted(stored_codes) != fresh_codes:
-        found.append(f"findings {sorted(stored_codes)} are now {fresh_codes}")
+        found.append(Difference("findings", sorted(stored_codes), fresh_codes,
+                                f"findings {sorted(stored_codes)} are now {fresh_codes}"))
 
     fresh_seats = {s.seat: s.settled for s in verdict.seats}
     if stored.voided_later:
         fresh_seats = {seat: dict.fromkeys(BETS, ZERO) for seat in fresh_seats}
     stored_seats = {row[0]: dict(zip(BETS, row[1:])) for row in stored.seats}
     if set(fresh_seats) != set(stored_seats):
-        found.append(f"seats {sorted(stored_seats)} are now {sorted(fresh_seats)}")
+        found.append(Difference("seats", sorted(stored_seats), sorted(fresh_seats),
+                                f"seats {sorted(stored_seats)} are now {sorted(fresh_seats)}"))
     for seat in sorted(set(fresh_seats) & set(stored_seats)):
         for bet in BETS:
             old, new = stored_seats[seat][bet], fresh_seats[seat][bet]
             if old != new:
-                found.append(f"seat {seat} {bet} {old} is now {new}")
+                found.append(Difference(f"seat {seat} settled_{bet}", old, new, f"seat {seat} {bet} {old} is now {new}"))
 
     # Stored before the contract recorded contributions highest seat first: the same events.
     dealt = in_contract_order([(k, s, a, m) for k, s, a, m, *_ in stored.events if k != REVERSAL])
     fresh_events = [(e.kind, e.seat, e.amount, e.meter) for e in verdict.events]
     if dealt != fresh_events:
-        found.append(f"meter events {_events_text(dealt)} are now {_events_text(fresh_events)}")
+        found.append(Difference("meter events", _events_text(dealt), _events_text(fresh_events),
+                                f"meter events {_events_text(dealt)} are now {_events_text(fresh_events)}"))
     reversed_ = sorted((s, a) for k, s, a, *_ in stored.events if k == REVERSAL)
     if stored.voided_later and reversed_ != sorted((s, a) for _, s, a, _ in dealt):
-        found.append("the void did not take back exactly the round's meter events")
+        found.append(Difference("meter events", reversed_, dealt,
+                                "the void did not take back exactly the round's meter events"))
     elif not stored.voided_later and reversed_:
-        found.append("meter events were reversed but the round is not void")
+        found.append(Difference("meter events", reversed_, [],
+                                "meter events were reversed but the round is not void"))
     fresh_after = verdict.meters_after.meter if verdict.meters_after else None
     if pool is not None and not stored.voided_later and stored.meter_after != fresh_after:
-        found.append(f"meter after {stored.meter_after} is now {fresh_after}")
+        found.append(Difference("meter_after", stored.meter_after, fresh_after,
+                                f"meter after {stored.meter_after} is now {fresh_after}"))
+    return found + paid
+
+
+def _paid_differences(stored, record: RoundRecord) -> list[Difference]:
+    """The paid columns against the body's own: what a table paid is what it sent, never derived.
+
+    ``stored.paid`` is None where the reader did not bring them (a test's
+    hand-built round): nothing to compare.
+    """
+    if stored.paid is None:
+        return []
+    sent = {seat.seat: seat.paid for seat in record.seats}
+    kept = {row[0]: row[1:] for row in stored.paid}
+    found = []
+    for seat in sorted(set(sent) | set(kept)):
+        paid = sent.get(seat)
+        claimed = tuple(paid.get(bet, ZERO) for bet in BETS) if paid is not None else None
+        columns = kept.get(seat)
+        if claimed == columns:
+            continue
+        if claimed is None or columns is None:
+            found.append(Difference(f"seat {seat} paid", columns, claimed,
+                                    f"seat {seat} paid {_paid_text(columns)} is now {_paid_text(claimed)}"))
+            continue
+        for bet, old, new in zip(BETS, columns, claimed):
+            if old != new:
+                found.append(Difference(f"seat {seat} paid_{bet}", old, new,
+                                        f"seat {seat} paid {bet} {old} is now {new}"))
     return found
+
+
+def _paid_text(paid: tuple | None) -> str:
+    return "not reported" if paid is None else "/".join(str(amount) for amount in paid)
 
 
 def _same_as_stored(stored, verdict, pool: PoolRules | None) -> bool:

@@ -420,6 +420,9 @@ class StoredRound:
     codes: list[str]
     events: list[tuple]  # (kind, seat, amount, meter_after, overflow_before, reserve_before)
     received_at: datetime | None = None  # what its clock finding was judged against
+    # (seat, paid ante, blind, play, trips, progressive) of each seat whose payouts the table
+    # reported: what the kept body says they paid, kept apart from the verdict. None: not read.
+    paid: list[tuple] | None = None
 
 
 def _grouped(rows: Iterator[tuple]) -> Iterator[tuple[int, list[tuple]]]:
@@ -454,6 +457,8 @@ def _stored_rounds_postgresql(
     *, table_id: int, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS,
 ) -> Iterator[StoredRound]:
     settled = ", ".join(f"s.settled_{bet}" for bet in BETS)
+    # A seat's payouts follow its settlement in the same text, where the table reported them.
+    paid = ", ".join(f"coalesce(s.paid_{bet}::text, '')" for bet in BETS)
     voided = "r.voided_at IS NOT NULL" if VOIDED_LATER else "false"
     # The table's round ids are sorted first, by ``id + 0``: a cursor is
     # planned for its first rows, and walking the primary key in order would
@@ -467,7 +472,9 @@ def _stored_rounds_postgresql(
     sql = f"""
         SELECT r.id, r.round_id, r.record::text, r.status, r.meter_before, r.meter_after,
                r.config_version_id, r.pool_version_id, {voided}, r.received_at,
-               (SELECT string_agg(concat_ws(',', s.seat, {settled}), ';' ORDER BY s.seat)
+               (SELECT string_agg(concat_ws(',', s.seat, {settled},
+                                            CASE WHEN s.paid_reported THEN concat_ws(',', {paid}) END),
+                                  ';' ORDER BY s.seat)
                 FROM {Seat._meta.db_table} s WHERE s.round_id = r.id AND s.gaming_day = r.gaming_day),
                ARRAY(SELECT f.code FROM {Finding._meta.db_table} f
                      WHERE f.round_id = r.id ORDER BY f.id),
@@ -496,18 +503,20 @@ def _stored_rounds_postgresql(
             for rows in fetched_ahead(cursor, FETCH_AHEAD):
                 for (pk, round_id, record, status, before, after, version, pool_version, voided_, received,
                      seats, codes, events) in rows:
-                    seat_rows = []
+                    seat_rows, paid_rows = [], []
                     if seats:
                         for text in seats.split(";"):
-                            number, ante, blind, play, trips, progressive = text.split(",")
+                            number, ante, blind, play, trips, progressive, *claimed = text.split(",")
                             seat_rows.append((int(number), amounts[ante], amounts[blind], amounts[play],
                                               amounts[trips], amounts[progressive]))
+                            if claimed:
+                                paid_rows.append((int(number), *(amounts[c] if c else None for c in claimed)))
                     yield StoredRound(
                         pk, round_id, loads(record), status, before, after, version, pool_version,
                         voided_, seat_rows, codes,
                         [(k, int(s) if s is not None else None, Decimal(a), Decimal(m), Decimal(o), Decimal(v))
                          for k, s, a, m, o, v in events] if events else [],
-                        received,
+                        received, paid_rows,
                     )
 
 
@@ -571,7 +580,7 @@ def stored_rounds_portable(
     ).iterator(chunk_size=STREAM_CHUNK)
     seat_rows = Seat.objects.using(using).filter(**in_rounds, **_seats_of_days(day_from, day_to)).order_by(
         "round_id", "seat").values_list(
-        "round_id", "seat", *(f"settled_{bet}" for bet in BETS)
+        "round_id", "seat", *(f"settled_{bet}" for bet in BETS), "paid_reported", *(f"paid_{bet}" for bet in BETS)
     ).iterator(chunk_size=STREAM_CHUNK * 4)
     code_rows = Finding.objects.using(using).filter(**in_rounds).order_by("round_id", "id").values_list(
         "round_id", "code"
@@ -587,15 +596,18 @@ def stored_rounds_portable(
         mine_seats: list = []
         mine_codes: list = []
         mine_events: list = []
+        mine_paid: list = []
         if next_seats is not None and next_seats[0] == pk:
-            mine_seats, next_seats = next_seats[1], next(seats, None)
+            rows, next_seats = next_seats[1], next(seats, None)
+            mine_seats = [row[:6] for row in rows]
+            mine_paid = [(row[0], *row[7:]) for row in rows if row[6]]
         if next_codes is not None and next_codes[0] == pk:
             mine_codes, next_codes = [c for (c,) in next_codes[1]], next(codes, None)
         if next_events is not None and next_events[0] == pk:
             mine_events, next_events = next_events[1], next(events, None)
         yield StoredRound(
             pk, round_id, record, status, before, after, version_id, pool_version_id, voided,
-            mine_seats, mine_codes, mine_events, received,
+            mine_seats, mine_codes, mine_events, received, mine_paid,
         )
 
 

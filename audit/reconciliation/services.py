@@ -29,6 +29,8 @@ from casino import locks, replicas
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
+from rounds.proof_findings import finding_states_unrecorded
+from rounds.proof_versions import config_versions_differences
 
 from . import selectors
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
@@ -393,6 +395,7 @@ def report_merge(*, report: ReconciliationReport) -> dict:
     figures["held"] = selectors.rounds_held()
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=reconciliation_settings())
     figures["dual_control"] = dual_control_section(start=start, end=end)
+    figures["records"] = _records_checked()
     figures["alerts"] = _alerts(figures)
     return figures
 
@@ -408,6 +411,15 @@ def _bodies_checked(day_from: date, day_to: date) -> dict:
     }
 
 
+def _records_checked() -> dict:
+    """The configuration versions against what the chain recorded of them, and the findings' work
+    against its audit events (``verify_audit`` does the same): whatever day it was edited on."""
+    versions = [str(d) for d in config_versions_differences()]
+    findings = [str(d) for d in finding_states_unrecorded()]
+    return {"versions": len(versions), "findings": len(findings),
+            "examples": (versions + findings)[:EXAMPLES_KEPT]}
+
+
 def _alerts(figures: dict) -> list[str]:
     """What must not wait for somebody to open the report."""
     alerts = []
@@ -420,11 +432,19 @@ def _alerts(figures: dict) -> list[str]:
         alerts.append(f"HELD: {held['rounds']} round(s) dealt outside the window the books accept are held "
                       f"apart from every report until a supervisor places them (the oldest received "
                       f"{held['oldest_received']}); their finding is dealt_outside_window")
+    records = figures.get("records") or {}
+    if records.get("versions") or records.get("findings"):
+        alerts.append(f"RECORDS: {records['versions']} configuration version(s) differ from what the audit chain "
+                      f"recorded, {records['findings']} finding(s) hold a state no audit event made: "
+                      + "; ".join(records["examples"][:3]))
     drift = figures["reverification"]["drift"]
     if drift:
+        # The versions are immutable and checked above, the engine is versioned: a round that
+        # differs under the same engine had a stored column edited, which verify_audit names.
         alerts.append(
             f"DRIFT: today's engine ({figures['engine_version']}) judges {drift} stored round(s) "
-            "differently: the engine or a configuration changed what a stored round means"
+            "differently from what they store: a stored column was edited (verify_audit names each), "
+            "or the engine changed what a stored round means"
         )
     if figures["chain"] and not figures["chain"].get("ok"):
         alerts.append(f"audit chain broken at event {figures['chain'].get('break_seq')}: {figures['chain'].get('problem')}")

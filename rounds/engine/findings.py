@@ -24,6 +24,8 @@ DEALT_IN_FUTURE = FindingCode.DEALT_IN_FUTURE.value
 # Raised by the service, not the engine (vocabulary.SERVICE_CODES says why).
 CONFLICTING_RESUBMISSION = FindingCode.CONFLICTING_RESUBMISSION.value
 DEALT_OUTSIDE_WINDOW = FindingCode.DEALT_OUTSIDE_WINDOW.value
+# The round's pool held a meter its ledger does not give, and the round was judged at the ledger's.
+POOL_OFF_LEDGER = FindingCode.POOL_OFF_LEDGER.value
 
 INFORMATIONAL = INFORMATIONAL_CODES
 ALL_CODES = FINDING_CODES

@@ -73,6 +73,7 @@ class FindingCode(StrEnum):
     DEALT_IN_FUTURE = "dealt_in_future"
     CONFLICTING_RESUBMISSION = "conflicting_resubmission"
     DEALT_OUTSIDE_WINDOW = "dealt_outside_window"
+    POOL_OFF_LEDGER = "pool_off_ledger"
 
 
 FINDING_CODES: tuple[str, ...] = tuple(code.value for code in FindingCode)
@@ -81,9 +82,10 @@ INFORMATIONAL_CODES: frozenset[str] = frozenset(
     {FindingCode.AGGREGATE_LIMIT_APPLIED.value, FindingCode.PROGRESSIVE_AWARD.value}
 )
 # Raised by the service, never by the engine: they need what a verdict is not
-# given (the rounds stored before; the months the books hold open).
+# given (the rounds stored before; the months the books hold open; the pool's ledger).
 SERVICE_CODES: frozenset[str] = frozenset(
-    {FindingCode.CONFLICTING_RESUBMISSION.value, FindingCode.DEALT_OUTSIDE_WINDOW.value}
+    {FindingCode.CONFLICTING_RESUBMISSION.value, FindingCode.DEALT_OUTSIDE_WINDOW.value,
+     FindingCode.POOL_OFF_LEDGER.value}
 )
 
 

@@ -152,12 +152,12 @@ def version_write(
         created_by_id=asked.requested_by_id if asked is not None else actor.user_id,
         **{name: getattr(numbers, name) for name in SNAPSHOT_FIELDS},
     )
-    after = _snapshot(version)
+    after = config_version_snapshot(version)
     if asked is not None:
         after |= {"version_request": asked.pk, "requested_by": asked.requested_by_name, "approved_by": actor.name}
     audit_record(
         actor=actor, action="config.version_created", obj=version,
-        before=_snapshot(latest) if latest else None, after=after, request_id=request_id,
+        before=config_version_snapshot(latest) if latest else None, after=after, request_id=request_id,
     )
     return version
 
@@ -207,7 +207,8 @@ def numbers_json(numbers: ConfigNumbers) -> dict:
             for name, value in ((name, getattr(numbers, name)) for name in SNAPSHOT_FIELDS)}
 
 
-def _snapshot(version: TableConfigVersion) -> dict:
+def config_version_snapshot(version: TableConfigVersion) -> dict:
+    """What the chain records of a version as it is made, and what ``rounds.proof_versions`` holds it to."""
     data = {name: getattr(version, name) for name in SNAPSHOT_FIELDS}
     data.update(version=version.version, effective_from=version.effective_from,
                 pool=version.pool.code if version.pool_id else None)

@@ -34,7 +34,7 @@ from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from audit.services import Actor, AuditEntry, audit_record_many
-from progressive.ledger import LedgerDraft
+from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
 from rounds import partitions
 from rounds.engine.record import round_from_wire
@@ -47,6 +47,7 @@ from rounds.window import outside_window, window_opens
 from . import round_rows, versions, write_plan
 from .combiner import Combiner
 from .entries import Entry, IngestResult, Received, record_hash
+from .off_ledger import pools_off_ledger_named
 from .resubmissions import resubmission
 from .steps import NewRound, Resubmission, runs_of, steps_of
 
@@ -121,6 +122,9 @@ def ingest_entries(entries: Sequence[Entry], *, durable: bool = True) -> list[In
         return _transaction(entries, durable)
     except IntegrityError as error:
         partitions.refuse_if_archived(error)  # a round of an archived month: MonthArchived
+        if ledger_refused(error):
+            # A pool's row was moved past the triggers: judged again at its ledger, the pool named.
+            return _transaction(entries, durable, pools_from_ledger=True)
         if not _lost_the_race(error):
             raise
         return _transaction(entries, durable)
@@ -134,20 +138,22 @@ def _lost_the_race(error: IntegrityError) -> bool:
     return f"{RoundKey._meta.db_table}.round_id" in str(error)  # SQLite names the columns
 
 
-def _transaction(entries: Sequence[Entry], durable: bool) -> list[IngestResult]:
+def _transaction(entries: Sequence[Entry], durable: bool, pools_from_ledger: bool = False) -> list[IngestResult]:
     # No partition is ever made here: a round of a month without one goes to the default
     # partition (rounds.partitions); the schedule makes the window's months ahead of time.
     inline = connection.in_atomic_block
     keys, configs = [e.key for e in entries], [e.table.config_id for e in entries]
     opens = window_opens()
     with transaction.atomic():
-        return _story(entries, write_plan.look(keys, configs, durable=durable, inline=inline), opens)
+        return _story(entries, write_plan.look(keys, configs, durable=durable, inline=inline), opens,
+                      pools_from_ledger)
 
 
 # ---- the story -------------------------------------------------------------------------------
 
 
-def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date) -> list[IngestResult]:
+def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date,
+           pools_from_ledger: bool = False) -> list[IngestResult]:
     steps = steps_of(entries, look.stored)
     new = [step for step in steps if isinstance(step, NewRound)]
     free_pks = iter(look.free_pks) if look.free_pks is not None else None
@@ -157,11 +163,12 @@ def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date) -> list
             pool_ids.add(pool_id)
     stored_again = {step.stored for step in steps if isinstance(step, Resubmission) and step.stored}
     held = write_plan.lock(pool_ids, sorted(stored_again), [item.key for item in new if item.key is not None])
+    off = pools_to_their_ledger(held.pools) if pools_from_ledger else []
     ledgers = {pk: LedgerDraft(pool) for pk, pool in held.pools.items()}
     for item in new:
         _judge(item, held.pool_versions, ledgers)
     results: list[IngestResult | None] = [None] * len(entries)
-    audit: list[AuditEntry] = []
+    audit: list[AuditEntry] = pools_off_ledger_named(off, new)
     head = None
     runs = list(runs_of(steps))
     for number, run in enumerate(runs):

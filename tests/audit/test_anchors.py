@@ -15,8 +15,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
+from django.utils import timezone
 
-from audit.anchors import ANCHOR_FILE, AnchorRefused, anchor_write, anchors_read
+from audit.anchors import ANCHOR_FILE, Anchor, AnchorRefused, anchor_line, anchor_write, anchors_read
 from audit.models import AuditEvent, ChainHead
 from audit.services import SYSTEM, audit_record
 
@@ -116,10 +117,13 @@ def test_an_edited_anchor_file_is_refused(anchored, tamper, refusal):
 def test_an_anchor_forged_under_another_key_is_refused_and_so_is_its_whole_file(anchored, settings):
     events = _write(2)
     anchor_write(gaming_day=DAY)
-    settings.AUDIT_ANCHOR_KEY = "someone-elses-key"
     _cut_from(events[-1].seq)
-    anchor_write(gaming_day=DAY)  # the forger's anchor of the cut chain, appended
-    settings.AUDIT_ANCHOR_KEY = KEY
+    # The forger's anchor of the cut chain, signed under his own key and appended by hand:
+    # anchor_write itself refuses a chain that no longer holds the anchor before.
+    head = AuditEvent.objects.order_by("-seq").first()
+    forged = anchor_line(Anchor(head.seq, head.hash, DAY, timezone.now()), key="someone-elses-key")
+    with open(anchored / ANCHOR_FILE, "a") as file:
+        file.write(forged + "\n")
     with pytest.raises(AnchorRefused, match="line 2: .*signature does not match"):
         anchors_read(anchored)
     with pytest.raises(CommandError, match="anchor file refused"):
@@ -245,3 +249,58 @@ def test_check_deploy_asks_for_a_place_and_a_key(settings):
     assert [m.id for m in anchor_signed()] == ["audit.E002"]
     settings.AUDIT_ANCHOR_KEY = KEY
     assert anchor_signed() == []
+
+
+# ---- issue 27, item 12: the anchor must not follow a rewritten chain --------------------------------
+
+
+def test_no_anchor_is_written_for_a_chain_rewritten_since_the_last_one(anchored, caplog):
+    from tests.audit.test_chain import _rehashed_from
+
+    events = _write(4)
+    anchor_write(gaming_day=DAY)
+    _rehashed_from(events[1], "mallory")  # every event from there rehashed, the head included
+    with caplog.at_level(logging.ERROR, logger="audit.anchors"), \
+            pytest.raises(CommandError, match=f"event {events[-1].seq} is not the one anchored outside"):
+        call_command("audit_anchor", day=date(2026, 12, 1))
+    assert "ALERT: no anchor written" in caplog.text
+    assert len(_lines(anchored)) == 1
+    assert not AuditEvent.objects.filter(action="audit.anchored", after__gaming_day="2026-12-01").exists()
+
+
+def test_an_anchor_sent_only_by_url_is_held_by_the_chain_that_recorded_sending_it(settings, receiver):
+    from tests.audit.test_chain import _rehashed_from
+
+    settings.AUDIT_ANCHOR_PATH, settings.AUDIT_ANCHOR_KEY = "", KEY
+    settings.AUDIT_ANCHOR_URL = f"http://127.0.0.1:{receiver.server_port}/anchors"
+    events = _write(3)
+    anchor_write(gaming_day=DAY)
+    _rehashed_from(events[1], "mallory")  # the audit.anchored event itself left as it was
+    with pytest.raises(AnchorRefused, match="not the one anchored outside"):
+        anchor_write(gaming_day=DAY)
+    assert len(_Receiver.bodies) == 1
+
+
+def test_expect_file_holds_every_anchor_not_only_the_latest(anchored, capsys):
+    from tests.audit.test_chain import _rehashed_from
+
+    events = _write(4)
+    first = anchor_write(gaming_day=DAY).anchor
+    _rehashed_from(events[1], "mallory")
+    # What the old audit_anchor did next: the rewritten head anchored, signed with the real key.
+    head = AuditEvent.objects.order_by("-seq").first()
+    with open(anchored / ANCHOR_FILE, "a") as file:
+        file.write(anchor_line(Anchor(head.seq, head.hash, date(2026, 12, 1), timezone.now()), key=KEY) + "\n")
+    with pytest.raises(CommandError, match=f"event {first.seq} is not the one anchored outside"):
+        call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+    assert f"audit chain broken at event {first.seq}" in capsys.readouterr().out
+
+
+def test_every_anchor_of_the_file_holding_is_said(anchored, capsys):
+    _write(2)
+    anchor_write(gaming_day=DAY)
+    _write(2)
+    latest = anchor_write(gaming_day=date(2026, 12, 1)).anchor
+    call_command("verify_audit", "--chain-only", expect_file=str(anchored))
+    out = capsys.readouterr().out
+    assert "all 2 anchors hold" in out and f"anchor {latest.seq}:{latest.hash} holds" in out

@@ -1,26 +1,37 @@
-"""``python manage.py verify_audit``: walk the audit chain; exit 1 at the first break.
+"""``python manage.py verify_audit``: prove every stored fact from what cannot be rewritten unseen.
 
-``--expect SEQ:HASH`` is an anchor kept outside the database (the ``anchor``
-line an earlier run printed, written down or sent elsewhere): the chain must
-still hold that event with that hash, so a chain rewritten and rehashed from
-an edited event is caught too.
+It reports every kind of damage it finds in one run, each named, and exits 1
+at the end if there was any (the last line counts them):
 
-Then every stored round is read again from the body its table sent
-(``rounds.proof``): a round whose stored record, record hash or audit event
-says otherwise than its kept body is printed, and the command exits 1.
-``--chain-only`` skips that walk.
+- the database's protections (PostgreSQL): every trigger protecting the
+  records there and enabled (``audit.protections``);
+- the audit chain: each event present, following the one before, its hash
+  its own content's; the walk goes on past a break and names each one;
+- anchors kept outside: ``--expect SEQ:HASH`` (an ``anchor`` line an
+  earlier run printed), or ``--expect-file PATH``, the anchors
+  ``audit_anchor`` and the nightly task wrote (``anchors.jsonl`` or its
+  directory), each line's signature checked under ``AUDIT_ANCHOR_KEY``,
+  and every one of them, not only the latest, still held by the chain;
+- the kept bodies: each stored round's record, record hash and
+  ``round.stored`` event what the body its table sent says
+  (``rounds.proof``);
+- the computed columns: each round's status, findings, settled amounts,
+  meter events and meter after derived again from its record, its
+  configuration version as the chain recorded it and its pool's ledger, and
+  its paid amounts from the body (``audit.reconciliation.derived``): each
+  difference named with its table, round, column, stored and derived value;
+- the configuration versions: each version's numbers against what the chain
+  recorded when it was made (``rounds.proof_versions``);
+- the findings' work: each worked state, note and name against its last
+  audit event (``rounds.proof_findings``);
+- the pools: each pool's meter, overflow and reserve against its ledger,
+  every event following the one before (``progressive.selectors``).
 
-``--expect-file PATH`` reads the anchors ``audit_anchor`` (and the nightly
-task) wrote outside, ``anchors.jsonl`` or a directory holding it: each
-line's signature is checked under ``AUDIT_ANCHOR_KEY`` (a forged or edited
-file is refused, exit 1), then the latest anchor is checked as ``--expect``.
-
-On PostgreSQL it first checks that every trigger protecting the records is
-there and enabled (``audit.protections``): one dropped or disabled is
-printed, and the command exits 1 once the rest is verified.
+``--chain-only`` checks the protections, the chain and its anchors alone.
 """
 
 import re
+from collections.abc import Callable, Iterable
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
@@ -33,7 +44,7 @@ ANCHOR = re.compile(r"(?P<seq>[0-9]+):(?P<hash>[0-9a-f]{64})")
 
 
 class Command(BaseCommand):
-    help = "Verify the hash chain of the audit log and print its last hash and its anchor."
+    help = "Verify the audit chain, its anchors, and every stored fact against what cannot be rewritten."
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -42,57 +53,104 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--expect-file", metavar="PATH",
-            help="anchors written outside (anchors.jsonl, or its directory): signatures checked, the latest must hold",
+            help="anchors written outside (anchors.jsonl, or its directory): signatures checked, each must hold",
         )
-        parser.add_argument("--chain-only", action="store_true", help="do not read the kept bodies again")
+        parser.add_argument("--chain-only", action="store_true",
+                            help="the protections, the chain and its anchors only: no round, version or finding")
 
     def handle(self, *args, expect=None, expect_file=None, chain_only=False, **options):
         if expect is not None and expect_file is not None:
             raise CommandError("--expect and --expect-file: give one anchor")
+        damage: list[str] = []
         missing = protections_missing(connection)
         for protection in missing:
             self.stdout.write(f"protection gone: {protection}")
-        anchor = None
-        if expect_file is not None:
-            try:
-                anchors = anchors_read(expect_file)
-            except AnchorRefused as refused:
-                raise CommandError(f"anchor file refused: {refused}") from None
-            latest = max(anchors, key=lambda a: a.seq)
-            if not latest.signed:
-                self.stdout.write(f"anchor {latest.seq} is unsigned (AUDIT_ANCHOR_KEY not set): it proves "
-                                  "nothing against whoever can write the file")
-            anchor = (latest.seq, latest.hash)
+        if missing:
+            damage.append(f"{len(missing)} of the database's protections are missing or disabled")
+        anchors = self._anchors(expect, expect_file, damage)
+        self._chain(anchors, damage)
+        if not chain_only:
+            self._records(damage)
+        if connection.vendor == "postgresql" and not missing:
+            self.stdout.write("every protection of the records is in force")
+        if damage:
+            raise CommandError("; ".join(damage))
+
+    def _anchors(self, expect: str | None, expect_file: str | None, damage: list[str]) -> list[tuple[int, str]]:
         if expect is not None:
             match = ANCHOR.fullmatch(expect.strip())
             if match is None:
                 raise CommandError("--expect is SEQ:HASH, as the 'anchor' line of an earlier run prints it")
-            anchor = (int(match["seq"]), match["hash"])
-        result = audit_chain_verify(anchor=anchor)
+            return [(int(match["seq"]), match["hash"])]
+        if expect_file is None:
+            return []
+        try:
+            anchors = anchors_read(expect_file)
+        except AnchorRefused as refused:
+            # The rest is still verified: a refused file must not hide a broken chain.
+            self.stdout.write(f"anchor file refused: {refused}")
+            damage.append(f"anchor file refused: {refused}")
+            return []
+        unsigned = [a.seq for a in anchors if not a.signed]
+        if unsigned:
+            self.stdout.write(f"{len(unsigned)} anchor(s) unsigned (AUDIT_ANCHOR_KEY not set), the latest "
+                              f"{max(unsigned)} is unsigned: they prove nothing against whoever can write the file")
+        return sorted({(a.seq, a.hash) for a in anchors})
+
+    def _chain(self, anchors: list[tuple[int, str]], damage: list[str]) -> None:
+        result = audit_chain_verify(anchors=anchors)
+        for broken in result.breaks:
+            self.stdout.write(f"audit chain broken at event {broken.seq}: {broken.problem}")
         if not result.ok:
-            raise CommandError(
-                f"audit chain broken at event {result.break_seq}: {result.problem} "
-                f"({result.checked} events verified before it)"
-            )
+            more = f" and {len(result.breaks) - 1} more place(s)" if len(result.breaks) > 1 else ""
+            damage.append(f"audit chain broken at event {result.break_seq}: {result.problem}{more} "
+                          f"({result.checked} events walked)")
+            return
         self.stdout.write(f"audit chain intact: {result.checked} events")
-        if anchor is not None:
-            self.stdout.write(f"anchor {anchor[0]}:{anchor[1]} holds")
+        if len(anchors) > 1:
+            self.stdout.write(f"all {len(anchors)} anchors hold")
+        if anchors:
+            self.stdout.write(f"anchor {anchors[-1][0]}:{anchors[-1][1]} holds")
         self.stdout.write(f"last hash: {result.last_hash}")
         self.stdout.write(f"anchor: {result.last_seq}:{result.last_hash}")
-        if not chain_only:
-            self._bodies()
-        if missing:
-            raise CommandError(f"{len(missing)} of the database's protections are missing or disabled")
-        if connection.vendor == "postgresql":
-            self.stdout.write("every protection of the records is in force")
 
-    def _bodies(self) -> None:
-        from rounds.proof import bodies_differences  # rounds stand above the audit log
+    def _records(self, damage: list[str]) -> None:
+        # Rounds, versions and pools stand above the audit log.
+        from audit.reconciliation.derived import stored_columns_differences
+        from progressive.models import Pool
+        from progressive.selectors import pool_ledger_check
+        from rounds.proof import bodies_differences
+        from rounds.proof_findings import finding_states_unrecorded
+        from rounds.proof_versions import config_versions_differences, config_versions_recorded
 
-        differences = 0
-        for difference in bodies_differences():
-            differences += 1
-            self.stdout.write(f"round {difference.round_id} (#{difference.round_pk}): {difference.problem}")
-        if differences:
-            raise CommandError(f"{differences} differences between stored rounds and the bodies their tables sent")
-        self.stdout.write("every stored round is what its kept body says")
+        recorded = config_versions_recorded()
+        self._each(damage, bodies_differences(),
+                   lambda d: f"round {d.round_id} (#{d.round_pk}): {d.problem}",
+                   "differences between stored rounds and the bodies their tables sent",
+                   "every stored round is what its kept body says")
+        self._each(damage, stored_columns_differences(recorded=recorded), str,
+                   "stored columns differ from what their rounds' bodies, versions and ledgers derive",
+                   "every stored round's computed columns are what it derives")
+        self._each(damage, config_versions_differences(recorded=recorded), str,
+                   "differences between configuration versions and what the audit chain recorded",
+                   "every configuration version is what the audit chain recorded")
+        self._each(damage, finding_states_unrecorded(), str,
+                   "findings' states not made by an audit event",
+                   "every worked finding's state is its last audit event's")
+        pools = (check for check in (pool_ledger_check(pool=p) for p in Pool.objects.order_by("code"))
+                 if not check.ok)
+        self._each(damage, pools,
+                   lambda c: f"pool {c.pool}: {c.problem}" + (f" (at event {c.seq})" if c.seq else ""),
+                   "pools whose meter is not their ledger",
+                   "every pool's meter is its ledger")
+
+    def _each(self, damage: list[str], found: Iterable, line: Callable[[object], str], counted: str,
+              clean: str) -> None:
+        n = 0
+        for item in found:
+            n += 1
+            self.stdout.write(line(item))
+        if n:
+            damage.append(f"{n} {counted}")
+        else:
+            self.stdout.write(clean)
