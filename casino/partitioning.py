@@ -71,6 +71,43 @@ def partitions_create(cursor, tables: Iterable[str], day: date) -> bool:
     return made
 
 
+def partitions_create_moving(cursor, tables: Iterable[str], column: str, day: date,
+                             guards: dict[str, str]) -> dict[str, int]:
+    """``partitions_create`` for a month whose rows already lie in the default partitions: the
+    rows moved into the new partitions, in the caller's transaction; how many of each table.
+
+    The tables are locked against everyone (in the order given, the writers' order) for the
+    moment it takes. Each default partition's row trigger that refuses a DELETE (``guards``, by
+    table) stands aside for the move alone and is back before the transaction ends, so no
+    other statement ever sees it off. Constraints are checked at once from here on: a
+    table's triggers cannot be switched while checks of it wait for the commit, and the rows
+    leave referrers first and come back referred-to first (the order of ``tables``).
+    """
+    tables = list(tables)
+    first = month_of(day)
+    after = month_of(first + timedelta(days=31))
+    in_month = sql.SQL("{} >= {} AND {} < {}").format(
+        sql.Identifier(column), sql.Literal(first.isoformat()), sql.Identifier(column), sql.Literal(after.isoformat()))
+    for table in tables:
+        cursor.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(sql.Identifier(table)))
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    moved = {}
+    for table in tables:
+        cursor.execute(sql.SQL("CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT * FROM {} WHERE {}").format(
+            sql.Identifier(f"{table}_moving"), sql.Identifier(default_partition_name(table)), in_month))
+        moved[table] = cursor.rowcount
+    for table in reversed(tables):
+        default, guard = sql.Identifier(default_partition_name(table)), sql.Identifier(guards[table])
+        cursor.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER {}").format(default, guard))
+        cursor.execute(sql.SQL("DELETE FROM {} WHERE {}").format(default, in_month))
+        cursor.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER {}").format(default, guard))
+    partitions_create(cursor, tables, first)
+    for table in tables:
+        cursor.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(
+            sql.Identifier(table), sql.Identifier(f"{table}_moving")))
+    return moved
+
+
 def _truncate_refused_like_parent(cursor, table: str, partition: str) -> None:
     """PostgreSQL gives a new partition its parent's row triggers, not its statement ones: a
     parent that refuses TRUNCATE (audit migration 0010) passes the refusal on here, so that

@@ -11,8 +11,9 @@ cannot add tables, indexes and locks to the database (a round of every month
 from 2000 to 2099 would have made 2,400 partitions, and every query planned
 over all of them). A round of a month without a partition, which only a
 round outside the window can be when the schedule runs, goes to the default
-partition; once the default partition holds rows of a month, that month's
-partition can no longer be made (``partitions_make`` says which).
+partition; when the schedule reaches that month, its partitions are made with
+those rows moved in (``casino.partitioning.partitions_create_moving``), so a
+table's clock cannot keep a month out of its partition.
 
 A month can be archived (``rounds.services.archives``): its partitions are
 detached, and until they are attached again its rows are refused, by the
@@ -34,6 +35,8 @@ from django.conf import settings
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 from django.utils import timezone
 
+from audit.protections import PARTITIONED
+from audit.services import SYSTEM, audit_record
 from casino import partitioning
 from casino.gaming_day import gaming_day_of
 from rounds.models import ArchivedMonth, Round, Seat
@@ -104,14 +107,32 @@ def partitions_make(days: Iterable[date]) -> Made:
             # Another process made it between our look and our CREATE (the
             # table lock in partitions_create makes this all but impossible).
         except IntegrityError:
-            # Only a check the default partition fails raises here: rows of
-            # that month went there while no partition existed.
-            logger.error("rounds of %s lie in the default partition: that month's partition cannot "
-                         "be made until they are moved (docs/SCALING.md)", f"{month:%Y-%m}")
-            result.refused.append(month)
+            # Only a check the default partition fails raises here: rows of that month went
+            # there while no partition existed (a round held apart, dated ahead of the schedule).
+            _made_moving(month, result)
     if result.made:
         logger.info("round partitions made for %s", ", ".join(f"{m:%Y-%m}" for m in result.made))
     return result
+
+
+def _made_moving(month: date, result: Made) -> None:
+    """The month's partitions made with its rows moved out of the default partitions, and the
+    move told to the audit chain; refused (and logged) if even that fails."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            moved = partitioning.partitions_create_moving(
+                cursor, TABLES, COLUMN, month, guards={table: PARTITIONED[table] for table in TABLES})
+            audit_record(actor=SYSTEM, action="partition.rows_moved", object_type="partition",
+                         object_id=f"{month:%Y-%m}", object_repr=f"{month:%Y-%m}",
+                         after={"month": f"{month:%Y-%m}", "from": "default", "rows": moved})
+    except Exception:  # noqa: BLE001 - the schedule goes on with the other months
+        logger.exception("rounds of %s lie in the default partition and could not be moved: that "
+                         "month's partition is not made (docs/SCALING.md)", f"{month:%Y-%m}")
+        result.refused.append(month)
+        return
+    logger.warning("round partitions made for %s, its rows moved out of the default partition: %s",
+                   f"{month:%Y-%m}", moved)
+    result.made.append(month)
 
 
 def partitions_ahead(*, today: date | None = None, ahead: int | None = None) -> Made:

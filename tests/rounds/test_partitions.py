@@ -163,18 +163,34 @@ def test_the_database_keeps_a_round_its_keys_and_its_seats_together(table_client
         cursor.execute("UPDATE rounds_roundkey SET round_id = 'R-2' WHERE id = %s", [round_.pk])
 
 
-def test_a_day_whose_rounds_went_to_the_default_partition_is_reported_and_nothing_is_lost(
+def test_a_month_whose_rounds_went_to_the_default_partition_is_made_with_them_moved_in(
     table_client, auditor_client,
 ):
-    client = table_client()
-    assert client.post(ROUNDS, record("R-1", dealt_at="2017-05-05T22:00:00+02:00"), format="json").status_code == 201
+    """A round held apart, dated past the months made ahead, lies in the default partition; when
+    the schedule reaches its month, the month is made with its rows moved in, not refused, so a
+    table's clock cannot keep a month out of its partition."""
+    from audit.models import AuditEvent
+    from audit.protections import protections_missing
 
-    assert partition_of(Round, round_id="R-1") == {"rounds_round_default"}
-    made = partitions.partitions_make([date(2017, 5, 25), date(2017, 6, 6)])
-    assert made.refused == [date(2017, 5, 1)] and made.made == [date(2017, 6, 1)]
-    assert partitions.days_in_default() == [date(2017, 5, 5)]
-    pk = Round.objects.get(round_id="R-1").pk
-    assert auditor_client.get(f"{ROUNDS}{pk}/").status_code == 200
+    client = table_client()
+    answer = client.post(ROUNDS, record("R-1", dealt_at="2017-05-05T22:00:00+02:00"), format="json").json()
+    client.post(ROUNDS, record("R-2", dealt_at="2017-06-02T22:00:00+02:00"), format="json")
+    assert partition_of(Round, round_id__in=["R-1", "R-2"]) == {"rounds_round_default"}
+    assert partitions.days_in_default() == [date(2017, 5, 5), date(2017, 6, 2)]
+
+    made = partitions.partitions_make([date(2017, 5, 25)])
+
+    assert made.made == [date(2017, 5, 1)] and made.refused == []
+    assert partition_of(Round, round_id="R-1") == {"rounds_round_p201705"}
+    assert partition_of(Seat, round__round_id="R-1") == {"rounds_seat_p201705"}
+    assert partitions.days_in_default() == [date(2017, 6, 2)]  # only its own month moved
+    moved = AuditEvent.objects.get(action="partition.rows_moved")
+    assert moved.after["rows"] == {"rounds_round": 1, "rounds_seat": 2}
+    assert protections_missing(connection) == []  # the guards stood aside for the move alone
+    with pytest.raises(ProgrammingError, match="refused"), transaction.atomic():
+        scalar("UPDATE rounds_round SET dealer = 'X' WHERE round_id = 'R-1' RETURNING 1")
+    read = auditor_client.get(f"{ROUNDS}{answer['id']}/").json()
+    assert read["seats"] == answer["seats"] and read["findings"] == answer["findings"]
 
 
 @pytest.mark.django_db
