@@ -42,6 +42,18 @@ class AuditedUserAdmin(UserAdmin):
             request_id=request_id_of(request),
         )
 
+    def user_change_password(self, request, id, form_url=""):
+        # A password set by someone else is a hand on the account like a role given: the audit
+        # log keeps who set it (and dual control reads it: audit.approvals.approver_tie).
+        response = super().user_change_password(request, id, form_url)
+        if request.method == "POST" and response.status_code == 302:
+            user = User.objects.get(pk=id)
+            audit_record(
+                actor=Actor.of_user(request.user), action="user.password_set", obj=user,
+                object_repr=user.get_username(), request_id=request_id_of(request),
+            )
+        return response
+
     def delete_model(self, request, obj):
         before = _state(obj)
         super().delete_model(request, obj)

@@ -111,3 +111,18 @@ def test_a_puppet_made_in_the_admins_user_pages_is_refused_over_the_api():
                              {"decision": "approve"}, follow=True)
     assert "independent of the asker" in page.content.decode()
     assert _pool().meter == before
+
+
+def test_a_supervisor_whose_password_the_asker_set_cannot_approve(client):
+    """The admin's "change password" page: the admin who set another supervisor's password
+    holds that account, so its approval of the admin's request is no second person's."""
+    boss = person("admin", "boss-pw")
+    other = person("supervisor", "other-pw")
+    client.force_login(boss)
+    answer = client.post(f"/admin/auth/user/{other.pk}/password/",
+                         {"password1": "a-new-long-password-9", "password2": "a-new-long-password-9"})
+    assert answer.status_code == 302, answer.content[:300]
+    asked = _ask(boss)
+    with pytest.raises(ApprovalError) as refused:
+        adjustment_approve(asked=asked, actor=Actor.of_user(other))
+    assert refused.value.code == "not_independent"
