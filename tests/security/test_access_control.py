@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db
 
 SUPERVISOR_OPERATIONS = {
     "POST /api/v1/pools/{code}/adjustments", "POST /api/v1/pools/{code}/overflow-transfers",
-    "POST /api/v1/rounds/{id}/void",
+    "POST /api/v1/rounds/{id}/void", "POST /api/v1/rounds/{id}/place",
     "POST /api/v1/adjustment-requests/{id}/approve", "POST /api/v1/adjustment-requests/{id}/reject",
 }
 AUDITOR_WRITES = {"POST /api/v1/findings/transition"}
@@ -65,6 +65,7 @@ def call(client: APIClient, label: str, floor: dict, *, as_table: str | None = N
         "/api/v1/pools/us-progressive/overflow-transfers": {"reason": "take it"},
         "/api/v1/findings/transition": {"findings": [floor["finding"].pk], "state": "dismissed", "note": "gone"},
         f"/api/v1/rounds/{floor['round'].pk}/void": {"reason": "hide it"},
+        f"/api/v1/rounds/{floor['round'].pk}/place": {"note": "count it"},
         f"/api/v1/adjustment-requests/{floor['round'].pk}/approve": {},
         f"/api/v1/adjustment-requests/{floor['round'].pk}/reject": {"note": "not needed"},
     }
