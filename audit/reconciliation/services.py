@@ -30,6 +30,7 @@ from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
 from rounds.proof_findings import finding_states_unrecorded
+from rounds.proof_held import held_differences
 from rounds.proof_versions import config_versions_differences
 
 from . import selectors
@@ -416,8 +417,9 @@ def _records_checked() -> dict:
     against its audit events (``verify_audit`` does the same): whatever day it was edited on."""
     versions = [str(d) for d in config_versions_differences()]
     findings = [str(d) for d in finding_states_unrecorded()]
-    return {"versions": len(versions), "findings": len(findings),
-            "examples": (versions + findings)[:EXAMPLES_KEPT]}
+    held = [str(d) for d in held_differences()]
+    return {"versions": len(versions), "findings": len(findings), "held": len(held),
+            "examples": (versions + findings + held)[:EXAMPLES_KEPT]}
 
 
 def _alerts(figures: dict) -> list[str]:
@@ -433,10 +435,11 @@ def _alerts(figures: dict) -> list[str]:
                       f"apart from every report until a supervisor places them (the oldest received "
                       f"{held['oldest_received']}); their finding is dealt_outside_window")
     records = figures.get("records") or {}
-    if records.get("versions") or records.get("findings"):
+    if records.get("versions") or records.get("findings") or records.get("held"):
         alerts.append(f"RECORDS: {records['versions']} configuration version(s) differ from what the audit chain "
-                      f"recorded, {records['findings']} finding(s) hold a state no audit event made: "
-                      + "; ".join(records["examples"][:3]))
+                      f"recorded, {records['findings']} finding(s) hold a state no audit event made, "
+                      f"{records.get('held', 0)} round(s) held apart or not against their finding and "
+                      "placements: " + "; ".join(records["examples"][:3]))
     drift = figures["reverification"]["drift"]
     if drift:
         # The versions are immutable and checked above, the engine is versioned: a round that

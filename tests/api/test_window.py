@@ -152,3 +152,28 @@ def test_a_supervisor_places_a_held_round_from_its_admin_page(settings, table_cl
     assert not Round.objects.get(round_id="H-2").held
     assert 'id="place-form"' not in supervisor.get(page).content.decode()
     assert supervisor.get("/admin/rounds/round/?held__exact=1").status_code == 200
+
+
+@pytest.mark.parametrize("forged", ["hidden", "placed"])
+def test_held_set_or_cleared_by_hand_is_named_by_verify_audit(settings, table_client, capsys, forged):
+    """``held`` is a column the service may change: whoever writes the database could hide a
+    round from every report, or put a held one in the books without a supervisor."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    settings.ROUND_WINDOW_OPENS = date(2026, 11, 1)
+    client = table_client("S01", "se-50kr")
+    client.post(ROUNDS, record("V-1", dealt_at="2026-11-20T21:00:00+01:00"), format="json")
+    client.post(ROUNDS, record("V-2", dealt_at="2026-10-15T21:00:00+02:00"), format="json")
+    call_command("verify_audit")
+    assert "every round held apart is one found outside the window" in capsys.readouterr().out
+
+    target = "V-1" if forged == "hidden" else "V-2"
+    Round.objects.filter(round_id=target).update(held=forged == "hidden")
+    with pytest.raises(CommandError):
+        call_command("verify_audit")
+    out = capsys.readouterr().out
+    pk = Round.objects.get(round_id=target).pk
+    assert f"round #{pk}: held stored {forged == 'hidden'}, derived {forged != 'hidden'}" in out
+    report = report_run(day_from=date(2026, 11, 20))
+    assert report.figures["records"]["held"] == 1

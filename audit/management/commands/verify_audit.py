@@ -23,7 +23,8 @@ at the end if there was any (the last line counts them):
 - the configuration versions: each version's numbers against what the chain
   recorded when it was made (``rounds.proof_versions``);
 - the findings' work: each worked state, note and name against its last
-  audit event (``rounds.proof_findings``);
+  audit event (``rounds.proof_findings``); a round held apart from the books
+  only if found outside the window and never placed (``rounds.proof_held``);
 - the pools: each pool's meter, overflow and reserve against its ledger,
   every event following the one before (``progressive.selectors``).
 
@@ -121,6 +122,7 @@ class Command(BaseCommand):
         from progressive.selectors import pool_ledger_check
         from rounds.proof import bodies_differences
         from rounds.proof_findings import finding_states_unrecorded
+        from rounds.proof_held import held_differences
         from rounds.proof_versions import config_versions_differences, config_versions_recorded
 
         recorded = config_versions_recorded()
@@ -137,6 +139,9 @@ class Command(BaseCommand):
         self._each(damage, finding_states_unrecorded(), str,
                    "findings' states not made by an audit event",
                    "every worked finding's state is its last audit event's")
+        self._each(damage, held_differences(), str,
+                   "rounds held apart, or not, against their finding and the chain's placements",
+                   "every round held apart is one found outside the window and never placed")
         pools = (check for check in (pool_ledger_check(pool=p) for p in Pool.objects.order_by("code"))
                  if not check.ok)
         self._each(damage, pools,
