@@ -18,9 +18,12 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from audit.models import AuditEvent
-from casino.work import State
+from audit.models import AuditEvent, ProtectionFinding, VarianceFinding
+from casino.work import State, WorkedFinding
 from rounds.models import Finding
+
+# Every finding an auditor works, each moved only through casino.work's transition and its event.
+WORKED: tuple[type[WorkedFinding], ...] = (Finding, VarianceFinding, ProtectionFinding)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +33,11 @@ class FindingDifference:
     column: str  # "state", "state_note", "state_changed_by_name", or "row" for a finding gone
     stored: object
     recorded: object  # what the last event says; None: no event
+    kind: str = Finding.work_name  # the finding's model, as its audit events name it
 
     def __str__(self) -> str:
-        where = f"finding #{self.finding_pk}" + (f" of round #{self.round_pk}" if self.round_pk else "")
+        where = (f"{self.kind.replace('_', ' ')} #{self.finding_pk}"
+                 + (f" of round #{self.round_pk}" if self.round_pk else ""))
         if self.column == "row":
             return f"{where}: the chain saw it worked ({self.recorded}), and it is gone"
         said = "no audit event moved it" if self.recorded is None else f"its last audit event says {self.recorded!r}"
@@ -40,35 +45,43 @@ class FindingDifference:
 
 
 def finding_states_unrecorded() -> Iterator[FindingDifference]:
-    """Every round finding whose worked state is not what its last audit event made it."""
-    last = _last_moves()
+    """Every finding (of rounds, of the variance tests, of game protection) whose worked state is
+    not what its last audit event made it."""
+    for model in WORKED:
+        yield from _unrecorded(model)
+
+
+def _unrecorded(model: type[WorkedFinding]) -> Iterator[FindingDifference]:
+    last = _last_moves(model)
     untouched = Q(state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="")
-    worked = Finding.objects.filter(~untouched | Q(pk__in=list(last))).order_by("pk").values_list(
-        "pk", "round_id", "state", "state_note", "state_changed_by_name")
+    of_round = "round_id" if model is Finding else "pk"
+    worked = model.objects.filter(~untouched | Q(pk__in=list(last))).order_by("pk").values_list(
+        "pk", of_round, "state", "state_note", "state_changed_by_name")
     seen = set()
     for pk, round_pk, state, note, name in worked.iterator(chunk_size=2000):
+        round_pk = round_pk if model is Finding else None
         seen.add(pk)
         move = last.get(pk)
         if move is None:
-            yield FindingDifference(pk, round_pk, "state", state, None)
+            yield FindingDifference(pk, round_pk, "state", state, None, model.work_name)
             continue
         for column, stored, recorded in (("state", state, move[0]), ("state_note", note, move[1]),
                                          ("state_changed_by_name", name, move[2])):
             if stored != recorded:
-                yield FindingDifference(pk, round_pk, column, stored, recorded)
+                yield FindingDifference(pk, round_pk, column, stored, recorded, model.work_name)
     for pk in sorted(set(last) - seen):
-        yield FindingDifference(pk, None, "row", None, last[pk][0])
+        yield FindingDifference(pk, None, "row", None, last[pk][0], model.work_name)
 
 
-def _last_moves() -> dict[int, tuple[str, str, str]]:
+def _last_moves(model: type[WorkedFinding]) -> dict[int, tuple[str, str, str]]:
     """(state, note, who) of each finding's last move, as the chain recorded it: one read."""
     events = (
-        AuditEvent.objects.filter(object_type=Finding._meta.label_lower, action__startswith=f"{Finding.work_name}.")
+        AuditEvent.objects.filter(object_type=model._meta.label_lower, action__startswith=f"{model.work_name}.")
         .order_by("seq").values_list("object_id", "action", "after", "actor_name")
     )
     moves = {}
     for object_id, action, after, actor_name in events.iterator(chunk_size=2000):
-        state = action.removeprefix(f"{Finding.work_name}.")
+        state = action.removeprefix(f"{model.work_name}.")
         if not object_id.isdigit() or state not in State.values:
             continue
         after = after if isinstance(after, dict) else {}

@@ -229,7 +229,7 @@ def test_the_nightly_report_names_paid_amounts_a_forged_dismissal_and_an_edited_
     from audit.reconciliation.services import report_run
 
     day = us_rounds.rounds.first().gaming_day
-    assert report_run(day_from=day).figures["records"] == {"versions": 0, "findings": 0, "examples": []}
+    assert report_run(day_from=day).figures["records"] == {"versions": 0, "findings": 0, "held": 0, "examples": []}
     seat = Seat.objects.filter(round__table=us_rounds.table, paid_reported=True).first()
     finding = Finding.objects.filter(round__table=us_rounds.table, informational=False).first()
     _sql("UPDATE rounds_finding SET state = 'dismissed', state_note = 'fine', state_changed_by_name = 'aud1' "
@@ -243,3 +243,29 @@ def test_the_nightly_report_names_paid_amounts_a_forged_dismissal_and_an_edited_
     assert any(alert.startswith("RECORDS: 1 configuration version(s)") for alert in figures["alerts"])
     examples = [d for e in figures["reverification"]["examples"] for d in e["differences"]]
     assert any(d.startswith(f"seat {seat.seat} paid ante 5000.00 is now") for d in examples)
+
+
+def test_a_protection_findings_forged_dismissal_is_named_like_a_rounds(capsys):
+    """Every worked finding proves itself, not only round findings: game protection's and the
+    variance tests' are moved by the same transition and its event."""
+    from datetime import date
+
+    from audit.models import ProtectionFinding
+    from rounds.protection.codes import ProtectionCode
+    from rounds.services import finding_transition
+    from tests.security.people import person
+
+    suspect = ProtectionFinding.objects.create(
+        code=ProtectionCode.SUSPECTED_HOLE_CARDING.value, key="player=P-9 knowledge=dealer_first crossed_at=1/1", day_from=date(2026, 11, 30),
+        day_to=date(2026, 11, 30), figure=Decimal("9.5"), threshold=Decimal("6.9"), detail="hole carding of P-9",
+        player="P-9")
+    finding_transition(finding_ids=[suspect.pk], to_state="acknowledged", user=person("auditor", "aud-pf"),
+                       note="looking", model=ProtectionFinding)
+    call_command("verify_audit")  # a move the service made is its event's
+    capsys.readouterr()
+
+    _sql("UPDATE audit_protectionfinding SET state = 'dismissed', state_note = 'honest player', "
+         "state_changed_by_name = 'aud1' WHERE id = %s", [suspect.pk])
+    out, _ = _verify(capsys)
+    assert (f"protection finding #{suspect.pk}: state stored 'dismissed', its last audit event says "
+            "'acknowledged'") in out
