@@ -24,7 +24,8 @@ INFRASTRUCTURE = (
     "casino.sql", "casino.rows", "casino.jsons", "casino.partitioning", "casino.gaming_day",
     "casino.locks", "casino.models", "casino.validation", "casino.work",
 )
-AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals")
+# audit.protections: the database's guards of the records, which the partitions' maker names.
+AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals", "audit.protections")
 RECONCILIATION = ("audit.reconciliation",)
 
 # progressive's core: what rounds stands on (a round is judged by a pool version,
