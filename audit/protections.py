@@ -1,7 +1,7 @@
 """The database's protections of what happened, declared once, and the check that each is in force.
 
 The triggers that refuse UPDATE, DELETE and TRUNCATE of the records (audit
-migrations 0003 and 0010, progressive 0005 and 0012, rounds 0003 and 0009)
+migrations 0003 and 0010, progressive 0005, 0012 and 0014, rounds 0003 and 0009)
 and the ones that keep a pool's meter equal to its ledger (progressive 0008,
 0011) and an archived month out of the default partitions (rounds 0017) are
 raw SQL in migrations. A trigger dropped or disabled by anyone
@@ -42,6 +42,11 @@ PROTECTIONS: dict[str, tuple[str, ...]] = {
     "progressive_meterreading": ("progressive_meterreading_append_only", "progressive_meterreading_never_truncated"),
     "progressive_pool": ("pool_meter_is_its_ledger", "progressive_pool_never_truncated"),
     "progressive_poolversion": ("progressive_poolversion_append_only", "progressive_poolversion_never_truncated"),
+    "progressive_poolversionrequest": (
+        "progressive_poolversionrequest_changes_allowed",
+        "progressive_poolversionrequest_decided_once",
+        "progressive_poolversionrequest_never_truncated",
+    ),
     "rounds_configversionrequest": (
         "rounds_configversionrequest_changes_allowed",
         "rounds_configversionrequest_decided_once",

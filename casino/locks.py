@@ -10,7 +10,9 @@ breaks the order (``LockOrderError``, raised before the database is asked):
    new version), then tables (registration, a new configuration version; a
    table ``no_key``, so that its rounds go on being stored);
 2. progressive pools, in primary-key order, then a meter adjustment request
-   (its approval moves the pool's meter: the pool first, as every meter move);
+   (its approval moves the pool's meter: the pool first, as every meter move)
+   or a pool version request (its approval writes the pool's next version:
+   the pool first, as every new version);
 3. rounds, in primary-key order (a new round's key row, inserted by
    ``rounds.services.ingest``, ranks here too: it is inserted after the pools'
    locks and before the audit head's);
@@ -49,7 +51,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.ConfigVersionRequest",),
     ("rounds.Table",),
     ("progressive.Pool",),
-    ("progressive.MeterAdjustmentRequest",),
+    ("progressive.MeterAdjustmentRequest", "progressive.PoolVersionRequest"),
     ("rounds.Round",),
     ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
     ("audit.ReconciliationReport", "audit.VarianceTestSetting"),

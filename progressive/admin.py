@@ -24,10 +24,24 @@ from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from audit.selectors import pool_meter_history
 from audit.services import Actor
 
-from .configuration import ProgressiveError, currency_check, minor_unit_check, pool_numbers_check
-from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
+from .configuration import (
+    VERSION_NUMBERS,
+    ProgressiveError,
+    currency_check,
+    minor_unit_check,
+    pool_numbers_check,
+)
+from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
 from .selectors import HIT_KINDS, pool_version_current
-from .services import adjustment_approve, adjustment_reject, meter_adjust, pool_create
+from .services import (
+    adjustment_approve,
+    adjustment_reject,
+    meter_adjust,
+    pool_create,
+    pool_version_approve,
+    pool_version_create,
+    pool_version_reject,
+)
 
 RECENT_EVENTS = 20
 METER_CHART_DAYS = 30
@@ -109,12 +123,12 @@ class RecentEventInline(admin.TabularInline):
         return False
 
 
-class PoolCreationForm(forms.ModelForm):
-    """A new pool with its first version; the service checks the numbers and opens the meter."""
+class PoolNumbersFields(forms.Form):
+    """A version's numbers, as a person types them; the service checks them."""
 
     wager = forms.DecimalField(max_digits=14, decimal_places=2)
     rate = forms.DecimalField(max_digits=6, decimal_places=4, help_text="Of the wager, e.g. 0.20.")
-    reseed = forms.DecimalField(max_digits=14, decimal_places=2, help_text="Also the opening meter.")
+    reseed = forms.DecimalField(max_digits=14, decimal_places=2, help_text="A new pool's opening meter too.")
     ceiling = forms.DecimalField(max_digits=14, decimal_places=2, required=False)
     reserve_rate = forms.DecimalField(max_digits=6, decimal_places=4, initial=Decimal("0"))
     reading_tolerance = forms.DecimalField(max_digits=14, decimal_places=2, initial=Decimal("0"))
@@ -123,6 +137,23 @@ class PoolCreationForm(forms.ModelForm):
         '"kind": "percent", "amount": "100"}, ...]'
     )
     note = forms.CharField(max_length=200, required=False)
+
+
+class PoolVersionForm(PoolNumbersFields):
+    """The pool's next version, its fields first filled with the latest's."""
+
+    effective_from = forms.DateTimeField(help_text="When it comes into force (the server's time zone).")
+    field_order = ["effective_from"]
+
+    @staticmethod
+    def initial_from(latest: PoolVersion | None) -> dict:
+        if latest is None:
+            return {}
+        return {name: getattr(latest, name) for name in VERSION_NUMBERS}
+
+
+class PoolCreationForm(forms.ModelForm, PoolNumbersFields):
+    """A new pool with its first version; the service checks the numbers and opens the meter."""
 
     class Meta:
         model = Pool
@@ -186,8 +217,9 @@ class PoolAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">all {} events</a>', url, pool.last_event_seq)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        # "Adjust the meter" is offered only to those it would not refuse (adjust_view).
+        # "Adjust the meter" and "New version" are offered only to those they would not refuse.
         context["can_adjust"] = request.user.has_perm("progressive.adjust_meter")
+        context["can_add_version"] = request.user.has_perm("progressive.add_poolversion")
         if obj is not None and obj.pk:
             context["meter_chart"] = pool_meter_chart(obj)
         return super().render_change_form(request, context, add, change, form_url, obj)
@@ -231,8 +263,39 @@ class PoolAdmin(admin.ModelAdmin):
         return [
             path("<int:pool_id>/adjust/", self.admin_site.admin_view(self.adjust_view),
                  name="progressive_pool_adjust"),
+            path("<int:pool_id>/new-version/", self.admin_site.admin_view(self.new_version_view),
+                 name="progressive_pool_new_version"),
             *super().get_urls(),
         ]
+
+    def new_version_view(self, request, pool_id: int):
+        """A supervisor's change of the pool's numbers: its next version, through ``pool_version_create``."""
+        if not request.user.has_perm("progressive.add_poolversion"):
+            raise PermissionDenied
+        pool = get_object_or_404(Pool, pk=pool_id)
+        latest = pool.versions.order_by("-version").first()
+        form = PoolVersionForm(request.POST or None, initial=PoolVersionForm.initial_from(latest))
+        if request.method == "POST" and form.is_valid():
+            try:
+                made = pool_version_create(pool=pool, actor=Actor.of_user(request.user),
+                                           request_id=getattr(request, "request_id", ""), **form.cleaned_data)
+            except ProgressiveError as exc:
+                for field, texts in exc.errors.items():
+                    form.add_error(field if field in form.fields else None, " ".join(texts))
+            else:
+                if isinstance(made, PoolVersionRequest):
+                    messages.warning(request, f"The new version of {pool.code} changes what its Progressive "
+                                     "pays or takes: it waits for a second supervisor's approval and settles "
+                                     "no round until then.")
+                    return redirect("admin:progressive_poolversionrequest_change", made.pk)
+                messages.success(request, f"{pool.code} version {made.version} saved.")
+                return redirect("admin:progressive_pool_change", pool.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta, "pool": pool, "latest": latest, "form": form,
+            "title": f"New version of {pool.code}",
+        }
+        return TemplateResponse(request, "admin/progressive/pool/new_version.html", context)
 
     def adjust_view(self, request, pool_id: int):
         """A supervisor's adjustment with its reason, through ``meter_adjust``."""
@@ -358,6 +421,74 @@ class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
                            help_text="Why, for a rejection (kept with the request).")
+
+
+@admin.register(PoolVersionRequest)
+class PoolVersionRequestAdmin(ReadOnlyAdmin):
+    """New pool versions that change what a Progressive pays or takes, and their second supervisor."""
+
+    list_display = ("id", "pool", "effective_from", "state", "requested_by_name", "requested_at",
+                    "decided_by_name", "decided_at")
+    list_filter = ("state", "pool")
+    list_select_related = ("pool",)
+    ordering = ("-requested_at", "-id")
+    readonly_fields = ("pool", "effective_from", "numbers_shown", "note", "state", "requested_by_name",
+                       "requested_at", "request_id", "decided_by_name", "decided_at", "decision_note",
+                       "version_link")
+    exclude = ("requested_by", "decided_by", "version", "numbers")
+    change_form_template = "admin/progressive/poolversionrequest/change_form.html"
+
+    @admin.display(description="numbers asked for")
+    def numbers_shown(self, asked: PoolVersionRequest) -> str:
+        return json.dumps(asked.numbers, indent=1)
+
+    @admin.display(description="version made")
+    def version_link(self, asked: PoolVersionRequest) -> str:
+        if asked.version_id is None:
+            return "—"
+        url = reverse("admin:progressive_poolversion_change", args=[asked.version_id])
+        return format_html('<a href="{}">{}</a>', url, asked.version)
+
+    def get_urls(self):
+        return [
+            path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
+                 name="progressive_poolversionrequest_decide"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        asked = PoolVersionRequest.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
+        extra_context = {
+            **(extra_context or {}),
+            "decidable": asked is not None and asked.state == PoolVersionRequest.State.PENDING
+            and request.user.has_perm("progressive.add_poolversion"),
+            "own_request": asked is not None and asked.requested_by_id == request.user.pk,
+            "decision_form": DecisionForm(),
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def decide_view(self, request, pk: int):
+        """Approve or reject, through ``pool_version_approve`` / ``pool_version_reject``."""
+        if request.method != "POST" or not request.user.has_perm("progressive.add_poolversion"):
+            raise PermissionDenied
+        asked = get_object_or_404(PoolVersionRequest, pk=pk)
+        form = DecisionForm(request.POST)
+        actor, request_id = Actor.of_user(request.user), getattr(request, "request_id", "")
+        if not form.is_valid():
+            messages.error(request, "Choose to approve or to reject.")
+        else:
+            try:
+                if form.cleaned_data["decision"] == "approve":
+                    decided = pool_version_approve(asked=asked, actor=actor, request_id=request_id)
+                    messages.success(request, f"Approved: {decided.version} is in force from "
+                                     f"{decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}.")
+                else:
+                    pool_version_reject(asked=asked, actor=actor, note=form.cleaned_data["note"],
+                                        request_id=request_id)
+                    messages.success(request, "Rejected: no version was made.")
+            except ProgressiveError as exc:
+                messages.error(request, " ".join(" ".join(texts) for texts in exc.errors.values()))
+        return redirect("admin:progressive_poolversionrequest_change", asked.pk)
 
 
 @admin.register(MeterEvent)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 
 from casino.validation import CENT, MONEY_LIMIT, ErrorList, FieldErrors, decimal_of, money_check
@@ -42,6 +42,10 @@ class PoolNumbers:
     reading_tolerance: Decimal
     lines: list[dict[str, str]]
     rules: PoolRules
+
+
+# What a version stores of its numbers, and a version request keeps: all but the engine's rules made of them.
+VERSION_NUMBERS = tuple(field.name for field in fields(PoolNumbers) if field.name != "rules")
 
 
 def _rate(errors: ErrorList, field: str, value: object) -> Decimal | None:

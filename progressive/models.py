@@ -212,3 +212,48 @@ class MeterAdjustmentRequest(SecondApproval):
 
     def __str__(self) -> str:
         return f"{self.pool_id} adjustment {self.delta} ({self.state})"
+
+
+class PoolVersionRequest(SecondApproval):
+    """A person's pool version that changes what a round's Progressive is settled by, waiting for a
+    second supervisor.
+
+    As a configuration's (``rounds.ConfigVersionRequest``): no ``PoolVersion``
+    exists until a second supervisor approves it, so nothing unapproved
+    settles a round; the approved version starts at the later of the asked
+    ``effective_from`` and the approval, never reaching back over rounds
+    judged while it waited. The asker cannot approve (a constraint here); a
+    request is decided once and what was asked never changes (triggers,
+    migration 0014).
+    """
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="version_requests")
+    effective_from = models.DateTimeField()  # as asked
+    # The checked numbers by name (wager, rate, reseed, ceiling, reserve_rate,
+    # reading_tolerance, lines), as the version will store them.
+    numbers = models.JSONField()
+    note = models.CharField(max_length=200, blank=True)
+    version = models.OneToOneField(
+        PoolVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="approval"
+    )
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["state", "requested_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(state="approved", decided_by=models.F("requested_by")),
+                name="pool_version_approved_by_a_second_person",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(state="pending", decided_at__isnull=True, version__isnull=True)
+                    | Q(state="approved", decided_at__isnull=False, version__isnull=False)
+                    | Q(state="rejected", decided_at__isnull=False, version__isnull=True)
+                ),
+                name="pool_version_decided_consistently",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool.code} new version ({self.state})"

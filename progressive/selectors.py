@@ -15,7 +15,7 @@ from casino.models import ZERO
 from rounds.engine.versions import in_force
 from rounds.engine.vocabulary import METER_MOVES
 
-from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
+from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
 
 # A hit is a seat paid by the pool's pay table; the reseed that follows a
 # 100 % award is listed with it so the history shows the meter restarting.
@@ -30,6 +30,11 @@ def pool_list() -> QuerySet[Pool]:
     return Pool.objects.prefetch_related(
         Prefetch("versions", queryset=PoolVersion.objects.order_by("-effective_from", "-version"))
     )
+
+
+def pool_version_request_list() -> QuerySet[PoolVersionRequest]:
+    """Pool version requests with their pool and, once approved, the version written."""
+    return PoolVersionRequest.objects.select_related("pool", "version__pool")
 
 
 def adjustment_request_list() -> QuerySet[MeterAdjustmentRequest]:

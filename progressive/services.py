@@ -18,14 +18,16 @@ from django.utils import timezone
 from audit.approvals import decision_refusal, decision_write
 from audit.services import Actor, audit_record
 from casino import locks
-from casino.models import ZERO
+from casino.models import ZERO, SecondApproval
 from casino.validation import NON_FIELD
 from rounds.engine.progressive import Meters
 from rounds.engine.versions import in_force
 
 from .configuration import (
     MONEY_LIMIT,
+    VERSION_NUMBERS,
     PoolConfigError,
+    PoolNumbers,
     ProgressiveError,
     currency_check,
     decimal_of,
@@ -33,7 +35,7 @@ from .configuration import (
     pool_numbers_check,
 )
 from .ledger import LedgerDraft, ledger_write
-from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
+from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
 from .selectors import pool_version_in_force
 
 __all__ = [
@@ -51,7 +53,10 @@ __all__ = [
     "pool_create",
     "pool_lock",
     "pool_meters",
+    "pool_pays_differently",
+    "pool_version_approve",
     "pool_version_create",
+    "pool_version_reject",
     "reading_record",
     "second_approval_needed",
 ]
@@ -125,7 +130,7 @@ def pool_create(
     try:
         with transaction.atomic():
             pool = Pool.objects.create(code=code, name=name, currency=currency, minor_unit=minor_unit)
-            version = _version_write(pool, 1, effective_from, numbers, actor, note)
+            version = _version_write(pool, 1, effective_from, numbers, _user_id(actor), note)
             _write_single(pool, MeterEvent.Kind.RESEED, numbers.reseed, numbers.reseed, actor, OPENING_REASON)
             audit_record(
                 actor=actor, action="pool.created", obj=pool,
@@ -153,11 +158,18 @@ def pool_version_create(
     reading_tolerance: Decimal = ZERO,
     note: str = "",
     request_id: str = "",
-) -> PoolVersion:
+) -> PoolVersion | PoolVersionRequest:
     """The pool's next version, from ``effective_from`` on.
 
     A version never reaches back over a round already judged: rounds keep the
     version that judged them, and a late round must meet the same rules.
+
+    Dual control, as for a table configuration's version: a version a person
+    makes that would settle a round's Progressive otherwise than the latest
+    (``pool_pays_differently``) is not made; a request is kept and returned
+    instead, and the version exists only once a second supervisor approves it
+    (``pool_version_approve``). The system (migrations, seeds, management
+    commands) makes versions at once.
     """
     numbers = pool_numbers_check(
         currency=pool.currency, minor_unit=pool.minor_unit, wager=wager, rate=rate, reseed=reseed,
@@ -168,54 +180,98 @@ def pool_version_create(
     effective_from = _aware(effective_from)
     with transaction.atomic():
         locked = pool_lock(pool_id=pool.pk)
-        latest = PoolVersion.objects.filter(pool=locked).order_by("-version").first()
-        if latest is not None and effective_from < latest.effective_from:
-            raise PoolConfigError(
-                f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
-                "a new version cannot start before it.",
-                field="effective_from",
-            )
-        # The rounds its versions judged, through their relation: rounds stand above this app.
-        judged = (
-            PoolVersion.objects.filter(pool=locked, rounds__dealt_at__gte=effective_from)
-            .aggregate(last=Max("rounds__dealt_at"))["last"]
+        latest = _latest_checked(locked, effective_from, numbers)
+        if actor.user_id is not None and pool_pays_differently(latest=latest, numbers=numbers):
+            return _pool_version_requested(locked, effective_from, numbers, note, actor, request_id)
+        return _pool_version_made(locked, latest, effective_from, numbers, note, actor, request_id)
+
+
+def pool_pays_differently(*, latest: PoolVersion | None, numbers: PoolNumbers) -> bool:
+    """Whether a version of ``numbers`` would settle any round's Progressive otherwise than ``latest``.
+
+    The engine's rules compared whole (wager, rates, reseed, ceiling, pay
+    lines): a note or the readings' tolerance is all a version may change
+    without a second supervisor.
+    """
+    return latest is None or numbers.rules != latest.rules()
+
+
+def _latest_checked(locked: Pool, effective_from: datetime, numbers: PoolNumbers) -> PoolVersion | None:
+    """The latest version of ``locked`` (row-locked by the caller), once a version of ``numbers``
+    from ``effective_from`` is known to reach back over neither it nor a judged round."""
+    latest = PoolVersion.objects.filter(pool=locked).select_related("pool").order_by("-version").first()
+    if latest is not None and effective_from < latest.effective_from:
+        raise PoolConfigError(
+            f"version {latest.version} is in force from {latest.effective_from.isoformat()}; "
+            "a new version cannot start before it.",
+            field="effective_from",
         )
-        if judged is not None:
-            raise PoolConfigError(
-                f"a round dealt at {judged.isoformat()} was already judged by this pool; "
-                "a new version must start after the last judged round.",
-                field="effective_from",
-            )
-        if numbers.ceiling is not None and numbers.ceiling < locked.meter:
-            raise PoolConfigError(
-                f"the meter already holds {locked.meter}; a ceiling cannot be below it.",
-                field="ceiling",
-            )
-        version = _version_write(locked, (latest.version if latest else 0) + 1, effective_from, numbers, actor, note)
-        audit_record(
-            actor=actor, action="pool.version_created", obj=version,
-            before=_version_snapshot(latest) if latest else None, after=_version_snapshot(version),
-            request_id=request_id,
+    # The rounds its versions judged, through their relation: rounds stand above this app.
+    judged = (
+        PoolVersion.objects.filter(pool=locked, rounds__dealt_at__gte=effective_from)
+        .aggregate(last=Max("rounds__dealt_at"))["last"]
+    )
+    if judged is not None:
+        raise PoolConfigError(
+            f"a round dealt at {judged.isoformat()} was already judged by this pool; "
+            "a new version must start after the last judged round.",
+            field="effective_from",
         )
+    if numbers.ceiling is not None and numbers.ceiling < locked.meter:
+        raise PoolConfigError(
+            f"the meter already holds {locked.meter}; a ceiling cannot be below it.",
+            field="ceiling",
+        )
+    return latest
+
+
+def _pool_version_made(locked: Pool, latest: PoolVersion | None, effective_from: datetime, numbers: PoolNumbers,
+                       note: str, actor: Actor, request_id: str,
+                       *, asked: PoolVersionRequest | None = None) -> PoolVersion:
+    """Write and audit the next version of ``locked`` (row-locked, ``latest`` read under the lock)."""
+    version = _version_write(locked, (latest.version if latest else 0) + 1, effective_from, numbers,
+                             asked.requested_by_id if asked is not None else _user_id(actor), note)
+    after = _version_snapshot(version)
+    if asked is not None:
+        after |= {"version_request": asked.pk, "requested_by": asked.requested_by_name, "approved_by": actor.name}
+    audit_record(
+        actor=actor, action="pool.version_created", obj=version,
+        before=_version_snapshot(latest) if latest else None, after=after, request_id=request_id,
+    )
     return version
 
 
-def _version_write(pool, number, effective_from, numbers, actor: Actor, note: str) -> PoolVersion:
+def _pool_version_requested(locked: Pool, effective_from: datetime, numbers: PoolNumbers, note: str,
+                            actor: Actor, request_id: str) -> PoolVersionRequest:
+    asked = PoolVersionRequest.objects.create(
+        pool=locked, effective_from=effective_from, numbers=_numbers_json(numbers), note=(note or "")[:200],
+        requested_by_id=actor.user_id, requested_by_name=actor.name[:150], request_id=request_id,
+    )
+    audit_record(
+        actor=actor, action="pool.version_requested", obj=asked,
+        after={"pool": locked.code, "effective_from": effective_from, **asked.numbers, "note": asked.note},
+        request_id=request_id,
+    )
+    return asked
+
+
+def _numbers_json(numbers: PoolNumbers) -> dict:
+    """``numbers`` as a request keeps them: each as ``pool_numbers_check`` reads it back."""
+    def kept(value):
+        return str(value) if isinstance(value, Decimal) else value
+    return {name: kept(getattr(numbers, name)) for name in VERSION_NUMBERS}
+
+
+def _version_write(pool, number, effective_from, numbers, created_by_id: int | None, note: str) -> PoolVersion:
     return PoolVersion.objects.create(
-        pool=pool, version=number, effective_from=effective_from, wager=numbers.wager,
-        rate=numbers.rate, reseed=numbers.reseed, ceiling=numbers.ceiling,
-        reserve_rate=numbers.reserve_rate, reading_tolerance=numbers.reading_tolerance,
-        lines=numbers.lines, note=(note or "")[:200], created_by_id=_user_id(actor),
+        pool=pool, version=number, effective_from=effective_from, note=(note or "")[:200],
+        created_by_id=created_by_id, **{name: getattr(numbers, name) for name in VERSION_NUMBERS},
     )
 
 
 def _version_snapshot(version: PoolVersion) -> dict:
-    return {
-        "version": version.version, "effective_from": version.effective_from,
-        "wager": version.wager, "rate": version.rate, "reseed": version.reseed,
-        "ceiling": version.ceiling, "reserve_rate": version.reserve_rate,
-        "reading_tolerance": version.reading_tolerance, "lines": version.lines,
-    }
+    return {"version": version.version, "effective_from": version.effective_from,
+            **{name: getattr(version, name) for name in VERSION_NUMBERS}}
 
 
 # ---- the meter ---------------------------------------------------------------
@@ -277,8 +333,9 @@ def _adjustment_bounds_check(pool: Pool, delta: Decimal) -> None:
 # ---- dual control: a second supervisor for a large adjustment ------------------
 
 
-class ApprovalError(MeterError):
-    """A decision on an adjustment request the rules refuse (its own asker, already decided)."""
+class ApprovalError(ProgressiveError):
+    """A decision on a request for a second supervisor (an adjustment, a pool version) the rules
+    refuse (its own asker, already decided)."""
 
     def __init__(self, message: str, *, field: str = NON_FIELD, conflict: bool = False, code: str = ""):
         super().__init__(message, field=field)
@@ -345,7 +402,7 @@ def adjustment_approve(*, asked: MeterAdjustmentRequest, actor: Actor, request_i
     """A second supervisor's approval: the meter moves by the request's delta, now."""
     with transaction.atomic():
         pool = pool_lock(pool_id=asked.pool_id)
-        locked = _pending_locked(asked, actor, approving=True)
+        locked = _pending_locked(asked, actor, approving=True, what="adjustment request")
         event = _adjusted(pool, locked.delta, actor, locked.reason, request_id, asked=locked)
         decision_write(asked=locked, state=MeterAdjustmentRequest.State.APPROVED, actor=actor, event=event)
         audit_record(
@@ -365,7 +422,7 @@ def adjustment_reject(*, asked: MeterAdjustmentRequest, actor: Actor, note: str,
     note = note.strip()
     with transaction.atomic():
         pool_lock(pool_id=asked.pool_id)
-        locked = _pending_locked(asked, actor, approving=False)
+        locked = _pending_locked(asked, actor, approving=False, what="adjustment request")
         decision_write(asked=locked, state=MeterAdjustmentRequest.State.REJECTED, actor=actor, note=note)
         audit_record(
             actor=actor, action="meter.adjustment_rejected", obj=locked,
@@ -376,15 +433,59 @@ def adjustment_reject(*, asked: MeterAdjustmentRequest, actor: Actor, note: str,
     return locked
 
 
-def _pending_locked(asked: MeterAdjustmentRequest, actor: Actor, *, approving: bool) -> MeterAdjustmentRequest:
-    locked = locks.rows_locked(
-        MeterAdjustmentRequest.objects.filter(pk=asked.pk).select_related("pool"), [asked.pk]
-    ).get()
-    refusal = decision_refusal(asked=locked, actor=actor, approving=approving,
-                               what=f"adjustment request {locked.pk}")
+def _pending_locked(asked: SecondApproval, actor: Actor, *, approving: bool, what: str) -> SecondApproval:
+    """``asked`` (a request on a pool whose lock the caller holds) locked, once ``actor`` may
+    decide it (``audit.approvals``); ``what`` names its kind."""
+    locked = locks.rows_locked(type(asked).objects.filter(pk=asked.pk).select_related("pool"), [asked.pk]).get()
+    refusal = decision_refusal(asked=locked, actor=actor, approving=approving, what=f"{what} {locked.pk}")
     if refusal is not None:
         raise ApprovalError(refusal.message, conflict=refusal.conflict, code=refusal.code,
                             field="approver" if refusal.code == "not_independent" else NON_FIELD)
+    return locked
+
+
+# ---- dual control: a second supervisor for a pool version ----------------------
+
+
+def pool_version_approve(*, asked: PoolVersionRequest, actor: Actor, request_id: str = "") -> PoolVersionRequest:
+    """A second supervisor's approval: the version is written, in force from
+    max(the asked ``effective_from``, now), so that no round judged while the
+    request waited is judged anew."""
+    with transaction.atomic():
+        pool = pool_lock(pool_id=asked.pool_id)
+        locked = _pending_locked(asked, actor, approving=True, what="pool version request")
+        effective_from = max(locked.effective_from, timezone.now())
+        # Checked again: the rules, and the meter a ceiling must hold, may have changed since it was asked.
+        numbers = pool_numbers_check(currency=pool.currency, minor_unit=pool.minor_unit, **locked.numbers)
+        latest = _latest_checked(pool, effective_from, numbers)
+        version = _pool_version_made(pool, latest, effective_from, numbers, locked.note, actor, request_id,
+                                     asked=locked)
+        decision_write(asked=locked, state=PoolVersionRequest.State.APPROVED, actor=actor, version=version)
+        audit_record(
+            actor=actor, action="pool.version_approved", obj=locked,
+            after={"pool": pool.code, "version": version.version, "effective_from": version.effective_from,
+                   "asked_from": locked.effective_from, "requested_by": locked.requested_by_name,
+                   "approved_by": actor.name},
+            request_id=request_id,
+        )
+    return locked
+
+
+def pool_version_reject(*, asked: PoolVersionRequest, actor: Actor, note: str,
+                        request_id: str = "") -> PoolVersionRequest:
+    """A supervisor's refusal (the asker's own, to withdraw it): no version is made."""
+    if not isinstance(note, str) or not note.strip():
+        raise PoolConfigError("a rejection needs a note saying why.", field="note")
+    note = note.strip()
+    with transaction.atomic():
+        pool_lock(pool_id=asked.pool_id)
+        locked = _pending_locked(asked, actor, approving=False, what="pool version request")
+        decision_write(asked=locked, state=PoolVersionRequest.State.REJECTED, actor=actor, note=note)
+        audit_record(
+            actor=actor, action="pool.version_rejected", obj=locked,
+            after={"pool": locked.pool.code, "note": note, "requested_by": locked.requested_by_name},
+            request_id=request_id,
+        )
     return locked
 
 

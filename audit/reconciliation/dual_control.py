@@ -3,8 +3,7 @@
 A night's report lists every meter adjustment and every configuration and
 pool version the range made, and flags each that no second person approved:
 an adjustment within what one may move alone, a version that changed
-nothing paid, a pool version (pools have no second approval), or one the
-system made (a migration, a command). A change a person made alone is
+nothing paid, or one the system made (a migration, a command). A change a person made alone is
 also an alert, so that it is read without opening the report. Reports made
 before this section have no ``dual_control`` key; readers take its absence
 for "not recorded".
@@ -88,11 +87,15 @@ def _config_versions(start: datetime, end: datetime):
 
 def _pool_versions(start: datetime, end: datetime):
     versions = (PoolVersion.objects.filter(created_at__gte=start, created_at__lt=end)
-                .select_related("pool", "created_by").order_by("created_at", "pk"))
+                .select_related("pool", "created_by", "approval").order_by("created_at", "pk"))
     for version in versions:
-        yield Change(kind="pool_version", what=f"{version.pool.code} v{version.version}",
-                     at=version.created_at.isoformat(), asked_by=_name(version.created_by),
-                     approved_by=None, alone=True)
+        asked = getattr(version, "approval", None)
+        yield Change(
+            kind="pool_version", what=f"{version.pool.code} v{version.version}",
+            at=version.created_at.isoformat(),
+            asked_by=asked.requested_by_name if asked else _name(version.created_by),
+            approved_by=asked.decided_by_name if asked else None, alone=asked is None,
+        )
 
 
 def _name(user) -> str:

@@ -1,7 +1,7 @@
 import django_filters
 
 from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
-from progressive.models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion
+from progressive.models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
 
 
 class PoolFilter(django_filters.FilterSet):
@@ -59,4 +59,13 @@ class MeterAdjustmentRequestFilter(django_filters.FilterSet):
 
     class Meta:
         model = MeterAdjustmentRequest
+        fields = ["pool", "state"]
+
+
+class PoolVersionRequestFilter(django_filters.FilterSet):
+    pool = django_filters.CharFilter(field_name="pool__code")
+    state = django_filters.ChoiceFilter(choices=PoolVersionRequest.State.choices)
+
+    class Meta:
+        model = PoolVersionRequest
         fields = ["pool", "state"]

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from casino.models import MONEY
-from progressive.models import MeterAdjustmentRequest
+from progressive.models import MeterAdjustmentRequest, PoolVersionRequest
 from progressive.selectors import pool_version_current
 from rounds.api.fields import AmountField, OffsetDateTimeField, StrictCharField, StrictSlugField
 
@@ -110,6 +110,34 @@ class MeterAdjustmentRequestSerializer(serializers.Serializer):
         return asked.decided_by_name or None
 
 
+class PoolVersionNumbersSerializer(serializers.Serializer):
+    wager = serializers.CharField()
+    rate = serializers.CharField()
+    reseed = serializers.CharField()
+    ceiling = serializers.CharField(allow_null=True)
+    reserve_rate = serializers.CharField()
+    reading_tolerance = serializers.CharField()
+    lines = PayLineSerializer(many=True)
+
+
+class PoolVersionRequestSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    pool = serializers.CharField(source="pool.code")
+    effective_from = serializers.DateTimeField(help_text="As asked; an approval starts it no earlier than itself.")
+    numbers = PoolVersionNumbersSerializer()
+    note = serializers.CharField()
+    state = serializers.ChoiceField(choices=PoolVersionRequest.State.choices)
+    requested_by = serializers.CharField(source="requested_by_name")
+    requested_at = serializers.DateTimeField()
+    decided_by = serializers.SerializerMethodField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_note = serializers.CharField()
+    version = PoolVersionSerializer(allow_null=True, help_text="The version the approval wrote.")
+
+    def get_decided_by(self, asked) -> str | None:
+        return asked.decided_by_name or None
+
+
 class HitSerializer(MeterEventSerializer):
     hand = serializers.CharField(allow_null=True)
     reversed = serializers.BooleanField(help_text="The round was voided and its meter events reversed.")
@@ -163,6 +191,32 @@ class MeterAdjustmentInSerializer(serializers.Serializer):
 
 class AdjustmentRejectionInSerializer(serializers.Serializer):
     note = StrictCharField(max_length=2000, help_text="Why the adjustment is not made: kept with the request.")
+
+
+class VersionRejectionInSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=2000, help_text="Why the version is not made: kept with the request.")
+
+
+class PayLineInSerializer(serializers.Serializer):
+    category = StrictCharField(max_length=40)
+    qualifier = StrictCharField(max_length=20)
+    kind = StrictCharField(max_length=20)
+    amount = StrictCharField(max_length=40, help_text="A decimal string: a percentage of the meter or a fixed amount.")
+
+
+class PoolVersionInSerializer(serializers.Serializer):
+    effective_from = OffsetDateTimeField(help_text="When it comes into force, with its UTC offset.")
+    wager = AmountField()
+    rate = StrictCharField(max_length=12, help_text="Of the wager, a decimal string such as '0.20'.")
+    reseed = AmountField()
+    ceiling = AmountField(required=False, allow_null=True)
+    reserve_rate = StrictCharField(max_length=12, required=False, default="0")
+    reading_tolerance = AmountField(required=False, default="0")
+    lines = PayLineInSerializer(many=True, help_text="Best line first.")
+    note = StrictCharField(max_length=200, required=False, default="", allow_blank=True)
+
+    def validate_effective_from(self, value: str) -> datetime:
+        return datetime.fromisoformat(value)
 
 
 class OverflowTransferInSerializer(serializers.Serializer):

@@ -26,7 +26,7 @@ from casino.openapi import (
 )
 from casino.permissions import IsStaffReader
 from casino.replicas import ReplicaReads
-from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool
+from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool, PoolVersionRequest
 from progressive.selectors import (
     adjustment_request_list,
     meter_event_list,
@@ -35,6 +35,7 @@ from progressive.selectors import (
     pool_ledger_check,
     pool_list,
     pool_version_list,
+    pool_version_request_list,
 )
 from progressive.services import (
     ApprovalError,
@@ -44,6 +45,9 @@ from progressive.services import (
     adjustment_reject,
     meter_adjust,
     meter_transfer_overflow,
+    pool_version_approve,
+    pool_version_create,
+    pool_version_reject,
     reading_record,
 )
 from rounds.authentication import IsTable, TableKeyAuthentication
@@ -54,8 +58,9 @@ from .filters import (
     MeterReadingFilter,
     PoolFilter,
     PoolVersionFilter,
+    PoolVersionRequestFilter,
 )
-from .permissions import CanAdjustMeter
+from .permissions import CanAddPoolVersion, CanAdjustMeter
 from .serializers import (
     AdjustmentRejectionInSerializer,
     HitSerializer,
@@ -67,7 +72,10 @@ from .serializers import (
     MeterReadingSerializer,
     OverflowTransferInSerializer,
     PoolSerializer,
+    PoolVersionInSerializer,
+    PoolVersionRequestSerializer,
     PoolVersionSerializer,
+    VersionRejectionInSerializer,
 )
 
 # Tables are authenticated everywhere here so that one reaching for a person's
@@ -310,26 +318,37 @@ class MeterAdjustmentRequestDetailView(generics.RetrieveAPIView):
     queryset = adjustment_request_list()
 
 
-_DECIDED = {
-    403: refusal("A table's key, a person whose role does not allow this, the supervisor who asked "
-                 "for the adjustment (to approve it), or a session's write without its CSRF token."),
-    404: refusal("No adjustment request has this id."),
-    409: refusal("The request was approved or rejected already (code decided), or the approver was "
-                 "created, given a role or changed by the asker within APPROVER_INDEPENDENCE_DAYS "
-                 "(code not_independent, errors.approver)."),
-}
+def _decided_refusals(what: str, asker: str) -> dict:
+    return {
+        403: refusal(f"A table's key, a person whose role does not allow this, the supervisor who asked "
+                     f"for {asker} (to approve it), or a session's write without its CSRF token."),
+        404: refusal(f"No {what} has this id."),
+        409: refusal("The request was approved or rejected already (code decided), or the approver was "
+                     "created, given a role or changed by the asker within APPROVER_INDEPENDENCE_DAYS "
+                     "(code not_independent, errors.approver)."),
+    }
 
 
-class _AdjustmentDecisionView(APIView):
+_DECIDED = _decided_refusals("adjustment request", "the adjustment")
+
+
+class _DecisionView(APIView):
+    """A second supervisor's decision on a request of this app, through its service."""
+
     authentication_classes = EVERYONE
     permission_classes = [CanAdjustMeter]
+    model: type = MeterAdjustmentRequest
+    answer_class: type = MeterAdjustmentRequestSerializer
     incoming_class: type | None = None
 
-    def decide(self, *, asked: MeterAdjustmentRequest, data: dict, actor: Actor, request_id: str):
+    def decide(self, *, asked, data: dict, actor: Actor, request_id: str):
         raise NotImplementedError
 
+    def listed(self):
+        return adjustment_request_list()
+
     def post(self, request, pk: int):
-        asked = get_object_or_404(MeterAdjustmentRequest, pk=pk)
+        asked = get_object_or_404(self.model, pk=pk)
         data = {}
         if self.incoming_class is not None:
             incoming = self.incoming_class(data=request.data)
@@ -340,7 +359,7 @@ class _AdjustmentDecisionView(APIView):
                                   request_id=request_id_of(request))
         except ProgressiveError as exc:
             raise _refused(exc) from None
-        return Response(MeterAdjustmentRequestSerializer(adjustment_request_list().get(pk=decided.pk)).data)
+        return Response(self.answer_class(self.listed().get(pk=decided.pk)).data)
 
 
 @extend_schema_view(post=extend_schema(
@@ -351,7 +370,7 @@ class _AdjustmentDecisionView(APIView):
     }, _DECIDED),
     summary="Approve a large meter adjustment (a second supervisor)",
 ))
-class MeterAdjustmentApproveView(_AdjustmentDecisionView):
+class MeterAdjustmentApproveView(_DecisionView):
     """A second supervisor's approval: the meter moves by the request's delta, through its ledger."""
 
     def decide(self, *, asked, data, actor, request_id):
@@ -364,10 +383,112 @@ class MeterAdjustmentApproveView(_AdjustmentDecisionView):
                       _DECIDED),
     summary="Reject a large meter adjustment",
 ))
-class MeterAdjustmentRejectView(_AdjustmentDecisionView):
+class MeterAdjustmentRejectView(_DecisionView):
     """A supervisor's refusal, with a note (the asker's own withdraws it); the meter stays."""
 
     incoming_class = AdjustmentRejectionInSerializer
 
     def decide(self, *, asked, data, actor, request_id):
         return adjustment_reject(asked=asked, actor=actor, note=data["note"], request_id=request_id)
+
+
+# ---- dual control: a pool version that changes what is paid --------------------
+
+
+@extend_schema_view(post=extend_schema(
+    request=PoolVersionInSerializer,
+    responses=answers({201: PoolVersionSerializer, 404: refusal(NO_POOL)}, PERSON_WRITE, JSON_BODY,
+                      EVERY_REQUEST, {
+        202: OpenApiResponse(
+            PoolVersionRequestSerializer,
+            "It changes what a round's Progressive is settled by (wager, rates, reseed, ceiling, pay "
+            "lines): kept as a pending request, and no version exists until another supervisor "
+            "approves it."),
+        400: refusal("The body is not JSON, a field of it is invalid, or the version would start before "
+                     "the latest or a round already judged, or set a ceiling below the meter; errors says why."),
+    }),
+    summary="Make a pool's next version",
+))
+class PoolVersionCreateView(APIView):
+    """A supervisor's next version of a pool; one that changes what is paid waits for a second."""
+
+    authentication_classes = EVERYONE
+    permission_classes = [CanAddPoolVersion]
+
+    def post(self, request, code: str):
+        pool = get_object_or_404(Pool, code=code)
+        incoming = PoolVersionInSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = dict(incoming.validated_data)
+        data["lines"] = [dict(line) for line in data["lines"]]
+        try:
+            made = pool_version_create(pool=pool, actor=Actor.of_user(request.user),
+                                       request_id=request_id_of(request), **data)
+        except ProgressiveError as exc:
+            raise _refused(exc) from None
+        if isinstance(made, PoolVersionRequest):
+            return Response(PoolVersionRequestSerializer(made).data, status=status.HTTP_202_ACCEPTED)
+        return Response(PoolVersionSerializer(made).data, status=status.HTTP_201_CREATED)
+
+
+@staff_pages(PoolVersionRequestSerializer)
+class PoolVersionRequestListView(generics.ListAPIView):
+    """Pool versions waiting for, or decided by, a second supervisor; ``?state=pending`` for the queue."""
+
+    authentication_classes = EVERYONE
+    serializer_class = PoolVersionRequestSerializer
+    filterset_class = PoolVersionRequestFilter
+    pagination_class = _cursor("-requested_at", "-id")
+    queryset = pool_version_request_list()
+
+
+@staff_item(PoolVersionRequestSerializer, "No pool version request has this id.")
+class PoolVersionRequestDetailView(generics.RetrieveAPIView):
+    """One pool version request, with the version its approval wrote."""
+
+    authentication_classes = EVERYONE
+    serializer_class = PoolVersionRequestSerializer
+    queryset = pool_version_request_list()
+
+
+_VERSION_DECIDED = _decided_refusals("pool version request", "the version")
+
+
+class _VersionDecisionView(_DecisionView):
+    permission_classes = [CanAddPoolVersion]
+    model = PoolVersionRequest
+    answer_class = PoolVersionRequestSerializer
+
+    def listed(self):
+        return pool_version_request_list()
+
+
+@extend_schema_view(post=extend_schema(
+    request=None,
+    responses=answers({200: PoolVersionRequestSerializer}, PERSON_WRITE, EVERY_REQUEST, {
+        400: refusal("The version cannot start now (a later version, or a round judged after its start) "
+                     "or its ceiling is below the meter now; errors says why."),
+    }, _VERSION_DECIDED),
+    summary="Approve a pool version (a second supervisor)",
+))
+class PoolVersionApproveView(_VersionDecisionView):
+    """A second supervisor's approval: the version is written, in force from the later of its asked
+    start and now."""
+
+    def decide(self, *, asked, data, actor, request_id):
+        return pool_version_approve(asked=asked, actor=actor, request_id=request_id)
+
+
+@extend_schema_view(post=extend_schema(
+    request=VersionRejectionInSerializer,
+    responses=answers({200: PoolVersionRequestSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST,
+                      _VERSION_DECIDED),
+    summary="Reject a pool version",
+))
+class PoolVersionRejectView(_VersionDecisionView):
+    """A supervisor's refusal, with a note (the asker's own withdraws it); no version is made."""
+
+    incoming_class = VersionRejectionInSerializer
+
+    def decide(self, *, asked, data, actor, request_id):
+        return pool_version_reject(asked=asked, actor=actor, note=data["note"], request_id=request_id)

@@ -19,6 +19,8 @@ from audit.reconciliation.services import report_run
 from audit.reconciliation.variance_services import variance_findings_raise
 from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
 from audit.services import Actor
+from progressive.models import Pool
+from progressive.services import pool_version_create
 from rounds.models import Finding, Round, Submission, TableConfig, TableKey
 from rounds.services import config_version_create
 from tests.security.people import person
@@ -75,6 +77,15 @@ def worked(table_client):
         **{name: getattr(first, name) for name in ("currency", "minor_unit", "unit", "ante_min", "trips_min",
                                                    "trips_max", "blind_pays", "trips_pays", "aggregate_limit",
                                                    "dealer_qualifier", "one_hand_per_player")},
+    )
+    # And a pool version, for the pool version requests' pages.
+    pool = Pool.objects.get(code="us-progressive")
+    latest = pool.versions.get(version=1)
+    pool_version_create(
+        pool=pool, effective_from=timezone.now(), actor=Actor.of_user(person("supervisor", "pool-asker")),
+        note="rate up", rate="0.25",
+        **{name: getattr(latest, name) for name in ("wager", "reseed", "ceiling", "reserve_rate",
+                                                   "reading_tolerance", "lines")},
     )
     # The day's seats scored, and a game-protection finding, for the protection queue's pages.
     day_protect(day=day)

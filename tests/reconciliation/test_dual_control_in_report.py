@@ -15,7 +15,7 @@ from audit.reconciliation.services import report_run
 from audit.services import SYSTEM, Actor
 from audit.shifts import gaming_day_of
 from progressive.models import Pool
-from progressive.services import adjustment_approve, meter_adjust
+from progressive.services import adjustment_approve, meter_adjust, pool_version_approve, pool_version_create
 from rounds.models import TableConfig
 from rounds.services import config_version_approve, config_version_create
 from tests.security.people import person
@@ -48,6 +48,12 @@ def test_the_days_changes_are_listed_and_those_made_alone_flagged():
     requested = config_version_create(config=config, effective_from=timezone.now(), actor=Actor.of_user(asker),
                                       note="flush 2:1", **dict(numbers, blind_pays=dict(first.blind_pays, flush="2")))
     config_version_approve(asked=requested, actor=Actor.of_user(second))
+    latest = pool.versions.get(version=1)
+    pool_asked = pool_version_create(
+        pool=pool, effective_from=timezone.now(), actor=Actor.of_user(asker), note="flush 200",
+        lines=[dict(line, amount="200") if line["category"] == "flush" else line for line in latest.lines],
+        **{name: getattr(latest, name) for name in ("wager", "rate", "reseed", "ceiling", "reserve_rate")})
+    pool_version_approve(asked=pool_asked, actor=Actor.of_user(second))
 
     report = report_run(day_from=_today())
     section = report.figures["dual_control"]
@@ -60,6 +66,9 @@ def test_the_days_changes_are_listed_and_those_made_alone_flagged():
     assert (by_system["asked_by"], by_system["alone"]) == ("system", True)
     version = rows[("config_version", "se-50kr v2")]
     assert (version["asked_by"], version["approved_by"], version["alone"]) == ("asker", "second", False)
+    pool_version = rows[("pool_version", "us-progressive v2")]
+    assert (pool_version["asked_by"], pool_version["approved_by"], pool_version["alone"]) == (
+        "asker", "second", False)
     assert section["alone_by_a_person"] == 1
     [alert] = [a for a in report.figures["alerts"] if a.startswith("DUAL CONTROL")]
     assert "us-progressive +10000.00 USD by asker" in alert and "90000" not in alert

@@ -32,6 +32,8 @@ SUPERVISOR_OPERATIONS = {
     "POST /api/v1/pools/{code}/adjustments", "POST /api/v1/pools/{code}/overflow-transfers",
     "POST /api/v1/rounds/{id}/void", "POST /api/v1/rounds/{id}/place",
     "POST /api/v1/adjustment-requests/{id}/approve", "POST /api/v1/adjustment-requests/{id}/reject",
+    "POST /api/v1/pools/{code}/versions",
+    "POST /api/v1/pool-version-requests/{id}/approve", "POST /api/v1/pool-version-requests/{id}/reject",
 }
 AUDITOR_WRITES = {"POST /api/v1/findings/transition"}
 REFUSED = {401, 403}
@@ -68,6 +70,12 @@ def call(client: APIClient, label: str, floor: dict, *, as_table: str | None = N
         f"/api/v1/rounds/{floor['round'].pk}/place": {"note": "count it"},
         f"/api/v1/adjustment-requests/{floor['round'].pk}/approve": {},
         f"/api/v1/adjustment-requests/{floor['round'].pk}/reject": {"note": "not needed"},
+        "/api/v1/pools/us-progressive/versions": {
+            "effective_from": "2030-01-01T00:00:00+00:00", "wager": "5.00", "rate": "0.90", "reseed": "1.00",
+            "lines": [{"category": "flush", "qualifier": "any", "kind": "fixed", "amount": "9000"}],
+        },
+        f"/api/v1/pool-version-requests/{floor['round'].pk}/approve": {},
+        f"/api/v1/pool-version-requests/{floor['round'].pk}/reject": {"note": "not needed"},
     }
     if method == "GET":
         query = {"first_day": "2026-11-29", "last_day": "2026-11-29"} if "exports" in path else {}
