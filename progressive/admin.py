@@ -23,6 +23,7 @@ from audit import charts
 from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from audit.selectors import pool_meter_history
 from audit.services import Actor
+from casino.admin_decisions import SecondApprovalAdmin
 
 from .configuration import (
     VERSION_NUMBERS,
@@ -355,7 +356,7 @@ class PoolVersionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(MeterAdjustmentRequest)
-class MeterAdjustmentRequestAdmin(ReadOnlyAdmin):
+class MeterAdjustmentRequestAdmin(SecondApprovalAdmin, ReadOnlyAdmin):
     """Large adjustments and their second supervisor: approved or rejected on the request's page."""
 
     list_display = ("id", "pool", "delta", "state", "requested_by_name", "requested_at",
@@ -366,7 +367,9 @@ class MeterAdjustmentRequestAdmin(ReadOnlyAdmin):
     readonly_fields = ("pool", "delta", "reason", "state", "requested_by_name", "requested_at",
                        "request_id", "decided_by_name", "decided_at", "decision_note", "event_link")
     exclude = ("requested_by", "decided_by", "event")
-    change_form_template = "admin/progressive/meteradjustmentrequest/change_form.html"
+    decide_permission = "progressive.adjust_meter"
+    asked_what = "adjustment"
+    approve_label = "Approve and move the meter"
 
     @admin.display(description="ledger event")
     def event_link(self, asked):
@@ -375,56 +378,21 @@ class MeterAdjustmentRequestAdmin(ReadOnlyAdmin):
         url = reverse("admin:progressive_meterevent_change", args=[asked.event_id])
         return format_html('<a href="{}">{}</a>', url, asked.event)
 
-    def get_urls(self):
-        return [
-            path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
-                 name="progressive_meteradjustmentrequest_decide"),
-            *super().get_urls(),
-        ]
+    def effect(self, asked: MeterAdjustmentRequest) -> SafeString:
+        return format_html("The meter moves by <strong>{} {}</strong> only when you approve.",
+                           asked.delta, asked.pool.currency)
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        asked = MeterAdjustmentRequest.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
-        extra_context = {
-            **(extra_context or {}),
-            "decidable": asked is not None and asked.state == MeterAdjustmentRequest.State.PENDING
-            and request.user.has_perm("progressive.adjust_meter"),
-            "own_request": asked is not None and asked.requested_by_id == request.user.pk,
-            "decision_form": DecisionForm(),
-        }
-        return super().change_view(request, object_id, form_url, extra_context)
+    def approved(self, asked: MeterAdjustmentRequest, actor: Actor, request_id: str) -> str:
+        decided = adjustment_approve(asked=asked, actor=actor, request_id=request_id)
+        return f"Approved: the meter of {asked.pool.code} moved by {decided.delta} to {decided.event.meter_after}."
 
-    def decide_view(self, request, pk: int):
-        """Approve or reject, through ``adjustment_approve`` / ``adjustment_reject``."""
-        if request.method != "POST" or not request.user.has_perm("progressive.adjust_meter"):
-            raise PermissionDenied
-        asked = get_object_or_404(MeterAdjustmentRequest, pk=pk)
-        form = DecisionForm(request.POST)
-        actor, request_id = Actor.of_user(request.user), getattr(request, "request_id", "")
-        if not form.is_valid():
-            messages.error(request, "Choose to approve or to reject.")
-        else:
-            try:
-                if form.cleaned_data["decision"] == "approve":
-                    decided = adjustment_approve(asked=asked, actor=actor, request_id=request_id)
-                    messages.success(request, f"Approved: the meter of {asked.pool.code} moved by "
-                                     f"{decided.delta} to {decided.event.meter_after}.")
-                else:
-                    adjustment_reject(asked=asked, actor=actor, note=form.cleaned_data["note"],
-                                      request_id=request_id)
-                    messages.success(request, "Rejected: the meter has not moved.")
-            except ProgressiveError as exc:
-                messages.error(request, " ".join(" ".join(texts) for texts in exc.errors.values()))
-        return redirect("admin:progressive_meteradjustmentrequest_change", asked.pk)
-
-
-class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                           help_text="Why, for a rejection (kept with the request).")
+    def rejected(self, asked: MeterAdjustmentRequest, actor: Actor, note: str, request_id: str) -> str:
+        adjustment_reject(asked=asked, actor=actor, note=note, request_id=request_id)
+        return "Rejected: the meter has not moved."
 
 
 @admin.register(PoolVersionRequest)
-class PoolVersionRequestAdmin(ReadOnlyAdmin):
+class PoolVersionRequestAdmin(SecondApprovalAdmin, ReadOnlyAdmin):
     """New pool versions that change what a Progressive pays or takes, and their second supervisor."""
 
     list_display = ("id", "pool", "effective_from", "state", "requested_by_name", "requested_at",
@@ -436,7 +404,9 @@ class PoolVersionRequestAdmin(ReadOnlyAdmin):
                        "requested_at", "request_id", "decided_by_name", "decided_at", "decision_note",
                        "version_link")
     exclude = ("requested_by", "decided_by", "version", "numbers")
-    change_form_template = "admin/progressive/poolversionrequest/change_form.html"
+    decide_permission = "progressive.add_poolversion"
+    asked_what = "version"
+    approve_label = "Approve the version"
 
     @admin.display(description="numbers asked for")
     def numbers_shown(self, asked: PoolVersionRequest) -> str:
@@ -449,46 +419,17 @@ class PoolVersionRequestAdmin(ReadOnlyAdmin):
         url = reverse("admin:progressive_poolversion_change", args=[asked.version_id])
         return format_html('<a href="{}">{}</a>', url, asked.version)
 
-    def get_urls(self):
-        return [
-            path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
-                 name="progressive_poolversionrequest_decide"),
-            *super().get_urls(),
-        ]
+    def effect(self, asked: PoolVersionRequest) -> SafeString:
+        return format_html("The version of <strong>{}</strong> above settles rounds only once you approve it, "
+                           "from the later of its asked start and the moment of your approval.", asked.pool.code)
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        asked = PoolVersionRequest.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
-        extra_context = {
-            **(extra_context or {}),
-            "decidable": asked is not None and asked.state == PoolVersionRequest.State.PENDING
-            and request.user.has_perm("progressive.add_poolversion"),
-            "own_request": asked is not None and asked.requested_by_id == request.user.pk,
-            "decision_form": DecisionForm(),
-        }
-        return super().change_view(request, object_id, form_url, extra_context)
+    def approved(self, asked: PoolVersionRequest, actor: Actor, request_id: str) -> str:
+        decided = pool_version_approve(asked=asked, actor=actor, request_id=request_id)
+        return f"Approved: {decided.version} is in force from {decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}."
 
-    def decide_view(self, request, pk: int):
-        """Approve or reject, through ``pool_version_approve`` / ``pool_version_reject``."""
-        if request.method != "POST" or not request.user.has_perm("progressive.add_poolversion"):
-            raise PermissionDenied
-        asked = get_object_or_404(PoolVersionRequest, pk=pk)
-        form = DecisionForm(request.POST)
-        actor, request_id = Actor.of_user(request.user), getattr(request, "request_id", "")
-        if not form.is_valid():
-            messages.error(request, "Choose to approve or to reject.")
-        else:
-            try:
-                if form.cleaned_data["decision"] == "approve":
-                    decided = pool_version_approve(asked=asked, actor=actor, request_id=request_id)
-                    messages.success(request, f"Approved: {decided.version} is in force from "
-                                     f"{decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}.")
-                else:
-                    pool_version_reject(asked=asked, actor=actor, note=form.cleaned_data["note"],
-                                        request_id=request_id)
-                    messages.success(request, "Rejected: no version was made.")
-            except ProgressiveError as exc:
-                messages.error(request, " ".join(" ".join(texts) for texts in exc.errors.values()))
-        return redirect("admin:progressive_poolversionrequest_change", asked.pk)
+    def rejected(self, asked: PoolVersionRequest, actor: Actor, note: str, request_id: str) -> str:
+        pool_version_reject(asked=asked, actor=actor, note=note, request_id=request_id)
+        return "Rejected: no version was made."
 
 
 @admin.register(MeterEvent)

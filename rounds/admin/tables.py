@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpResponseRedirect
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -21,6 +20,7 @@ from audit.admin import (
     json_block,
 )
 from audit.services import Actor
+from casino.admin_decisions import SecondApprovalAdmin
 from casino.middleware import request_id_of
 from rounds.admin.display import changelist_url
 from rounds.forms import ConfigVersionForm
@@ -189,7 +189,7 @@ class TableConfigAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ConfigVersionRequest)
-class ConfigVersionRequestAdmin(ReadOnlyAdmin):
+class ConfigVersionRequestAdmin(SecondApprovalAdmin, ReadOnlyAdmin):
     """New configuration versions that change what is paid, and their second supervisor."""
 
     list_display = ("id", "config", "effective_from", "state", "requested_by_name", "requested_at",
@@ -201,7 +201,9 @@ class ConfigVersionRequestAdmin(ReadOnlyAdmin):
                        "requested_by_name", "requested_at", "request_id", "decided_by_name", "decided_at",
                        "decision_note", "version_link")
     exclude = ("requested_by", "decided_by", "version", "numbers")
-    change_form_template = "admin/rounds/configversionrequest/change_form.html"
+    decide_permission = "rounds.add_tableconfigversion"
+    asked_what = "version"
+    approve_label = "Approve the version"
 
     @admin.display(description="numbers asked for")
     def numbers_shown(self, asked: ConfigVersionRequest) -> SafeString | str:
@@ -214,49 +216,14 @@ class ConfigVersionRequestAdmin(ReadOnlyAdmin):
         url = reverse("admin:rounds_tableconfig_change", args=[asked.config_id])
         return format_html('<a href="{}">{}</a>', url, asked.version)
 
-    def get_urls(self):
-        return [
-            path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
-                 name="rounds_configversionrequest_decide"),
-            *super().get_urls(),
-        ]
+    def effect(self, asked: ConfigVersionRequest) -> SafeString:
+        return format_html("The version of <strong>{}</strong> above judges rounds only once you approve it, "
+                           "from the later of its asked start and the moment of your approval.", asked.config.name)
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        asked = ConfigVersionRequest.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
-        extra_context = {
-            **(extra_context or {}),
-            "decidable": asked is not None and asked.state == ConfigVersionRequest.State.PENDING
-            and request.user.has_perm("rounds.add_tableconfigversion"),
-            "own_request": asked is not None and asked.requested_by_id == request.user.pk,
-            "decision_form": VersionDecisionForm(),
-        }
-        return super().change_view(request, object_id, form_url, extra_context)
+    def approved(self, asked: ConfigVersionRequest, actor: Actor, request_id: str) -> str:
+        decided = config_version_approve(asked=asked, actor=actor, request_id=request_id)
+        return f"Approved: {decided.version} is in force from {decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}."
 
-    def decide_view(self, request, pk: int):
-        """Approve or reject, through ``config_version_approve`` / ``config_version_reject``."""
-        if request.method != "POST" or not request.user.has_perm("rounds.add_tableconfigversion"):
-            raise PermissionDenied
-        asked = get_object_or_404(ConfigVersionRequest, pk=pk)
-        form = VersionDecisionForm(request.POST)
-        actor, request_id = Actor.of_user(request.user), request_id_of(request)
-        if not form.is_valid():
-            messages.error(request, "Choose to approve or to reject.")
-        else:
-            try:
-                if form.cleaned_data["decision"] == "approve":
-                    decided = config_version_approve(asked=asked, actor=actor, request_id=request_id)
-                    messages.success(request, f"Approved: {decided.version} is in force from "
-                                     f"{decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}.")
-                else:
-                    config_version_reject(asked=asked, actor=actor, note=form.cleaned_data["note"],
-                                          request_id=request_id)
-                    messages.success(request, "Rejected: no version was made.")
-            except ConfigError as exc:
-                messages.error(request, " ".join(" ".join(texts) for texts in exc.errors.values()))
-        return redirect("admin:rounds_configversionrequest_change", asked.pk)
-
-
-class VersionDecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                           help_text="Why, for a rejection (kept with the request).")
+    def rejected(self, asked: ConfigVersionRequest, actor: Actor, note: str, request_id: str) -> str:
+        config_version_reject(asked=asked, actor=actor, note=note, request_id=request_id)
+        return "Rejected: no version was made."
