@@ -134,7 +134,7 @@ def pool_create(
             _write_single(pool, MeterEvent.Kind.RESEED, numbers.reseed, numbers.reseed, actor, OPENING_REASON)
             audit_record(
                 actor=actor, action="pool.created", obj=pool,
-                after={"currency": currency, "minor_unit": minor_unit, **_version_snapshot(version),
+                after={"currency": currency, "minor_unit": minor_unit, **pool_version_snapshot(version),
                        "meter": pool.meter},
                 request_id=request_id,
             )
@@ -231,12 +231,12 @@ def _pool_version_made(locked: Pool, latest: PoolVersion | None, effective_from:
     """Write and audit the next version of ``locked`` (row-locked, ``latest`` read under the lock)."""
     version = _version_write(locked, (latest.version if latest else 0) + 1, effective_from, numbers,
                              asked.requested_by_id if asked is not None else _user_id(actor), note)
-    after = _version_snapshot(version)
+    after = pool_version_snapshot(version)
     if asked is not None:
         after |= {"version_request": asked.pk, "requested_by": asked.requested_by_name, "approved_by": actor.name}
     audit_record(
         actor=actor, action="pool.version_created", obj=version,
-        before=_version_snapshot(latest) if latest else None, after=after, request_id=request_id,
+        before=pool_version_snapshot(latest) if latest else None, after=after, request_id=request_id,
     )
     return version
 
@@ -269,7 +269,8 @@ def _version_write(pool, number, effective_from, numbers, created_by_id: int | N
     )
 
 
-def _version_snapshot(version: PoolVersion) -> dict:
+def pool_version_snapshot(version: PoolVersion) -> dict:
+    """What the chain records of a version as it is made, and what ``progressive.proof_versions`` holds it to."""
     return {"version": version.version, "effective_from": version.effective_from,
             **{name: getattr(version, name) for name in VERSION_NUMBERS}}
 

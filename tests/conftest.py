@@ -9,6 +9,7 @@ from django.db import transaction
 from rest_framework.test import APIClient
 
 from audit.services import SYSTEM
+from progressive.proof_versions import pool_versions_record
 from rounds.proof_versions import config_versions_record
 from rounds.services import table_register
 
@@ -21,6 +22,7 @@ def ship_configuration() -> None:
         importlib.import_module("rounds.migrations.0002_shipped_configs").ship_configs(apps, None)
         # As the migrate that ships them ends: the chain records the shipped versions.
         config_versions_record()
+        pool_versions_record()
 
 
 @pytest.fixture(scope="session")

@@ -24,8 +24,10 @@ INFRASTRUCTURE = (
     "casino.sql", "casino.rows", "casino.jsons", "casino.partitioning", "casino.gaming_day",
     "casino.locks", "casino.models", "casino.validation", "casino.work",
 )
-# audit.protections: the database's guards of the records, which the partitions' maker names.
-AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals", "audit.protections")
+# audit.protections: the database's guards of the records, which the partitions' maker names;
+# audit.recorded: a version held to what the chain recorded of it.
+AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals", "audit.protections",
+             "audit.recorded")
 RECONCILIATION = ("audit.reconciliation",)
 
 # progressive's core: what rounds stands on (a round is judged by a pool version,

@@ -27,6 +27,7 @@ from audit.services import SYSTEM, audit_record
 from audit.shifts import gaming_day_of
 from casino import locks, replicas
 from progressive.models import Pool, PoolVersion
+from progressive.proof_versions import pool_versions_differences
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
 from rounds.proof_findings import finding_states_unrecorded
@@ -415,7 +416,7 @@ def _bodies_checked(day_from: date, day_to: date) -> dict:
 def _records_checked() -> dict:
     """The configuration versions against what the chain recorded of them, and the findings' work
     against its audit events (``verify_audit`` does the same): whatever day it was edited on."""
-    versions = [str(d) for d in config_versions_differences()]
+    versions = [str(d) for d in (*config_versions_differences(), *pool_versions_differences())]
     findings = [str(d) for d in finding_states_unrecorded()]
     held = [str(d) for d in held_differences()]
     return {"versions": len(versions), "findings": len(findings), "held": len(held),
@@ -436,7 +437,7 @@ def _alerts(figures: dict) -> list[str]:
                       f"{held['oldest_received']}); their finding is dealt_outside_window")
     records = figures.get("records") or {}
     if records.get("versions") or records.get("findings") or records.get("held"):
-        alerts.append(f"RECORDS: {records['versions']} configuration version(s) differ from what the audit chain "
+        alerts.append(f"RECORDS: {records['versions']} configuration or pool version(s) differ from what the audit chain "
                       f"recorded, {records['findings']} finding(s) hold a state no audit event made, "
                       f"{records.get('held', 0)} round(s) held apart or not against their finding and "
                       "placements: " + "; ".join(records["examples"][:3]))

@@ -240,7 +240,7 @@ def test_the_nightly_report_names_paid_amounts_a_forged_dismissal_and_an_edited_
              [us_rounds.rounds.first().config_version_id])
     figures = report_run(day_from=day).figures
     assert (figures["records"]["versions"], figures["records"]["findings"]) == (1, 1)
-    assert any(alert.startswith("RECORDS: 1 configuration version(s)") for alert in figures["alerts"])
+    assert any(alert.startswith("RECORDS: 1 configuration or pool version(s)") for alert in figures["alerts"])
     examples = [d for e in figures["reverification"]["examples"] for d in e["differences"]]
     assert any(d.startswith(f"seat {seat.seat} paid ante 5000.00 is now") for d in examples)
 
@@ -269,3 +269,27 @@ def test_a_protection_findings_forged_dismissal_is_named_like_a_rounds(capsys):
     out, _ = _verify(capsys)
     assert (f"protection finding #{suspect.pk}: state stored 'dismissed', its last audit event says "
             "'acknowledged'") in out
+
+
+def test_a_pool_versions_award_lines_raised_in_the_row_are_named(us_rounds, capsys):
+    """A pool version's pay lines settle every Progressive under it: edited past the triggers,
+    the version is named against what the chain recorded when it was made (the shipped pool's
+    on the migrate, a new pool's with the pool, a later version's as it was made)."""
+    from audit.services import SYSTEM
+    from progressive.models import PoolVersion
+    from progressive.services import pool_create
+
+    made = pool_create(code="side-pool", currency="USD", wager="5.00", rate="0.20", reseed="1000.00",
+                       lines=[{"category": "royal_flush", "qualifier": "hole", "kind": "percent", "amount": "100"}],
+                       actor=SYSTEM)
+    call_command("verify_audit")
+    assert "every pool version is what the audit chain recorded" in capsys.readouterr().out
+
+    shipped = PoolVersion.objects.filter(pool__code="us-progressive").order_by("pk").first()
+    first = PoolVersion.objects.get(pool=made, version=1)
+    with as_superuser():
+        _sql("UPDATE progressive_poolversion SET reseed = reseed * 10 WHERE id IN (%s, %s)", [shipped.pk, first.pk])
+    out, failed = _verify(capsys)
+    assert f"pool {shipped} (#{shipped.pk}): reseed stored" in out
+    assert f"pool {first} (#{first.pk}): reseed stored" in out
+    assert "2 differences between pool versions and what the audit chain recorded" in failed

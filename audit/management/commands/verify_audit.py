@@ -21,7 +21,8 @@ at the end if there was any (the last line counts them):
   its paid amounts from the body (``audit.reconciliation.derived``): each
   difference named with its table, round, column, stored and derived value;
 - the configuration versions: each version's numbers against what the chain
-  recorded when it was made (``rounds.proof_versions``);
+  recorded when it was made (``rounds.proof_versions``), and each pool version
+  (``progressive.proof_versions``);
 - the findings' work: each worked state, note and name against its last
   audit event (``rounds.proof_findings``); a round held apart from the books
   only if found outside the window and never placed (``rounds.proof_held``);
@@ -119,6 +120,7 @@ class Command(BaseCommand):
         # Rounds, versions and pools stand above the audit log.
         from audit.reconciliation.derived import stored_columns_differences
         from progressive.models import Pool
+        from progressive.proof_versions import pool_versions_differences
         from progressive.selectors import pool_ledger_check
         from rounds.proof import bodies_differences
         from rounds.proof_findings import finding_states_unrecorded
@@ -136,6 +138,9 @@ class Command(BaseCommand):
         self._each(damage, config_versions_differences(recorded=recorded), str,
                    "differences between configuration versions and what the audit chain recorded",
                    "every configuration version is what the audit chain recorded")
+        self._each(damage, pool_versions_differences(), str,
+                   "differences between pool versions and what the audit chain recorded",
+                   "every pool version is what the audit chain recorded")
         self._each(damage, finding_states_unrecorded(), str,
                    "findings' states not made by an audit event",
                    "every worked finding's state is its last audit event's")
