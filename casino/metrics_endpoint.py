@@ -16,14 +16,16 @@ client from 127.0.0.1.
 Besides what the processes measured (``casino.metrics``), each scrape reads
 a few figures from the database, where they are the same for every worker:
 the gaming day's rounds by table and status, the findings still to work by
-code and state, each pool's meter, the audit chain's length and the last
-finished reconciliation report.
+code and state, each pool's meter, the audit chain's length, the last
+finished reconciliation report, and whether every ended gaming day has its
+report (days missing one, the last day reported, the oldest report running).
 """
 
 from __future__ import annotations
 
 import hmac
 import os
+from datetime import UTC, datetime, time
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -149,7 +151,30 @@ class DatabaseFigures:
                 last.add_metric([status], (report["finished_at"] - report["created_at"]).total_seconds())
                 finished.add_metric([status], report["finished_at"].timestamp())
         yield from (last, finished)
+        yield from _reports_kept()
         yield _clock_offsets(day)
+
+
+def _reports_kept():
+    """Whether every ended gaming day since the books opened has its report, and whether one is stuck."""
+    from audit.reconciliation.selectors import reports_kept
+    from audit.reconciliation.services import day_to_reconcile
+    from rounds.window import window_opens
+
+    kept = reports_kept(books_open=window_opens(), last_ended=day_to_reconcile())
+    yield GaugeMetricFamily(
+        "table_audit_reconciliation_days_missing",
+        "Ended gaming days since the earliest open month without a current report of their own.",
+        value=kept.days_missing)
+    if kept.last_complete_day is not None:
+        yield GaugeMetricFamily(
+            "table_audit_reconciliation_last_complete_day_timestamp_seconds",
+            "The latest gaming day whose own report is current (its date, 00:00 UTC, as Unix time).",
+            value=datetime.combine(kept.last_complete_day, time(), tzinfo=UTC).timestamp())
+    yield GaugeMetricFamily(
+        "table_audit_reconciliation_oldest_running_seconds",
+        "Seconds since the oldest reconciliation report still running was opened (0: none runs).",
+        value=(timezone.now() - kept.oldest_running_since).total_seconds() if kept.oldest_running_since else 0)
 
 
 def _clock_offsets(day) -> GaugeMetricFamily:

@@ -230,3 +230,38 @@ def test_a_new_run_forgets_the_files_of_processes_gone(tmp_path):
     (tmp_path / f"counter_{os.getpid()}.db").write_bytes(b"x")
     assert multiprocess_dir_prepare(str(tmp_path)) == [f"histogram_{gone}.db"]
     assert [p.name for p in tmp_path.iterdir()] == [f"counter_{os.getpid()}.db"]
+
+
+@pytest.mark.django_db
+def test_ended_days_without_their_report_and_a_report_stuck_running(settings):
+    """Operators see a day left without its report, and a report that has run too long."""
+    from datetime import UTC, datetime
+
+    from audit.models import ReconciliationReport
+    from audit.reconciliation.services import day_to_reconcile
+    from rounds.window import window_opens
+
+    settings.ROUND_WINDOW_OPENS = day_to_reconcile() - timedelta(days=40)
+    opens, ended = window_opens(), day_to_reconcile()
+    days = (ended - opens).days + 1
+    text = scrape()
+    assert value(text, "table_audit_reconciliation_days_missing") == days
+    assert value(text, "table_audit_reconciliation_oldest_running_seconds") == 0
+
+    for day in (ended, ended - timedelta(days=1)):
+        ReconciliationReport.objects.create(day_from=day, day_to=day, version=1, status="complete",
+                                            engine_version="test")
+    # A range's report is not a day's own, and a failed one is no report.
+    ReconciliationReport.objects.create(day_from=opens, day_to=ended, version=1, status="complete",
+                                        engine_version="test")
+    ReconciliationReport.objects.create(day_from=opens, day_to=opens, version=1, status="failed",
+                                        engine_version="test")
+    stuck = ReconciliationReport.objects.create(day_from=opens, day_to=opens, version=2, status="running",
+                                                engine_version="test")
+    ReconciliationReport.objects.filter(pk=stuck.pk).update(created_at=timezone.now() - timedelta(minutes=90))
+
+    text = scrape()
+    assert value(text, "table_audit_reconciliation_days_missing") == days - 2
+    assert value(text, "table_audit_reconciliation_last_complete_day_timestamp_seconds") == datetime(
+        ended.year, ended.month, ended.day, tzinfo=UTC).timestamp()
+    assert 90 * 60 <= value(text, "table_audit_reconciliation_oldest_running_seconds") < 95 * 60

@@ -941,3 +941,30 @@ def first_reported_day() -> date | None:
             status=ReconciliationReport.Status.COMPLETE, figures__has_key="currencies")
         .order_by("day_from").values_list("day_from", flat=True).first()
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ReportsKept:
+    """Whether every ended gaming day has its report: what an operator watches (``/metrics``)."""
+
+    days_missing: int  # ended gaming days of the books without a current report of the day
+    oldest_missing: date | None
+    last_complete_day: date | None  # the latest day whose own report is current
+    oldest_running_since: datetime | None  # when the oldest report still running was opened
+
+
+def reports_kept(*, books_open: date, last_ended: date) -> ReportsKept:
+    """``ReportsKept`` over the gaming days from ``books_open`` to ``last_ended``: two small reads
+    (the days' current reports of one day each, by the status index; the oldest running report)."""
+    Status = ReconciliationReport.Status
+    reported = set(
+        ReconciliationReport.objects.filter(status=Status.COMPLETE, day_from=F("day_to"),
+                                            day_from__gte=books_open, day_to__lte=last_ended)
+        .values_list("day_from", flat=True)
+    )
+    days = (last_ended - books_open).days + 1
+    missing = [books_open + timedelta(days=n) for n in range(max(days, 0))
+               if books_open + timedelta(days=n) not in reported]
+    running = (ReconciliationReport.objects.filter(status=Status.RUNNING).order_by("created_at")
+               .values_list("created_at", flat=True).first())
+    return ReportsKept(len(missing), missing[0] if missing else None, max(reported, default=None), running)
