@@ -47,6 +47,27 @@ def reconcile_day(day: str | None = None, day_to: str | None = None, requested_b
     return report.pk
 
 
+# The most days one run of the healing job starts: a long gap (a new database whose books open
+# the month before, weeks of a stopped beat) is made good a few days an hour, never all at once.
+HEAL_MOST_DAYS = 7
+
+
+@shared_task(name="audit.reconcile_missing", **RELIABLE)
+def reconcile_missing(most: int = HEAL_MOST_DAYS) -> list[str]:
+    """Start the report of each ended gaming day that has no current report of its own (a night the
+    beat or the broker missed, a report that failed), oldest first, at most ``most`` a run.
+
+    Idempotent and cheap when nothing is missing (one read), so the schedule runs it every hour:
+    a day already running is resumed, not started twice (``report_start``).
+    """
+    from rounds.window import window_opens
+
+    days = services.days_to_reconcile(books_open=window_opens())[:most]
+    for day in days:
+        reconcile_day.delay(day.isoformat(), requested_by="beat: a day without its report")
+    return [day.isoformat() for day in days]
+
+
 # How often a part that another run is computing looks again: it is done when
 # that run stores it, or taken over once the other run's claim goes stale.
 CLAIMED_ELSEWHERE_RETRY_SECONDS = 5

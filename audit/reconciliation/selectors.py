@@ -956,15 +956,27 @@ class ReportsKept:
 def reports_kept(*, books_open: date, last_ended: date) -> ReportsKept:
     """``ReportsKept`` over the gaming days from ``books_open`` to ``last_ended``: two small reads
     (the days' current reports of one day each, by the status index; the oldest running report)."""
-    Status = ReconciliationReport.Status
-    reported = set(
-        ReconciliationReport.objects.filter(status=Status.COMPLETE, day_from=F("day_to"),
+    reported = _days_reported(books_open, last_ended)
+    missing = _days_missing(books_open, last_ended, reported)
+    running = (ReconciliationReport.objects.filter(status=ReconciliationReport.Status.RUNNING)
+               .order_by("created_at").values_list("created_at", flat=True).first())
+    return ReportsKept(len(missing), missing[0] if missing else None, max(reported, default=None), running)
+
+
+def days_without_report(*, books_open: date, last_ended: date) -> list[date]:
+    """The ended gaming days from ``books_open`` to ``last_ended`` without a current report of their
+    own (never made, failed, or still running), oldest first: one read, however long the books."""
+    return _days_missing(books_open, last_ended, _days_reported(books_open, last_ended))
+
+
+def _days_reported(books_open: date, last_ended: date) -> set[date]:
+    return set(
+        ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE, day_from=F("day_to"),
                                             day_from__gte=books_open, day_to__lte=last_ended)
         .values_list("day_from", flat=True)
     )
-    days = (last_ended - books_open).days + 1
-    missing = [books_open + timedelta(days=n) for n in range(max(days, 0))
-               if books_open + timedelta(days=n) not in reported]
-    running = (ReconciliationReport.objects.filter(status=Status.RUNNING).order_by("created_at")
-               .values_list("created_at", flat=True).first())
-    return ReportsKept(len(missing), missing[0] if missing else None, max(reported, default=None), running)
+
+
+def _days_missing(books_open: date, last_ended: date, reported: set[date]) -> list[date]:
+    days = (books_open + timedelta(days=n) for n in range(max((last_ended - books_open).days + 1, 0)))
+    return [day for day in days if day not in reported]

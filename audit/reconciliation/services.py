@@ -517,6 +517,11 @@ def _wait_for_parts(report: ReconciliationReport, poll_seconds: float = 0.5) -> 
         time.sleep(poll_seconds)
 
 
+def days_to_reconcile(*, books_open: date, now: datetime | None = None) -> list[date]:
+    """The ended gaming days of the books without a current report of their own, oldest first."""
+    return selectors.days_without_report(books_open=books_open, last_ended=day_to_reconcile(now=now))
+
+
 def day_to_reconcile(*, now: datetime | None = None) -> date:
     """The gaming day that ended last: the nightly job's day."""
     clock = reconciliation_settings()
