@@ -61,27 +61,24 @@ def _answer(body: dict, status: int) -> JsonResponse:
 
 def readiness_failing() -> list[str]:
     """The names of the checks that fail now (empty: ready), at most once a ``READY_FOR_SECONDS``."""
-    with _LAST_LOCK:
-        at, failing = _LAST
-        if time.monotonic() - at < READY_FOR_SECONDS:
-            return list(failing)
-    failing = [name for name, check in CHECKS if not _passes(name, check)]
-    with _LAST_LOCK:
-        _LAST[:] = [time.monotonic(), failing]
-    return list(failing)
+    return _failing(CHECKS, _LAST)
 
 
 def readiness_degraded() -> list[str]:
     """The names of the checks that fail now but leave the service serving: the cache, whose
-    throttles then let requests through (``rounds.throttling``). Checked with the others' pace."""
+    throttles then let requests through (``rounds.throttling``). Checked at the same pace."""
+    return _failing(DEGRADATIONS, _DEGRADED)
+
+
+def _failing(checks, memo: list) -> list[str]:
     with _LAST_LOCK:
-        at, degraded = _DEGRADED
+        at, failing = memo
         if time.monotonic() - at < READY_FOR_SECONDS:
-            return list(degraded)
-    degraded = [name for name, check in DEGRADATIONS if not _passes(name, check)]
+            return list(failing)
+    failing = [name for name, check in checks if not _passes(name, check)]
     with _LAST_LOCK:
-        _DEGRADED[:] = [time.monotonic(), degraded]
-    return list(degraded)
+        memo[:] = [time.monotonic(), failing]
+    return list(failing)
 
 
 def readiness_forget() -> None:

@@ -54,12 +54,13 @@ def finding_states_unrecorded() -> Iterator[FindingDifference]:
 def _unrecorded(model: type[WorkedFinding]) -> Iterator[FindingDifference]:
     last = _last_moves(model)
     untouched = Q(state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="")
-    of_round = "round_id" if model is Finding else "pk"
+    # Only a round's finding names its round; the others stand alone.
+    round_of = Finding._meta.get_field("round").attname if model is Finding else None
     worked = model.objects.filter(~untouched | Q(pk__in=list(last))).order_by("pk").values_list(
-        "pk", of_round, "state", "state_note", "state_changed_by_name")
+        "pk", round_of or "pk", "state", "state_note", "state_changed_by_name")
     seen = set()
     for pk, round_pk, state, note, name in worked.iterator(chunk_size=2000):
-        round_pk = round_pk if model is Finding else None
+        round_pk = round_pk if round_of else None
         seen.add(pk)
         move = last.get(pk)
         if move is None:
