@@ -99,6 +99,11 @@ class ReconciliationReport(models.Model):
     chain_last_hash = models.CharField(max_length=64, blank=True)
     day_last_hash = models.CharField(max_length=64, blank=True)  # the last event within the range
     error = models.TextField(blank=True)
+    # Healing (audit.reconciliation.healing): how often it failed, when a failed report is
+    # tried again (backoff), and when its tasks were last sent to the workers.
+    failures = models.PositiveIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
+    driven_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-day_from", "-day_to", "-version"]
@@ -115,7 +120,10 @@ class ReconciliationReport(models.Model):
                 condition=models.Q(day_from__lte=models.F("day_to")), name="reconciliation_range_order"
             ),
         ]
-        indexes = [models.Index(fields=["status", "day_from"])]
+        indexes = [
+            models.Index(fields=["status", "day_from"]),
+            models.Index(fields=["retry_at"], condition=models.Q(status="failed"), name="report_retry_idx"),
+        ]
 
     def __str__(self) -> str:
         days = str(self.day_from) if self.day_from == self.day_to else f"{self.day_from}..{self.day_to}"
@@ -147,12 +155,16 @@ class ReconciliationPart(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)  # how many times it was computed
     # Who computes it now: a run claims a part before it computes it, and only
-    # the holder of the claim stores its figures; a claim older than
-    # RECONCILIATION_CLAIM_SECONDS is taken to have crashed and may be taken over.
+    # the holder of the claim stores its figures. The claim is a lease: its
+    # holder renews ``heartbeat_at`` from a thread of its own while it computes,
+    # and a claim not renewed for RECONCILIATION_LEASE_SECONDS belonged to a run
+    # that died (its worker killed, its connection gone) and may be taken over.
     claim = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     figures = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)  # why its last attempt failed, if it did
 
     class Meta:
         ordering = ["report", "kind", "key"]

@@ -1,7 +1,7 @@
 """The database's protections of what happened, declared once, and the check that each is in force.
 
 The triggers that refuse UPDATE, DELETE and TRUNCATE of the records (audit
-migrations 0003 and 0010, progressive 0005, 0012 and 0014, rounds 0003 and 0009)
+migrations 0003 and 0010, progressive 0005, 0012 and 0014, rounds 0003, 0009 and 0023)
 and the ones that keep a pool's meter equal to its ledger (progressive 0008,
 0011) and an archived month out of the default partitions (rounds 0017) are
 raw SQL in migrations. A trigger dropped or disabled by anyone
@@ -54,6 +54,7 @@ PROTECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "rounds_finding": ("rounds_finding_changes_allowed", "rounds_finding_never_truncated"),
     "rounds_round": ("rounds_round_changes_allowed", "rounds_round_never_truncated"),
+    "rounds_lateround": ("rounds_lateround_append_only", "rounds_lateround_never_truncated"),
     "rounds_roundkey": ("rounds_roundkey_append_only", "rounds_roundkey_never_truncated"),
     "rounds_seat": ("rounds_seat_changes_allowed", "rounds_seat_never_truncated"),
     "rounds_submission": ("rounds_submission_append_only", "rounds_submission_never_truncated"),

@@ -1,23 +1,33 @@
 """Celery tasks of the audit app. Each only calls a service; the work is in the services.
 
-The nightly job opens (or resumes) the day's report and fans out one task per
-part as a chord; the chord's body merges the parts. Every task acknowledges
-its message only after it ran (``acks_late``) and gives the message back when
-its worker dies (``reject_on_worker_lost``), so a killed worker's part runs
-again. A part is claimed before it is computed, so two runs of one range (two
-workers, two machines) compute it once: the other run's task waits for it,
-and takes a claim over once it is older than ``RECONCILIATION_CLAIM_SECONDS``
-(its run died). Transient database errors are retried with exponential backoff.
+A report is opened (or resumed) and each of its parts sent as a task of its
+own; the part that completes the set sends the merge. No chord joins them:
+a chord's counter lives in the result backend and is lost with a database
+restart, which left reports running for ever. Every task acknowledges its
+message only after it ran (``acks_late``) and gives it back when its worker
+dies (``reject_on_worker_lost``); what a dead worker held is also sent again
+by the watch (``audit.reconcile_watch``, every minute) once the part's lease
+runs out, on any broker. A part is claimed before it is computed, so two runs
+compute it once. A database error is retried with backoff for
+``RECONCILIATION_RETRY_SECONDS`` (time, not a count), then the report fails
+with its reason, and the watch tries it again later.
 """
 
 from __future__ import annotations
 
+import logging
+import random
+import time
 from datetime import date
 
 from celery import chord, group, shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
-from audit.reconciliation import services
+from audit.reconciliation import healing, services
+
+logger = logging.getLogger("audit.reconciliation")
 
 RELIABLE = {
     "acks_late": True,
@@ -28,6 +38,10 @@ RELIABLE = {
     "retry_jitter": True,
     "max_retries": 6,
 }
+DATABASE_ERRORS = RELIABLE["autoretry_for"]
+# The report's own tasks count their retries in time (``_again``), never in a number.
+REPORT_TASK = {"acks_late": True, "reject_on_worker_lost": True, "max_retries": None}
+BACKOFF_MOST_SECONDS = 60
 
 
 @shared_task(name="audit.reconcile_day", **RELIABLE)
@@ -38,13 +52,19 @@ def reconcile_day(day: str | None = None, day_to: str | None = None, requested_b
         day_from=day_from, day_to=date.fromisoformat(day_to) if day_to else None,
         requested_by=requested_by,
     )
-    parts = services.report_parts_to_compute(report=report)
-    finish = reconcile_finish.si(report.pk).on_error(reconcile_failed.s(report_id=report.pk))
-    if parts:
-        chord(group(reconcile_part.si(part_id) for part_id in parts))(finish)
-    else:
-        finish.apply_async()
+    _drive(report.pk, services.report_parts_to_compute(report=report), finish=False)
     return report.pk
+
+
+def _drive(report_id: int, parts, *, finish: bool) -> None:
+    """Send the report's parts (or, with none left, its merge), and say when they were sent."""
+    from audit.models import ReconciliationReport
+
+    ReconciliationReport.objects.filter(pk=report_id).update(driven_at=timezone.now())
+    if parts:
+        group(reconcile_part.si(part_id, report_id) for part_id in parts).apply_async()
+    if finish or not parts:
+        reconcile_finish.delay(report_id)
 
 
 # The most days one run of the healing job starts: a long gap (a new database whose books open
@@ -54,60 +74,91 @@ HEAL_MOST_DAYS = 7
 
 @shared_task(name="audit.reconcile_missing", **RELIABLE)
 def reconcile_missing(most: int = HEAL_MOST_DAYS) -> list[str]:
-    """Start the report of each ended gaming day that has no current report of its own (a night the
-    beat or the broker missed, a report that failed), oldest first, at most ``most`` a run.
+    """Start the report of each settled gaming day without a current report of its own (a night the
+    beat or the broker missed) or whose report is stale (late rounds), oldest first, ``most`` a run.
 
-    Idempotent and cheap when nothing is missing (one read), so the schedule runs it every hour:
-    a day already running is resumed, not started twice (``report_start``).
+    Idempotent and cheap when nothing is missing (two reads), so the schedule runs it every hour.
     """
     from rounds.window import window_opens
 
-    days = services.days_to_reconcile(books_open=window_opens())[:most]
+    days = healing.days_to_heal(books_open=window_opens(), now=timezone.now())[:most]
     for day in days:
-        reconcile_day.delay(day.isoformat(), requested_by="beat: a day without its report")
+        logger.warning("gaming day %s has no current report: starting it", day)
+        reconcile_day.delay(day.isoformat(), requested_by="beat: a day without its current report")
     return [day.isoformat() for day in days]
 
 
-# How often a part that another run is computing looks again: it is done when
-# that run stores it, or taken over once the other run's claim goes stale.
-CLAIMED_ELSEWHERE_RETRY_SECONDS = 5
+@shared_task(name="audit.reconcile_watch", **RELIABLE)
+def reconcile_watch() -> list[str]:
+    """Move on every report the workers dropped: parts whose holder died, parts and merges whose
+    messages were lost, failed reports whose retry time came. One read when all is well."""
+    said = []
+    for move in healing.reports_to_move():
+        if move.retry is not None:
+            day_from, day_to = move.retry
+            logger.warning("reconciliation report %s failed before: trying it again", move.report_id)
+            reconcile_day.delay(day_from.isoformat(), day_to.isoformat(),
+                                requested_by="beat: a failed report tried again")
+            said.append(f"{move.report_id}: retried")
+            continue
+        logger.warning("reconciliation report %s was dropped: sending %d part(s)%s again", move.report_id,
+                       len(move.parts), " and its merge" if move.finish else "")
+        _drive(move.report_id, move.parts, finish=move.finish)
+        said.append(f"{move.report_id}: {len(move.parts)} part(s){' + merge' if move.finish else ''}")
+    return said
 
 
-DATABASE_ERRORS = RELIABLE["autoretry_for"]
+def _again(task, error: Exception, report_to_fail: int | None, failing_since: float | None, **kwargs):
+    """Retry ``task`` after a database error, with backoff, until ``RECONCILIATION_RETRY_SECONDS``
+    since the first; then fail the report with the reason (the watch tries it again later)."""
+    since = failing_since or time.time()
+    if time.time() - since >= settings.RECONCILIATION_RETRY_SECONDS:
+        _fail(report_to_fail, f"gave up after {settings.RECONCILIATION_RETRY_SECONDS} s of database errors: "
+                         f"{type(error).__name__}: {error}")
+        raise error
+    countdown = min(2 ** task.request.retries, BACKOFF_MOST_SECONDS) * (0.5 + random.random() / 2)
+    raise task.retry(exc=error, countdown=countdown, args=(), kwargs=kwargs | {"failing_since": since}) from error
 
 
-# Its retries are its own: waiting for another run's part must not use up the
-# budget for database errors, so those are counted in ``database_errors``.
-@shared_task(name="audit.reconcile_part", bind=True, **RELIABLE | {"autoretry_for": ()})
-def reconcile_part(self, part_id: int, database_errors: int = 0) -> int:
+def _fail(report_id: int | None, reason: str) -> None:
+    if report_id is None:
+        return
     try:
+        services.report_fail(report_id=report_id, error=reason)
+    except DATABASE_ERRORS:
+        # The database is away: the report stays running, and the watch moves it on
+        # once its parts' leases have run out.
+        logger.exception("reconciliation report %s could not be marked failed", report_id)
+
+
+@shared_task(name="audit.reconcile_part", bind=True, **REPORT_TASK)
+def reconcile_part(self, part_id: int, report_id: int | None = None, failing_since: float | None = None) -> int:
+    try:
+        report_id = report_id or services.report_of_part(part_id=part_id)
         part = services.report_part_compute(part_id=part_id)
     except DATABASE_ERRORS as error:
-        if database_errors >= RELIABLE["max_retries"]:
-            raise
-        countdown = min(RELIABLE["retry_backoff"] * 2 ** database_errors, RELIABLE["retry_backoff_max"])
-        raise self.retry(exc=error, countdown=countdown, max_retries=None,
-                         kwargs={"part_id": part_id, "database_errors": database_errors + 1}) from error
-    if part.status != part.Status.COMPLETE and part.report.status == part.report.Status.RUNNING:
-        # Another run holds the part: this task ends when the part is in, so
-        # that the chord's merge never runs ahead of it.
-        raise self.retry(countdown=CLAIMED_ELSEWHERE_RETRY_SECONDS, max_retries=None,
-                         kwargs={"part_id": part_id, "database_errors": database_errors})
+        _again(self, error, report_id, failing_since, part_id=part_id, report_id=report_id)
+    except Exception as error:
+        _fail(report_id, f"part {part_id}: {type(error).__name__}: {error}")
+        raise
+    # The part that completes the set sends the merge; one held by another run
+    # is that run's to finish (or the watch's, if that run dies).
+    if part.status == part.Status.COMPLETE and services.report_parts_all_in(report_id=part.report_id):
+        reconcile_finish.delay(part.report_id)
     return part.pk
 
 
-@shared_task(
-    name="audit.reconcile_finish",
-    **RELIABLE | {"autoretry_for": (OperationalError, InterfaceError, services.ReportNotReady)},
-)
-def reconcile_finish(report_id: int) -> str:
-    return services.report_finish(report_id=report_id).status
-
-
-@shared_task(name="audit.reconcile_failed")
-def reconcile_failed(request, exc, traceback, report_id: int) -> None:
-    """The chord's error callback: a part gave up after its retries."""
-    services.report_fail(report_id=report_id, error=f"{type(exc).__name__}: {exc}")
+@shared_task(name="audit.reconcile_finish", bind=True, **REPORT_TASK)
+def reconcile_finish(self, report_id: int, failing_since: float | None = None) -> str:
+    try:
+        return services.report_finish(report_id=report_id).status
+    except services.ReportNotReady:
+        return "waiting"  # a part is still out: the one that completes the set sends the merge again
+    except DATABASE_ERRORS as error:
+        _again(self, error, report_id, failing_since, report_id=report_id)
+    except Exception as error:
+        _fail(report_id, f"merge: {type(error).__name__}: {error}")
+        raise
 
 
 @shared_task(

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import QuerySet
 
 from casino import sql
@@ -75,6 +75,18 @@ def rows_locked(queryset: QuerySet, pks: Iterable[int] | None = None, *, no_key:
     """
     _check(queryset.model._meta.label, pks, queryset.db)
     return queryset.select_for_update(no_key=no_key).order_by("pk")
+
+
+def rows_free(queryset: QuerySet) -> set[int]:
+    """The keys of ``queryset``'s rows that no transaction holds a lock on now.
+
+    A probe, in a transaction of its own: each free row is locked for a moment
+    and let go, and a held one is skipped (``SKIP LOCKED``), never waited for,
+    so it can close no cycle of waits whatever the order. (SQLite has no row
+    locks: every row is free.)
+    """
+    with transaction.atomic(using=queryset.db):
+        return set(queryset.select_for_update(skip_locked=True).order_by("pk").values_list("pk", flat=True))
 
 
 def rows_locked_statement(queryset: QuerySet, pks: Iterable[int] | None = None) -> sql.Statement:

@@ -299,9 +299,19 @@ GAMING_DAY_SHIFTS = os.environ.get("GAMING_DAY_SHIFTS", "06:00,14:00,22:00")
 # deviation, for the theoretical win and its bands in the nightly report.
 BASE_GAME_HOUSE_EDGE = os.environ.get("BASE_GAME_HOUSE_EDGE", "0.02185")
 BASE_GAME_SD = os.environ.get("BASE_GAME_SD", "4.94")
-# A report part claimed longer ago than this is taken to belong to a run that
-# died, and another run may take it over (a part of a busy table takes minutes).
-RECONCILIATION_CLAIM_SECONDS = int(os.environ.get("RECONCILIATION_CLAIM_SECONDS", "900"))
+# Healing reports (audit/reconciliation/healing.py). A part's claim not renewed for
+# RECONCILIATION_LEASE_SECONDS belonged to a run that died: it is taken over (its holder
+# renews it every quarter of that while it computes, however long the part takes).
+RECONCILIATION_LEASE_SECONDS = int(os.environ.get("RECONCILIATION_LEASE_SECONDS", "60"))
+# A task of a report retries a database error (a restart, a lost connection) with backoff
+# for this long, then fails the report with the reason; a failed report is tried again
+# after RECONCILIATION_RETRY_FIRST_SECONDS, doubling each failure up to ..._MOST_SECONDS.
+RECONCILIATION_RETRY_SECONDS = int(os.environ.get("RECONCILIATION_RETRY_SECONDS", "900"))
+RECONCILIATION_RETRY_FIRST_SECONDS = int(os.environ.get("RECONCILIATION_RETRY_FIRST_SECONDS", "60"))
+RECONCILIATION_RETRY_MOST_SECONDS = int(os.environ.get("RECONCILIATION_RETRY_MOST_SECONDS", "3600"))
+# A gaming day is reconciled by the healing job only this long after its cut-off: the
+# night's last rounds arrive first, and the nightly entry (an hour after the cut-off) runs it.
+RECONCILIATION_SETTLE_SECONDS = int(os.environ.get("RECONCILIATION_SETTLE_SECONDS", "3600"))
 # Where each gaming day's chain head is written outside the database (audit/anchors.py):
 # a directory (``anchors.jsonl`` appended there) and/or a URL POSTed to, signed under the key.
 AUDIT_ANCHOR_PATH = os.environ.get("AUDIT_ANCHOR_PATH", "")
@@ -459,6 +469,17 @@ CELERY_RESULT_EXTENDED = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker or beat that loses the broker keeps trying, however long it is away, instead of
+# exiting after a hundred tries (beat then records a night as sent that never was; the
+# healing job makes it good once the broker is back).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Redis gives an unacknowledged message to another worker after the visibility timeout:
+# it must exceed the longest countdown a task waits (the retries' backoff) and the longest
+# task, or a running report task is handed out twice. A task whose worker died is not left
+# to it: the healing job sends again, after a lease, whatever a dead worker held. RabbitMQ
+# (the documented broker) gives a dead worker's messages back when its connection drops.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 

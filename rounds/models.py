@@ -398,6 +398,30 @@ class Submission(ImmutableModel):
         return f"{self.table_id} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"
 
 
+class LateRound(ImmutableModel):
+    """A round stored after its gaming day ended (a table offline for an evening, a batch sent late).
+
+    Written with the round, in its transaction, only for such rounds, so the
+    table stays as small as lateness is rare. A day's report opened before a
+    late round of its day arrived does not count it: the report is *stale*
+    (``audit.reconciliation.staleness``) until a new version is made, which
+    the healing job does. Append-only on PostgreSQL (migration 0023): deleting
+    a row would hide that a report undercounts.
+    """
+
+    round_pk = models.BigIntegerField()  # the round's id; no key: its month may be archived
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False)
+    gaming_day = models.DateField()
+    received_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["gaming_day", "received_at"]
+        indexes = [models.Index(fields=["gaming_day", "received_at"], name="late_round_day_idx")]
+
+    def __str__(self) -> str:
+        return f"round #{self.round_pk} of {self.gaming_day}, received {self.received_at:%Y-%m-%d %H:%M}"
+
+
 class ArchivedMonth(models.Model):
     """A month of gaming days whose rounds and seats were detached from their tables (archived).
 

@@ -54,6 +54,20 @@ redis_up() {  # start the local Redis on 6379 if it is down
     fi
 }
 
+rabbitmq_up() {  # start the local RabbitMQ on 5672 if it is down (the nightly job's fault tests use both brokers)
+    if ! (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; then
+        echo "starting RabbitMQ" >&2
+        if ! command -v rabbitmq-server >/dev/null 2>&1; then
+            apt-get update -q >/dev/null
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q rabbitmq-server >/dev/null
+        fi
+        (rabbitmq-server >/var/log/rabbitmq-ci.log 2>&1 &)
+        for _ in $(seq 1 60); do (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null && return 0; sleep 1; done
+        echo "RabbitMQ did not come up on 127.0.0.1:5672" >&2
+        return 1
+    fi
+}
+
 browser_up() {  # headless Chromium from Debian's packages, for the end-to-end admin test
     if ! command -v chromium >/dev/null 2>&1; then
         echo "installing Chromium (Debian package) for the browser test" >&2

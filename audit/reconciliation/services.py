@@ -14,12 +14,12 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from contextlib import suppress
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from audit.models import ReconciliationPart, ReconciliationReport
@@ -39,6 +39,7 @@ from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segm
 from .config import ReconciliationSettings, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
 from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
+from .lease import Heartbeat, lease_expired
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
 from .variance_selectors import variance_test_settings
@@ -89,10 +90,16 @@ def _open(day_from: date, day_to: date, inputs: dict, requested_by: str) -> Reco
     )
     reports.sort(key=lambda r: -r.version)
     latest = reports[0] if reports else None
+    # A failed version is tried again by resuming it or by the new version: never both.
+    for failed in reports:
+        if failed.retry_at is not None:
+            failed.retry_at = None
+            failed.save(update_fields=["retry_at"])
     if latest is not None and latest.status in (Status.RUNNING, Status.FAILED) and latest.inputs == inputs:
         if latest.status == Status.FAILED:
-            latest.status, latest.error = Status.RUNNING, ""
-            latest.save(update_fields=["status", "error"])
+            # Its last failure's reason stays beside ``failures``, for whoever asks why it took long.
+            latest.status = Status.RUNNING
+            latest.save(update_fields=["status"])
         logger.info("resuming %s", latest)
         return latest
     report = ReconciliationReport.objects.create(
@@ -132,21 +139,20 @@ def report_part_claim(*, part_id: int) -> str | None:
     or another run holds a live claim on it.
 
     One UPDATE decides, so two runs (two workers, two machines) that reach a
-    part at once never both compute it; a claim older than
-    ``RECONCILIATION_CLAIM_SECONDS`` belonged to a run that died, and is taken over.
+    part at once never both compute it; a claim whose lease was not renewed
+    for ``RECONCILIATION_LEASE_SECONDS`` belonged to a run that died, and is taken over.
     """
     token = uuid.uuid4().hex
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.RECONCILIATION_CLAIM_SECONDS)
     Part = ReconciliationPart
     # Every condition on the part's own row (the report's as a list of ids): PostgreSQL
     # checks a row's conditions again once a racing claim's lock is gone, but not
     # those of a joined row, so two claims could both pass a join.
     open_reports = ReconciliationReport.objects.exclude(status__in=(Status.COMPLETE, Status.SUPERSEDED))
     claimed = Part.objects.filter(pk=part_id, report__in=open_reports.values("pk")).filter(
-        Q(status=Part.Status.PENDING) | Q(status=Part.Status.RUNNING, started_at__lt=stale)
+        Q(status=Part.Status.PENDING) | Q(status=Part.Status.RUNNING, heartbeat_at__lt=lease_expired())
     ).update(
-        status=Part.Status.RUNNING, claim=token, started_at=now, attempts=F("attempts") + 1
+        status=Part.Status.RUNNING, claim=token, started_at=Now(), heartbeat_at=Now(),
+        attempts=F("attempts") + 1,
     )
     return token if claimed else None
 
@@ -162,38 +168,44 @@ def report_part_compute(*, part_id: int, progress: Progress | None = None) -> Re
     if token is None:
         return part
     try:
-        figures = _part_figures(part, _heartbeat(part.pk, token, progress))
+        with Heartbeat(part.pk, token):
+            figures = _part_figures(part, progress)
         # Only the claim's holder stores: a run that was taken over (it was too
         # slow, not dead) leaves the figures to the run that took its place.
         ReconciliationPart.objects.filter(pk=part.pk, claim=token).update(
-            figures=figures, status=ReconciliationPart.Status.COMPLETE, finished_at=timezone.now()
+            figures=figures, status=ReconciliationPart.Status.COMPLETE, finished_at=timezone.now(), error=""
         )
-    except BaseException:
-        # A part that failed (rather than died) gives its claim back at once:
-        # a retry or a rerun need not wait for the claim to go stale.
-        with suppress(DatabaseError):
-            ReconciliationPart.objects.filter(pk=part.pk, claim=token).update(
-                status=ReconciliationPart.Status.PENDING, claim=""
-            )
+    except BaseException as error:
+        # A part that failed (rather than died) gives its claim back at once, with its
+        # reason: a retry or a rerun need not wait for the lease to run out.
+        _give_back(part.pk, token, f"{type(error).__name__}: {error}")
         raise
     part.refresh_from_db()
     return part
 
 
-def _heartbeat(part_id: int, token: str, progress: Progress | None) -> Progress:
-    """``progress``, which also renews the claim now and then: a long part is not taken for dead."""
-    every = settings.RECONCILIATION_CLAIM_SECONDS / 3
-    last = time.monotonic()
+def _give_back(part_id: int, token: str, reason: str) -> None:
+    """The claim returned, on a fresh connection if the error was the connection's own."""
+    for attempt in range(2):
+        try:
+            ReconciliationPart.objects.filter(pk=part_id, claim=token).update(
+                status=ReconciliationPart.Status.PENDING, claim="", error=reason[:4000]
+            )
+            return
+        except DatabaseError:
+            if attempt or connection.in_atomic_block:
+                return  # the lease runs out instead
+            connection.close()
 
-    def beat(text: str) -> None:
-        nonlocal last
-        if time.monotonic() - last >= every:
-            ReconciliationPart.objects.filter(pk=part_id, claim=token).update(started_at=timezone.now())
-            last = time.monotonic()
-        if progress is not None:
-            progress(text)
 
-    return beat
+def report_of_part(*, part_id: int) -> int:
+    return ReconciliationPart.objects.values_list("report_id", flat=True).get(pk=part_id)
+
+
+def report_parts_all_in(*, report_id: int) -> bool:
+    """Every part of the report is computed: its merge may run."""
+    return not ReconciliationPart.objects.filter(report_id=report_id).exclude(
+        status=ReconciliationPart.Status.COMPLETE).exists()
 
 
 def _part_figures(part: ReconciliationPart, progress: Progress | None) -> dict:
@@ -320,12 +332,25 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
 
 
 def report_fail(*, report_id: int, error: str) -> None:
-    """Mark a running report failed (a part gave up); a rerun resumes it."""
-    updated = ReconciliationReport.objects.filter(pk=report_id, status=Status.RUNNING).update(
-        status=Status.FAILED, error=error[:4000], finished_at=timezone.now()
-    )
-    if updated:
-        logger.error("reconciliation report %s failed: %s", report_id, error)
+    """Mark a running report failed, with its reason (a part or its merge gave up).
+
+    The healing job resumes it once ``retry_at`` comes: a minute after its first
+    failure, doubling each failure after, up to ``RECONCILIATION_RETRY_MOST_SECONDS``.
+    """
+    with transaction.atomic():
+        report = locks.rows_locked(ReconciliationReport.objects.filter(pk=report_id, status=Status.RUNNING))
+        report = report[0] if report else None
+        if report is None:
+            return
+        report.failures += 1
+        wait = min(settings.RECONCILIATION_RETRY_FIRST_SECONDS * 2 ** (report.failures - 1),
+                   settings.RECONCILIATION_RETRY_MOST_SECONDS)
+        report.status, report.error = Status.FAILED, error[:4000]
+        report.finished_at = timezone.now()
+        report.retry_at = report.finished_at + timedelta(seconds=wait)
+        report.save(update_fields=["status", "error", "finished_at", "failures", "retry_at"])
+    logger.error("reconciliation report %s failed (%d time(s)), tried again in %d s: %s",
+                 report_id, report.failures, wait, error)
 
 
 def report_merge(*, report: ReconciliationReport) -> dict:

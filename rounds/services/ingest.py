@@ -34,6 +34,7 @@ from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from audit.services import Actor, AuditEntry, audit_record_many
+from casino.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
 from rounds import partitions
@@ -231,8 +232,14 @@ def _write(run: list[NewRound], *, head_too: bool) -> tuple[int, str] | None:
     return write_plan.write(
         [item.round for item in run], [s for item in run for s in item.seats],
         [f for item in run for f in item.findings], [e for item in run for e in item.events],
-        [item.body for item in run], head_too=head_too,
+        [item.body for item in run], head_too=head_too, late=[item.round for item in run if _late(item)],
     )
+
+
+def _late(item: NewRound) -> bool:
+    """Stored after its gaming day ended, and counted by the reports (a held round is not): a
+    report of its day made before undercounts (``rounds.LateRound``)."""
+    return item.outside is None and item.gaming_day < gaming_day_of(item.entry.received_at)
 
 
 def _stored(item: NewRound) -> AuditEntry:

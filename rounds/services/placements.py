@@ -4,11 +4,12 @@ with a note, that a round dealt outside the window belongs in the books after al
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from casino import locks
 from casino.validation import FieldErrors
-from rounds.models import Round
+from rounds.models import LateRound, Round
 
 
 class PlacementError(FieldErrors):
@@ -16,7 +17,8 @@ class PlacementError(FieldErrors):
 
 
 def round_place(*, round_pk: int, user, note: str, request_id: str = "") -> Round:
-    """The held round counted by the reports of its gaming day from now on; its finding stays,
+    """The held round counted by the reports of its gaming day from now on (a report of the day
+    made before is stale: ``rounds.LateRound``); its finding stays,
     for the record of why it was held, and the audit chain keeps who placed it and why."""
     note = (note or "").strip()
     if not note:
@@ -30,6 +32,9 @@ def round_place(*, round_pk: int, user, note: str, request_id: str = "") -> Roun
             raise PlacementError(f"round {round_} is not held apart", field="round")
         round_.held = False
         round_.save(update_fields=["held"])
+        # Counted from now on by a day that may have its report already: that report is stale.
+        LateRound.objects.create(round_pk=round_.pk, table_id=round_.table_id, gaming_day=round_.gaming_day,
+                                 received_at=timezone.now())
         audit_record(
             actor=Actor.of_user(user), action="round.placed", obj=round_, before={"held": True},
             after={"held": False, "gaming_day": round_.gaming_day, "note": note}, request_id=request_id,

@@ -40,7 +40,7 @@ from casino import locks, sql
 from casino.rows import new_row
 from progressive.ledger import TRIGGERS, ledger_statements
 from progressive.models import MeterEvent, Pool, PoolVersion
-from rounds.models import Finding, Round, RoundKey, Seat, Submission, TableConfigVersion
+from rounds.models import Finding, LateRound, Round, RoundKey, Seat, Submission, TableConfigVersion
 
 # (pk, effective_from, version number) of each version of a configuration or pool.
 Versions = dict[int, list[tuple]]
@@ -177,9 +177,11 @@ def _pools_locked(pools: list[int], then: Sequence[sql.Statement]) -> tuple[dict
 
 
 def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Finding],
-          events: Sequence[MeterEvent], bodies: Sequence[Submission], *, head_too: bool) -> tuple[int, str] | None:
-    """Step 3: a run of new rounds and all that goes with them; with ``head_too`` the audit
-    head locked last, in the same round trip.
+          events: Sequence[MeterEvent], bodies: Sequence[Submission], *, head_too: bool,
+          late: Sequence[Round] = ()) -> tuple[int, str] | None:
+    """Step 3: a run of new rounds and all that goes with them (a ``LateRound`` for each of
+    ``late``, stored after its gaming day ended); with ``head_too`` the audit head locked
+    last, in the same round trip.
 
     Returns the head (seq, hash) for ``audit.services.audit_record_many``, or None.
     """
@@ -197,6 +199,8 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
         *finding_inserts,
         *ledger_statements(events),
         *sql.insert(Submission, bodies),
+        *sql.insert(LateRound, [new_row(LateRound, round_pk=r.pk, table_id=r.table_id, gaming_day=r.gaming_day,
+                                        received_at=r.received_at) for r in late]),
         *([audit_head_lock_statement()] if head_too else []),
     ]
     results = sql.run(statements)

@@ -18,7 +18,7 @@ from rounds.protection.codes import ProtectionCode
 from rounds.protection.preflop import shipped_table
 from rounds.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
-from tests.reconciliation.test_worker import _wait_for, queue, shipped, shipped_after, worker  # noqa: F401
+from tests.reconciliation.workers import queue, shipped, shipped_after, wait_for, worker  # noqa: F401
 from tests.rounds.engine_rules import SE_50KR
 
 from .wire import body_of
@@ -49,12 +49,12 @@ def test_the_nightly_job_scores_each_table_on_the_workers_once(queue, table_clie
 
     with worker(queue, pool="prefork", concurrency=2, log=log) as process:
         app.send_task("audit.protect_day", kwargs={"day": str(day)}, queue=queue)
-        _wait_for(lambda: finished(1), what="the day's game protection", process=process, log=log,
+        wait_for(lambda: finished(1), what="the day's game protection", process=process, log=log,
                   timeout=WAIT)
         scored = SeatScore.objects.count()
         findings = set(ProtectionFinding.objects.values_list("code", "key"))
         app.send_task("audit.protect_day", kwargs={"day": str(day)}, queue=queue)  # a rerun
-        _wait_for(lambda: finished(2), what="the rerun", process=process, log=log, timeout=WAIT)
+        wait_for(lambda: finished(2), what="the rerun", process=process, log=log, timeout=WAIT)
 
     assert scored == 2 * 80 + 80 == SeatScore.objects.count()
     assert set(ProtectionFinding.objects.values_list("code", "key")) == findings

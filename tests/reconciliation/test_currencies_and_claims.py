@@ -36,7 +36,7 @@ def test_a_range_without_rounds_is_a_report_that_says_so():
     assert report.figures["tables"] == {} and report.figures["flags"] == []
 
 
-def test_a_part_is_claimed_once_and_a_stale_claim_is_taken_over(settings):
+def test_a_part_is_claimed_once_and_a_claim_whose_lease_ran_out_is_taken_over(settings):
     report = services.report_start(day_from=EMPTY_DAY)
     part_id = services.report_parts_to_compute(report=report)[0]
     first = services.report_part_claim(part_id=part_id)
@@ -44,8 +44,8 @@ def test_a_part_is_claimed_once_and_a_stale_claim_is_taken_over(settings):
     # The run holding it computes nothing twice: a second compute leaves it to that run.
     assert services.report_part_compute(part_id=part_id).status == ReconciliationPart.Status.RUNNING
     ReconciliationPart.objects.filter(pk=part_id).update(
-        started_at=timezone.now() - timedelta(seconds=settings.RECONCILIATION_CLAIM_SECONDS + 1))
-    part = services.report_part_compute(part_id=part_id)  # the claim went stale: taken over
+        heartbeat_at=timezone.now() - timedelta(seconds=settings.RECONCILIATION_LEASE_SECONDS + 1))
+    part = services.report_part_compute(part_id=part_id)  # its lease ran out: taken over
     assert part.status == ReconciliationPart.Status.COMPLETE and part.attempts == 2
     assert part.claim != first
 
@@ -69,36 +69,38 @@ def test_a_report_made_before_figures_kept_their_currency_is_never_added_in(admi
     assert services.report_run(day_from=EMPTY_DAY + timedelta(days=1)).status == "complete"
 
 
-def test_a_long_part_renews_its_claim_as_it_goes(settings):
+@pytest.mark.django_db(transaction=True)
+def test_a_long_part_renews_its_lease_from_a_thread_and_a_part_taken_over_is_never_renewed():
+    import time
+
+    from audit.reconciliation.lease import Heartbeat
+
     report = services.report_start(day_from=EMPTY_DAY)
     part_id = services.report_parts_to_compute(report=report)[0]
     token = services.report_part_claim(part_id=part_id)
-    claimed_at = ReconciliationPart.objects.get(pk=part_id).started_at
-    settings.RECONCILIATION_CLAIM_SECONDS = 0  # every beat renews
-    said = []
-    services._heartbeat(part_id, token, said.append)("1000 rounds judged again")
-    assert ReconciliationPart.objects.get(pk=part_id).started_at > claimed_at and said
-    renewed = ReconciliationPart.objects.get(pk=part_id).started_at
-    services._heartbeat(part_id, "another run's", None)("…")  # a claim not ours is never renewed
-    assert ReconciliationPart.objects.get(pk=part_id).started_at == renewed
+    claimed = ReconciliationPart.objects.get(pk=part_id).heartbeat_at
+    with Heartbeat(part_id, token, every=0.05):
+        time.sleep(0.5)  # one long query: the computing thread says nothing all along
+    renewed = ReconciliationPart.objects.get(pk=part_id).heartbeat_at
+    assert renewed > claimed
+    with Heartbeat(part_id, "another run's", every=0.05):
+        time.sleep(0.3)
+    assert ReconciliationPart.objects.get(pk=part_id).heartbeat_at == renewed
 
 
-def test_waiting_for_another_run_does_not_use_up_the_retries_for_database_errors(monkeypatch):
+def test_a_part_retries_database_errors_for_a_time_then_fails_its_report_with_the_reason(monkeypatch, settings):
+    import time
+
     from django.db import OperationalError
 
     from audit import tasks
+    from audit.models import ReconciliationReport
 
     report = services.report_start(day_from=EMPTY_DAY)
     part = ReconciliationPart.objects.get(pk=services.report_parts_to_compute(report=report)[0])
-    waiting = ReconciliationPart(pk=part.pk, report=report, status=ReconciliationPart.Status.RUNNING)
-    done = ReconciliationPart(pk=part.pk, report=report, status=ReconciliationPart.Status.COMPLETE)
-    answers: list = []
 
     def compute(*, part_id):
-        answer = answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
+        raise OperationalError("terminating connection due to administrator command")
 
     class Retried(Exception):
         pass
@@ -108,23 +110,20 @@ def test_waiting_for_another_run_does_not_use_up_the_retries_for_database_errors
 
     monkeypatch.setattr(tasks.services, "report_part_compute", compute)
     monkeypatch.setattr(tasks.reconcile_part, "retry", retry)
-
-    def run(database_errors: int) -> dict:
-        with pytest.raises(Retried) as retried:
-            tasks.reconcile_part.run(part.pk, database_errors=database_errors)
-        return retried.value.args[0]
-
-    answers[:] = [waiting]
-    waited = run(2)  # a wait keeps the count of database errors as it was
-    assert waited["kwargs"] == {"part_id": part.pk, "database_errors": 2} and waited["max_retries"] is None
-    answers[:] = [OperationalError("server closed the connection")]
-    failed = run(2)
-    assert failed["kwargs"]["database_errors"] == 3 and failed["countdown"] == 8
-    answers[:] = [OperationalError("still down")]
-    with pytest.raises(OperationalError):  # the budget for database errors is spent
-        tasks.reconcile_part.run(part.pk, database_errors=tasks.RELIABLE["max_retries"])
-    answers[:] = [done]
-    assert tasks.reconcile_part.run(part.pk, database_errors=5) == part.pk
+    with pytest.raises(Retried) as retried:
+        tasks.reconcile_part.run(part.pk, report.pk)
+    options = retried.value.args[0]
+    assert options["kwargs"]["part_id"] == part.pk and options["args"] == ()
+    assert options["kwargs"]["failing_since"] <= time.time() and 0 < options["countdown"] <= 1
+    settings.RECONCILIATION_RETRY_SECONDS = 600
+    with pytest.raises(Retried):  # nine minutes of errors: still tried again
+        tasks.reconcile_part.run(part.pk, report.pk, failing_since=time.time() - 540)
+    assert ReconciliationReport.objects.get(pk=report.pk).status == "running"
+    with pytest.raises(OperationalError):  # ten minutes: the report fails, saying why
+        tasks.reconcile_part.run(part.pk, report.pk, failing_since=time.time() - 601)
+    failed = ReconciliationReport.objects.get(pk=report.pk)
+    assert failed.status == "failed" and "terminating connection" in failed.error and failed.failures == 1
+    assert failed.retry_at == failed.finished_at + timedelta(seconds=settings.RECONCILIATION_RETRY_FIRST_SECONDS)
 
 
 def test_a_blind_table_without_its_own_covariance_is_named_in_the_alerts(caplog):
