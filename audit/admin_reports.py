@@ -30,6 +30,7 @@ from . import charts, selectors
 from .admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
+from .reconciliation.staleness import late_rounds_of, stale_marked
 from .reconciliation.selectors import NO_DEALER
 from .shifts import ClockError, gaming_day_window, parse_shifts
 
@@ -229,7 +230,7 @@ def _flag_link(text: str, url: str) -> SafeString | str:
 
 class PartInline(ReadOnlyTabularInline):
     model = ReconciliationPart
-    fields = ("kind", "key", "status", "attempts", "started_at", "finished_at")
+    fields = ("kind", "key", "status", "attempts", "started_at", "heartbeat_at", "finished_at", "error")
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -240,13 +241,44 @@ class PartInline(ReadOnlyTabularInline):
 
 @admin.register(ReconciliationReport)
 class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
-    list_display = ("__str__", "status", "rounds", "flags", "drift", "chain_ok", "created_at", "finished_at")
+    list_display = ("__str__", "status", "stale", "rounds", "flags", "drift", "chain_ok", "created_at",
+                    "finished_at")
     list_filter = ("status", "chain_ok")
     date_hierarchy = "day_from"
     inlines = [PartInline]
+
+    def get_queryset(self, request):
+        return stale_marked(super().get_queryset(request))
+
+    @admin.display(description="stale", boolean=True)
+    def stale(self, report) -> bool:
+        """Rounds of its days were stored after it opened: a new version is to come."""
+        return bool(getattr(report, "is_stale", False))
+
+    def changelist_view(self, request, extra_context=None):
+        # What an operator must not have to look for: ended days without their report, stale ones, a stuck run.
+        from django.contrib import messages
+        from django.utils import timezone
+
+        from rounds.window import window_opens
+
+        from .reconciliation.selectors import reports_kept
+        from .reconciliation.services import day_to_reconcile
+
+        kept = reports_kept(books_open=window_opens(), last_ended=day_to_reconcile())
+        if kept.days_missing:
+            messages.warning(request, f"{kept.days_missing} ended gaming day(s) have no current report "
+                             f"(the oldest {kept.oldest_missing}): the hourly healing job starts them.")
+        if kept.days_stale:
+            messages.warning(request, f"{kept.days_stale} day(s) have a stale report: rounds of the day were "
+                             f"stored after it (the oldest {kept.oldest_stale}); a new version is to come.")
+        if kept.oldest_running_since and timezone.now() - kept.oldest_running_since > timedelta(hours=1):
+            messages.warning(request, f"A report has been running since {kept.oldest_running_since:%Y-%m-%d %H:%M} "
+                             "(UTC): longer than any day takes.")
+        return super().changelist_view(request, extra_context)
     fieldsets = (
-        (None, {"fields": ("day_from", "day_to", "version", "status", "requested_by",
-                           "created_at", "finished_at", "error")}),
+        (None, {"fields": ("day_from", "day_to", "version", "status", "late_rounds", "requested_by",
+                           "created_at", "finished_at", "failures", "retry_at", "error")}),
         ("Headline", {"fields": ("rounds", "flags", "drift", "alerts", "scoring", "casino_table")}),
         ("Tables: house win against the theoretical band", {"fields": ("tables_table", "tables_chart")}),
         ("Tables: month and year to date", {"fields": ("to_date_table",)}),
@@ -279,6 +311,17 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         return rounds_url(scope, key, day_from=report.day_from, day_to=report.day_to,
                           table_ids=self._table_ids(report),
                           clock=self._figures(report).get("parameters") or report.inputs.get("clock"))
+
+    @admin.display(description="rounds stored after it")
+    def late_rounds(self, report) -> SafeString | str:
+        """Rounds of its days stored after it opened (``staleness``): it undercounts until superseded."""
+        late = late_rounds_of(report)
+        if not late:
+            return "none"
+        return format_html(
+            '<strong style="color:#c00">stale: {} round(s) of its days stored after it ({})</strong>; '
+            "the hourly healing job makes a new version", sum(late.values()),
+            ", ".join(f"{code}: {n}" for code, n in late.items()))
 
     @admin.display(description="alerts")
     def alerts(self, report) -> SafeString | str:

@@ -35,9 +35,11 @@ from rounds.admin.display import changelist_url
 from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
+from rounds.window import window_opens
 
 from .models import AuditEvent, ChainHead, ProtectionFinding, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
+from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
@@ -149,10 +151,18 @@ class Tonight:
     chain: ChainState
     silent_after: timedelta
     protection: list[ProtectionOpen] = field(default_factory=list)
+    kept: ReportsKept | None = None  # whether every ended day has its current report
+    reports_url: str = ""
 
     @property
     def protection_url(self) -> str:
         return changelist_url(ProtectionFinding, state="unresolved")
+
+    @property
+    def report_slow(self) -> bool:
+        """A report running for more than an hour: longer than the heaviest day's takes."""
+        since = self.kept.oldest_running_since if self.kept else None
+        return since is not None and self.now - since > timedelta(hours=1)
 
     @property
     def alerts(self) -> list[str]:
@@ -171,6 +181,8 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
         pools=_pools(), last_report=_reports().order_by("-created_at", "-id").first(),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
+        kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
+        reports_url=changelist_url(ReconciliationReport),
     )
 
 

@@ -8,7 +8,11 @@ deployments (and tests) that share a broker:
   started without ``-Q`` consumes (default ``celery``);
 - ``CELERY_VISIBILITY_TIMEOUT``: seconds before Redis hands an unacknowledged
   message (its worker died) to another worker (default 3600). Keep it longer
-  than the longest task, or a slow task runs twice.
+  than the longest task and the longest countdown a retry waits, or a slow
+  task runs twice. A report's work a dead worker held is not left to it: the
+  watch (``audit.reconcile_watch``) sends it again once its lease runs out.
+  RabbitMQ, the documented broker, gives a dead worker's messages back as soon
+  as its connection drops.
 """
 
 import os

@@ -166,6 +166,10 @@ def _reports_kept():
         "table_audit_reconciliation_days_missing",
         "Ended gaming days since the earliest open month without a current report of their own.",
         value=kept.days_missing)
+    yield GaugeMetricFamily(
+        "table_audit_reconciliation_days_stale",
+        "Ended gaming days whose current report was made before late rounds of the day were stored.",
+        value=kept.days_stale)
     if kept.last_complete_day is not None:
         yield GaugeMetricFamily(
             "table_audit_reconciliation_last_complete_day_timestamp_seconds",

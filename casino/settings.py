@@ -474,12 +474,6 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # healing job makes it good once the broker is back).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-# Redis gives an unacknowledged message to another worker after the visibility timeout:
-# it must exceed the longest countdown a task waits (the retries' backoff) and the longest
-# task, or a running report task is handed out twice. A task whose worker died is not left
-# to it: the healing job sends again, after a lease, whatever a dead worker held. RabbitMQ
-# (the documented broker) gives a dead worker's messages back when its connection drops.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 

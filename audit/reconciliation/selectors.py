@@ -951,16 +951,23 @@ class ReportsKept:
     oldest_missing: date | None
     last_complete_day: date | None  # the latest day whose own report is current
     oldest_running_since: datetime | None  # when the oldest report still running was opened
+    days_stale: int = 0  # days whose current report was made before late rounds of the day came
+    oldest_stale: date | None = None
 
 
 def reports_kept(*, books_open: date, last_ended: date) -> ReportsKept:
-    """``ReportsKept`` over the gaming days from ``books_open`` to ``last_ended``: two small reads
-    (the days' current reports of one day each, by the status index; the oldest running report)."""
+    """``ReportsKept`` over the gaming days from ``books_open`` to ``last_ended``: three small reads
+    (the days' current reports of one day each, by the status index; the oldest running report;
+    the current reports a late round made stale, from the few late rounds)."""
     reported = _days_reported(books_open, last_ended)
     missing = _days_missing(books_open, last_ended, reported)
     running = (ReconciliationReport.objects.filter(status=ReconciliationReport.Status.RUNNING)
                .order_by("created_at").values_list("created_at", flat=True).first())
-    return ReportsKept(len(missing), missing[0] if missing else None, max(reported, default=None), running)
+    from .staleness import days_stale
+
+    stale = days_stale(books_open=books_open, last_ended=last_ended)
+    return ReportsKept(len(missing), missing[0] if missing else None, max(reported, default=None), running,
+                       len(stale), stale[0] if stale else None)
 
 
 def days_without_report(*, books_open: date, last_ended: date) -> list[date]:

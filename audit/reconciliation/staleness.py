@@ -34,13 +34,21 @@ def late_rounds_of(report: ReconciliationReport) -> dict[str, int]:
     return {row["table__code"]: row["rounds"] for row in rows}
 
 
-def reports_stale(reports):
-    """``reports`` (a queryset) narrowed to those a late round has made stale: one query."""
-    late = LateRound.objects.filter(
+def _late_after_report():
+    return Exists(LateRound.objects.filter(
         gaming_day__gte=OuterRef("day_from"), gaming_day__lte=OuterRef("day_to"),
         received_at__gt=OuterRef("created_at") - COMMIT_MARGIN,
-    )
-    return reports.filter(Exists(late))
+    ))
+
+
+def reports_stale(reports):
+    """``reports`` (a queryset) narrowed to those a late round has made stale: one query."""
+    return reports.filter(_late_after_report())
+
+
+def stale_marked(reports):
+    """``reports`` with ``is_stale`` on each (a list page's column, in the list's own query)."""
+    return reports.annotate(is_stale=_late_after_report())
 
 
 def days_stale(*, books_open: date, last_ended: date) -> list[date]:

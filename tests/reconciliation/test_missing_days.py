@@ -47,3 +47,8 @@ def test_with_nothing_missing_a_run_starts_nothing(settings):
 def test_the_job_is_in_the_schedule_every_hour():
     entry = PeriodicTask.objects.get(task="audit.reconcile_missing")
     assert entry.enabled and entry.crontab.hour == "*" and entry.crontab.minute == "15"
+
+
+def test_the_watch_is_in_the_schedule_every_minute():
+    entry = PeriodicTask.objects.get(task="audit.reconcile_watch")
+    assert entry.enabled and entry.interval.every == 1 and entry.interval.period == "minutes"

@@ -4,8 +4,8 @@ Each test starts ``celery worker`` as a subprocess against this test database
 (the rows it reads are committed: ``transaction=True``) on a queue of its own,
 sends the task beat would send, and waits for the report. A worker is always
 stopped, whatever the test's outcome. ``queue`` is parametrized by broker where
-a test asks for both (``BROKERS``): Redis, as ``deploy/systemd/env.example``
-shows, and RabbitMQ, the documented default.
+a test asks for both (``BROKERS``): RabbitMQ, as ``deploy/systemd/env.example``
+shows, and Redis, which it names as the alternative.
 """
 
 from __future__ import annotations

@@ -1,0 +1,127 @@
+"""The healing jobs' reads and their effect, in one process: late rounds make a report stale and the
+next run supersedes it; the watch finds what the workers dropped and nothing else."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from django.utils import timezone
+
+from audit.models import ReconciliationPart, ReconciliationReport
+from audit.reconciliation import services, staleness
+from audit.reconciliation.healing import days_to_heal, last_day_to_heal, reports_to_move
+from audit.reconciliation.selectors import report_current, reports_kept
+from audit.tasks import reconcile_missing
+from rounds.models import LateRound
+from tests import examples
+
+from .days import DAY, client_for, post_day
+
+pytestmark = pytest.mark.django_db
+EMPTY_DAY = date(2026, 10, 3)
+LONG_AGO = timedelta(minutes=10)
+
+
+def _other_days_reported(*, but: date, books_open: date) -> None:
+    day, last = books_open, last_day_to_heal(now=timezone.now())
+    while day <= last:
+        if day != but:
+            ReconciliationReport.objects.create(day_from=day, day_to=day, version=1, status="complete",
+                                                engine_version="earlier", figures={})
+        day += timedelta(days=1)
+
+
+def test_rounds_stored_after_their_days_report_make_it_stale_and_the_next_run_supersedes_it(
+        monkeypatch, settings, admin_client):
+    # Only rounds stored after the report opened count here (no margin for a commit in flight).
+    monkeypatch.setattr(staleness, "COMMIT_MARGIN", timedelta(0))
+    settings.ROUND_WINDOW_OPENS = DAY
+    post_day(per_table=5)
+    first = services.report_run(day_from=DAY)
+    _other_days_reported(but=DAY, books_open=DAY.replace(day=1))
+    assert staleness.late_rounds_of(first) == {} and days_to_heal(books_open=DAY.replace(day=1),
+                                                                   now=timezone.now()) == []
+    assert reconcile_missing() == []  # nothing missing, nothing stale: nothing started
+
+    # Table S01 comes back online and sends two rounds of that day it could not send before.
+    late = client_for("S09", "se-50kr")
+    for n, example in enumerate(examples.load("se-50kr.jsonl")[:2]):
+        record = dict(example["record"], table="S09", round=f"late-{n}")
+        assert late.post("/api/v1/rounds/", record, format="json").status_code == 201
+    assert LateRound.objects.filter(gaming_day=DAY, table__code="S09").count() == 2
+    assert staleness.late_rounds_of(first) == {"S09": 2}
+    kept = reports_kept(books_open=DAY.replace(day=1), last_ended=last_day_to_heal(now=timezone.now()))
+    assert kept.days_stale == 1 and kept.oldest_stale == DAY and kept.days_missing == 0
+    assert report_current(day_from=DAY).pk == first.pk  # still current, and says it is stale
+    page = admin_client.get(f"/admin/audit/reconciliationreport/{first.pk}/change/").content.decode()
+    assert "stale: 2 round(s) of its days stored after it (S09: 2)" in page
+    listed = admin_client.get("/admin/audit/reconciliationreport/").content.decode()
+    assert "1 day(s) have a stale report" in listed and 'alt="True"' in listed
+    assert "1 report stale" in admin_client.get("/admin/").content.decode()  # the tonight page says so too
+
+    assert reconcile_missing() == [DAY.isoformat()]
+    second = report_current(day_from=DAY)
+    assert second.version == 2 and second.rounds == first.rounds + 2
+    assert ReconciliationReport.objects.get(pk=first.pk).status == "superseded"
+    assert second.figures["month_to_date"]["casino"] != first.figures["month_to_date"]["casino"]
+    assert staleness.late_rounds_of(second) == {} and reconcile_missing() == []
+
+
+def test_a_late_round_is_written_only_for_a_day_that_had_ended(settings):
+    settings.ROUND_WINDOW_OPENS = DAY
+    record = examples.load("se-50kr.jsonl")[0]["record"]
+    client = client_for("S09", "se-50kr")
+    now = timezone.now()
+    today = dict(record, table="S09", round="today", dealt_at=now.isoformat())
+    assert client.post("/api/v1/rounds/", today, format="json").status_code == 201
+    assert not LateRound.objects.exists()
+    assert client.post("/api/v1/rounds/", dict(record, table="S09", round="old"), format="json").status_code == 201
+    assert list(LateRound.objects.values_list("gaming_day", flat=True)) == [DAY]
+
+
+def _age(report: ReconciliationReport) -> None:
+    ReconciliationReport.objects.filter(pk=report.pk).update(
+        created_at=timezone.now() - LONG_AGO, driven_at=timezone.now() - LONG_AGO)
+
+
+def test_the_watch_sends_again_what_nobody_moves_on_and_leaves_alone_what_moves():
+    report = services.report_start(day_from=EMPTY_DAY)
+    parts = services.report_parts_to_compute(report=report)
+    assert reports_to_move() == []  # just opened: its tasks are on their way
+
+    _age(report)
+    (move,) = reports_to_move()  # nobody picked its parts up: all sent again
+    assert move.report_id == report.pk and set(move.parts) == set(parts) and not move.finish
+
+    token = services.report_part_claim(part_id=parts[0])
+    assert token and reports_to_move() == []  # a part computes (its lease is live): the queue moves
+    ReconciliationPart.objects.filter(pk=parts[0]).update(heartbeat_at=timezone.now() - LONG_AGO)
+    (move,) = reports_to_move()  # its holder died
+    assert set(move.parts) == set(parts)
+
+    for part_id in parts:
+        ReconciliationPart.objects.filter(pk=part_id).update(status="pending", claim="")
+        services.report_part_compute(part_id=part_id)
+    assert reports_to_move() == []  # the parts have just come in: the merge is on its way
+    ReconciliationPart.objects.filter(report=report).update(finished_at=timezone.now() - LONG_AGO)
+    (move,) = reports_to_move()  # every part in long ago, and nobody merges
+    assert move.finish and move.parts == ()
+
+
+def test_a_failed_report_is_tried_again_when_its_time_comes_with_backoff(settings):
+    report = services.report_start(day_from=EMPTY_DAY)
+    services.report_fail(report_id=report.pk, error="OperationalError: the server closed the connection")
+    failed = ReconciliationReport.objects.get(pk=report.pk)
+    assert failed.retry_at > timezone.now() and reports_to_move() == []
+    ReconciliationReport.objects.filter(pk=report.pk).update(retry_at=timezone.now() - timedelta(seconds=1))
+    (move,) = reports_to_move()
+    assert move.retry == (EMPTY_DAY, EMPTY_DAY)
+
+    services.report_start(day_from=EMPTY_DAY)  # what the retry does: resumed, and no longer due
+    resumed = ReconciliationReport.objects.get(pk=report.pk)
+    assert resumed.status == "running" and resumed.retry_at is None and "closed the connection" in resumed.error
+    services.report_fail(report_id=report.pk, error="again")
+    twice = ReconciliationReport.objects.get(pk=report.pk)
+    assert twice.failures == 2
+    assert twice.retry_at - twice.finished_at == timedelta(seconds=2 * settings.RECONCILIATION_RETRY_FIRST_SECONDS)
