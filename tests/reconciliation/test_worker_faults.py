@@ -31,7 +31,10 @@ from .workers import (  # noqa: F401 — fixtures
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-FAST = {"RECONCILIATION_LEASE_SECONDS": "3", "RECONCILIATION_RETRY_FIRST_SECONDS": "2"}
+# Production's timing, for a measurement: FAULT_TESTS_LEASE=60 FAULT_TESTS_WATCH_EVERY=60.
+FAST = {"RECONCILIATION_LEASE_SECONDS": os.environ.get("FAULT_TESTS_LEASE", "3"),
+        "RECONCILIATION_RETRY_FIRST_SECONDS": "2"}
+WATCH_EVERY = float(os.environ.get("FAULT_TESTS_WATCH_EVERY", "2"))
 WATCH = "Reconciliation watch"
 HEAL = "Reconciliation of the days without their report"
 # How soon after the worker's return the report must be complete, at production's lease and
@@ -41,6 +44,12 @@ BACK_WITHIN = 120
 
 def _watching(queue):
     return lambda: send_scheduled(queue, WATCH)
+
+
+def _healed_within(back: float, what: str) -> None:
+    took = time.monotonic() - back
+    print(f"\n{what}: complete {took:.1f} s after the worker's return")  # noqa: T201 — the figure docs/RELIABILITY.md quotes
+    assert took < BACK_WITHIN
 
 
 def _killed(process) -> None:
@@ -62,8 +71,8 @@ def test_a_worker_killed_while_the_parts_run_is_made_good_when_a_worker_returns(
     back = time.monotonic()
     with worker(broker_queue, env=FAST, log=log) as process:
         current = wait_for(complete, what="the report after the worker's return", process=process, log=log,
-                           timeout=BACK_WITHIN, beat=_watching(broker_queue))
-    assert time.monotonic() - back < BACK_WITHIN
+                           timeout=BACK_WITHIN, beat=_watching(broker_queue), every=WATCH_EVERY)
+    _healed_within(back, f"parts, {broker_queue.broker}")
     assert ReconciliationReport.objects.filter(day_from=DAY).count() == 1 and current.pk == report.pk
     assert ReconciliationPart.objects.get(report=current, key="S02").attempts == 2  # taken over once
     assert_figures(current, expected)
@@ -84,8 +93,8 @@ def test_a_worker_killed_during_the_merge_is_made_good_when_a_worker_returns(bro
     back = time.monotonic()
     with worker(broker_queue, env=FAST, log=log) as process:
         current = wait_for(complete, what="the merge after the worker's return", process=process, log=log,
-                           timeout=BACK_WITHIN, beat=_watching(broker_queue))
-    assert time.monotonic() - back < BACK_WITHIN
+                           timeout=BACK_WITHIN, beat=_watching(broker_queue), every=WATCH_EVERY)
+    _healed_within(back, f"merge, {broker_queue.broker}")
     assert current.pk == report.pk and ReconciliationReport.objects.filter(day_from=DAY).count() == 1
     assert_figures(current, expected)
 

@@ -1,0 +1,108 @@
+"""The ledger's checks probe its ``(pool, seq)`` index however stale the statistics (PostgreSQL).
+
+A plan assertion, not a timing: the ledger is analyzed while it is small,
+then grown past the planner's knowledge (no ANALYZE after, as with
+autovacuum off or behind), and the plans of the queries the triggers run
+when one more event is stored are read back through ``auto_explain``.
+Before progressive migration 0015 they read the whole ledger for each event.
+"""
+
+from __future__ import annotations
+
+import re
+
+import psycopg
+import pytest
+from django.db import connection, transaction
+
+from progressive.models import MeterEvent, Pool
+from tests import examples
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the triggers are PostgreSQL's"),
+]
+GROWN = 20_000  # events added behind the planner's back
+
+
+@pytest.fixture
+def pool(table_client) -> Pool:
+    client = table_client("U01", "us-30k")
+    for example in examples.load("us-30k.jsonl")[:2]:
+        assert client.post("/api/v1/rounds/", example["record"], format="json").status_code == 201
+    return Pool.objects.get(code="us-progressive")
+
+
+def _conninfo() -> dict:
+    settings = connection.settings_dict
+    return {"dbname": settings["NAME"], "user": settings["USER"], "password": settings["PASSWORD"] or None,
+            "host": settings["HOST"] or None, "port": settings["PORT"] or None}
+
+
+def _one_more(cursor, pool: Pool, last: MeterEvent) -> None:
+    """One event stored as the ledger stores it (the event, then its pool), its checks run now."""
+    cursor.execute(
+        "INSERT INTO progressive_meterevent (pool_id, seq, kind, amount, delta, overflow_delta, reserve_delta, "
+        "meter_after, overflow_after, reserve_after, seat, actor_name, reason, created_at) "
+        "VALUES (%s, %s, 'adjustment', 1, 1, 0, 0, %s, %s, %s, NULL, 'test', 'one more', now())",
+        [pool.pk, last.seq + 1, last.meter_after + 1, last.overflow_after, last.reserve_after])
+    cursor.execute("UPDATE progressive_pool SET meter = meter + 1, last_event_seq = last_event_seq + 1 "
+                   "WHERE id = %s", [pool.pk])
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred check runs here, not after the block
+
+
+def _grown_behind_the_planners_back(pool: Pool) -> MeterEvent:
+    """The ledger analyzed while small and its checks run a few times in this session (as a
+    long-lived connection does: the session keeps the plans it made), then ``GROWN`` events
+    more, written as a restore or a bulk import would, with no ANALYZE after."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE progressive_meterevent")
+    for _ in range(8):
+        last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
+        with transaction.atomic(), connection.cursor() as cursor:
+            _one_more(cursor, pool, last)
+    last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
+    # From another session, as another process would: this one's plans are not told (and a
+    # change of session_replication_role here would throw them away).
+    with psycopg.connect(**_conninfo()) as other, other.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")  # the triggers stand aside, as in a restore
+        cursor.execute(
+            "INSERT INTO progressive_meterevent (pool_id, seq, kind, amount, delta, overflow_delta, reserve_delta, "
+            "meter_after, overflow_after, reserve_after, seat, actor_name, reason, created_at) "
+            "SELECT %s, %s + n, 'adjustment', 1, 1, 0, 0, %s + n, %s, %s, NULL, 'restore', 'grown', now() "
+            "FROM generate_series(1, %s) AS n",
+            [pool.pk, last.seq, last.meter_after, last.overflow_after, last.reserve_after, GROWN])
+        cursor.execute("UPDATE progressive_pool SET meter = meter + %s, last_event_seq = last_event_seq + %s "
+                       "WHERE id = %s", [GROWN, GROWN, pool.pk])
+    return MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
+
+
+def _plans_of_one_more_event(pool: Pool, last: MeterEvent) -> list[str]:
+    """Store one event more and return every plan its statements and their checks ran."""
+    plans: list[str] = []
+    raw = connection.connection
+    raw.add_notice_handler(lambda notice: plans.append(notice.message_primary or ""))
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("LOAD 'auto_explain'")
+        for setting in ("auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on",
+                        "client_min_messages = log"):
+            cursor.execute(f"SET LOCAL {setting}")
+        _one_more(cursor, pool, last)
+        cursor.execute("SET LOCAL client_min_messages = notice")
+    raw._notice_handlers.clear()
+    return plans
+
+
+def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistics(pool):
+    last = _grown_behind_the_planners_back(pool)
+    plans = _plans_of_one_more_event(pool, last)
+    ledger = [plan for plan in plans if re.search(r"(?:from|join)\s+progressive_meterevent\b", plan, re.IGNORECASE)
+              and "INSERT INTO" not in plan]
+    # The statement's check (the new event's predecessor) and the commit's (the pool's last event).
+    assert any("added" in plan for plan in ledger) and any("ORDER BY seq DESC" in plan for plan in ledger), plans
+    for plan in ledger:
+        # One probe of the unique index per event: no whole-ledger scan, hash, merge or sort.
+        assert "meter_event_seq_unique" in plan, plan
+        for whole in ("Seq Scan on progressive_meterevent", "Bitmap Heap Scan", "Hash", "Merge", "Sort"):
+            assert whole not in plan, plan
+    assert MeterEvent.objects.filter(pool=pool).count() == last.seq + 1  # and the event was stored
