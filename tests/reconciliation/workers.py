@@ -307,15 +307,19 @@ class BrokerLine:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", self.port))
         listener.listen(64)
-        self._listener = listener
+        with self._lock:
+            self._listener = listener
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def cut(self) -> None:
+        """Every connection closed and none let through until ``mend``: the broker gone, as its
+        clients see it (one connection left standing would be a blip, not an outage)."""
         with self._lock:
             listener, self._listener = self._listener, None
-            sockets, self._sockets = self._sockets, []
         if listener is not None:
             listener.close()
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
         for sock in sockets:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
@@ -336,6 +340,10 @@ class BrokerLine:
                 continue
             upstream.settimeout(None)
             with self._lock:
+                if self._listener is not listener:  # cut while this one was being accepted
+                    client.close()
+                    upstream.close()
+                    return
                 self._sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
