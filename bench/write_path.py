@@ -136,6 +136,11 @@ def _report(figures: dict[str, list[dict]], rounds: int) -> None:
         median = {key: statistics.median(p[key] for p in passes) for key in passes[0]}
         print(f"{name:<28} {median['single_cpu'] * 1e3:>14.3f} ms {median['single_rps']:>16.0f} "
               f"{median['batch_cpu'] * 1e3:>13.3f} ms {median['batch_rps']:>15.0f}")
+    # Each pass stores 2 × rounds more: a side whose database costs grow with what is stored
+    # shows it here, pass after pass, where the medians hide it.
+    print(f"\nrounds/s pass by pass (stored before the pass: 0, {2 * rounds:,}, {4 * rounds:,}, …), single / batch")
+    for name, passes in figures.items():
+        print(f"{name:<28} " + "  ".join(f"{p['single_rps']:.0f}/{p['batch_rps']:.0f}" for p in passes))
 
 
 if __name__ == "__main__":
