@@ -95,6 +95,8 @@ def reconcile_watch() -> list[str]:
     said = []
     for move in healing.reports_to_move():
         if move.retry is not None:
+            if not services.report_retry_claim(report_id=move.report_id):
+                continue  # another run of the watch sent it already
             day_from, day_to = move.retry
             logger.warning("reconciliation report %s failed before: trying it again", move.report_id)
             reconcile_day.delay(day_from.isoformat(), day_to.isoformat(),

@@ -198,6 +198,13 @@ def _give_back(part_id: int, token: str, reason: str) -> None:
             connection.close()
 
 
+def report_retry_claim(*, report_id: int) -> bool:
+    """Take a failed report's due retry for this run: one UPDATE decides, so watches that ran
+    while the workers were busy send it once, not once each."""
+    return bool(ReconciliationReport.objects.filter(
+        pk=report_id, status=Status.FAILED, retry_at__lte=Now()).update(retry_at=None))
+
+
 def report_of_part(*, part_id: int) -> int:
     return ReconciliationPart.objects.values_list("report_id", flat=True).get(pk=part_id)
 

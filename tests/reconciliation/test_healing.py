@@ -117,6 +117,10 @@ def test_a_failed_report_is_tried_again_when_its_time_comes_with_backoff(setting
     ReconciliationReport.objects.filter(pk=report.pk).update(retry_at=timezone.now() - timedelta(seconds=1))
     (move,) = reports_to_move()
     assert move.retry == (EMPTY_DAY, EMPTY_DAY)
+    # Watches that ran while the workers were busy send it once between them.
+    assert services.report_retry_claim(report_id=report.pk) and not services.report_retry_claim(report_id=report.pk)
+    assert reports_to_move() == []
+    ReconciliationReport.objects.filter(pk=report.pk).update(retry_at=timezone.now() - timedelta(seconds=1))
 
     services.report_start(day_from=EMPTY_DAY)  # what the retry does: resumed, and no longer due
     resumed = ReconciliationReport.objects.get(pk=report.pk)

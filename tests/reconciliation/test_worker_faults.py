@@ -25,7 +25,7 @@ from audit.reconciliation.selectors import report_current
 
 from .days import DAY, post_day
 from .workers import (  # noqa: F401 — fixtures
-    BrokerLine, Status, assert_figures, broker_queue, complete, send_nightly, send_scheduled, shipped,
+    WAIT, BrokerLine, Status, assert_figures, broker_queue, complete, send_nightly, send_scheduled, shipped,
     shipped_after, wait_for, worker,
 )
 
@@ -153,7 +153,8 @@ def test_a_parts_connection_terminated_the_report_completes_or_fails_with_its_re
         send_nightly(broker_queue)
         wait_for(mark.exists, what="table S02's part to hold", process=process, log=log)
         assert _terminate_the_workers_connections() >= 1  # the database restarted, as the worker sees it
-        current = wait_for(complete, what="the report", process=process, log=log, beat=_watching(broker_queue))
+        current = wait_for(complete, what="the report", process=process, log=log, beat=_watching(broker_queue),
+                           timeout=2 * WAIT)
     assert_figures(current, expected)
     assert ReconciliationReport.objects.filter(day_from=DAY).count() == 1
     s02 = ReconciliationPart.objects.get(report=current, key="S02")
