@@ -163,6 +163,13 @@ def reconcile_finish(self, report_id: int, failing_since: float | None = None) -
         raise
 
 
+@shared_task(name="audit.reconcile_failed")
+def reconcile_failed(request, exc, traceback, report_id: int) -> None:
+    """The error callback of the chords an earlier version sent: messages still queued at an
+    upgrade mark their report failed, and the watch tries it again."""
+    _fail(report_id, f"{type(exc).__name__}: {exc}")
+
+
 @shared_task(
     name="audit.anchor_chain",
     **RELIABLE | {"autoretry_for": (OperationalError, InterfaceError, OSError)},
