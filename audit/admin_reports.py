@@ -289,7 +289,7 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         ("Dual control: meter adjustments and versions", {"fields": ("dual_control_table",)}),
         ("Regulators' variance tests", {"fields": ("variance_table",)}),
         ("Re-verification and audit chain", {"fields": (
-            "reverification", "chain_ok", "chain_last_hash", "chain_day", "chain_head")}),
+            "reverification", "chain_ok", "chain_walked", "chain_last_hash", "chain_day", "chain_head")}),
         ("Inputs", {"fields": ("engine_version", "inputs_json")}),
     )
 
@@ -593,6 +593,17 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         if not chain.get("day_events"):
             return "no audit events were written in the range"
         return f"{count(chain['day_events'])} events, the last #{chain['day_last_seq']} {chain['day_last_hash']}"
+
+    @admin.display(description="audit chain walked")
+    def chain_walked(self, report):
+        chain = self._figures(report).get("chain") or {}
+        walked = chain.get("walked")
+        if not walked:
+            return "-"  # a report made before the walk started at the anchors
+        held = chain.get("anchors_held", 0)
+        return (f"{count(chain['checked'])} events: {', '.join(walked)}; "
+                f"{count(held)} anchor(s) kept outside held" if held else
+                f"{count(chain['checked'])} events: {', '.join(walked)}; no anchor yet, the whole chain")
 
     @admin.display(description="chain head when the report was made")
     def chain_head(self, report):

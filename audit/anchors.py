@@ -44,7 +44,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .anchor_post import anchor_post
-from .selectors import audit_chain_verify
+from .selectors import anchor_latest, audit_chain_verify
 from .models import AuditEvent
 from .services import SYSTEM, Actor, audit_record
 
@@ -213,9 +213,10 @@ def anchor_write(*, gaming_day: date | None = None, actor: Actor = SYSTEM) -> An
 
 
 def _head_to_anchor():
-    """The chain walked and every earlier anchor held by it; ``AnchorRefused`` names what is not."""
-    earlier = anchors_earlier()
-    verified = audit_chain_verify(anchors=[(a.seq, a.hash) for a in earlier])
+    """The chain walked since the latest anchor and every earlier anchor held by it; ``AnchorRefused``
+    names what is not. The events before the latest anchor were walked when it was written."""
+    earlier = [(a.seq, a.hash) for a in anchors_earlier()]
+    verified = audit_chain_verify(anchors=earlier, since=anchor_latest(earlier))
     if not verified.ok:
         more = f"; {len(verified.breaks) - 1} more" if len(verified.breaks) > 1 else ""
         raise AnchorRefused(f"the audit chain is broken at event {verified.break_seq} ({verified.problem}{more}): "

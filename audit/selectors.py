@@ -36,11 +36,17 @@ class ChainVerification:
     break_seq: int | None = None  # the first break's, as ``breaks[0]``
     problem: str = ""
     breaks: tuple[ChainBreak, ...] = ()
+    walked_from: int = 1  # the first event read whole; those before it were held to their anchors
+
+
+def anchor_latest(anchors: Sequence[tuple[int, str]]) -> tuple[int, str] | None:
+    """The anchor a walk may start from: the latest one, or none."""
+    return max(anchors, default=None)
 
 
 def audit_chain_verify(
     *, batch_size: int = 5000, anchor: tuple[int, str] | None = None,
-    anchors: Sequence[tuple[int, str]] = (),
+    anchors: Sequence[tuple[int, str]] = (), since: tuple[int, str] | None = None,
 ) -> ChainVerification:
     """Walk every event in order; report every one that does not follow from the one before.
 
@@ -54,6 +60,14 @@ def audit_chain_verify(
     catches it is an anchor, an event's (seq, hash) kept outside the
     database when it was written: each of ``anchors`` (and ``anchor``) must
     still be in the chain with that hash.
+
+    ``since``, one of those anchors, starts the walk after its event: every
+    event before it is held to its anchors only (one look-up), so the walk's
+    cost follows what was written since. Whoever rewrites an event before it
+    and every hash after is still caught (the anchored event no longer has its
+    hash); an edit that leaves the hashes as they were is found only by the
+    walk from the first event, which the nightly report does one segment at a
+    time (``audit.reconciliation.chain``) and ``verify_audit --full`` at once.
     """
     held = dict(anchors)
     if anchor is not None:
@@ -66,6 +80,16 @@ def audit_chain_verify(
         events = events.filter(seq__lte=head.seq)
     breaks: list[ChainBreak] = []
     expected_seq, prev_hash, checked = 1, GENESIS, 0
+    if since is not None:
+        held[since[0]] = since[1]
+    if since is not None and head is not None and since[0] > head.seq:
+        # Anchored beyond the head: said below as events removed from the end; walk from the one before.
+        since = anchor_latest([(seq, digest) for seq, digest in held.items() if seq <= head.seq])
+    if since is not None:
+        breaks += anchors_not_held({seq: digest for seq, digest in held.items() if seq <= since[0]})
+        # From the anchor's own hash: a chain rewritten from before it does not follow it.
+        expected_seq, prev_hash = since[0] + 1, since[1]
+        events = events.filter(seq__gt=since[0])
     for row in events.values_list(*HASHED_FIELDS, "hash").iterator(chunk_size=batch_size):
         fields = dict(zip(HASHED_FIELDS, row[:-1]))
         stored_hash = row[-1]
@@ -78,8 +102,7 @@ def audit_chain_verify(
         if event_hash(fields) != stored_hash:
             breaks.append(ChainBreak(seq, f"event {seq} was changed after it was written"))
         if seq in held and stored_hash != held[seq]:
-            breaks.append(ChainBreak(
-                seq, f"event {seq} is not the one anchored outside: the chain was written again from there"))
+            breaks.append(anchor_broken(seq))
         prev_hash, expected_seq, checked = stored_hash, seq + 1, checked + 1
     last_seq = expected_seq - 1
     for seq in sorted(s for s in held if s > last_seq):
@@ -90,10 +113,28 @@ def audit_chain_verify(
             last_seq + 1,
             f"the chain ends at event {last_seq} but its head says {head.seq}: events were removed from the end",
         ))
+    walked_from = since[0] + 1 if since is not None else 1
     if not breaks:
-        return ChainVerification(True, checked, last_seq, prev_hash)
+        return ChainVerification(True, checked, last_seq, prev_hash, walked_from=walked_from)
     first = breaks[0]
-    return ChainVerification(False, checked, last_seq, prev_hash, first.seq, first.problem, tuple(breaks))
+    return ChainVerification(False, checked, last_seq, prev_hash, first.seq, first.problem, tuple(breaks),
+                             walked_from)
+
+
+def anchors_not_held(held: dict[int, str]) -> list[ChainBreak]:
+    """Each anchored event that is gone or no longer has its anchored hash (one look-up by ``seq``)."""
+    found = dict(AuditEvent.objects.filter(seq__in=list(held)).values_list("seq", "hash"))
+    breaks = []
+    for seq in sorted(held):
+        if seq not in found:
+            breaks.append(ChainBreak(seq, f"event {seq}, anchored outside, is missing: events were removed"))
+        elif found[seq] != held[seq]:
+            breaks.append(anchor_broken(seq))
+    return breaks
+
+
+def anchor_broken(seq: int) -> ChainBreak:
+    return ChainBreak(seq, f"event {seq} is not the one anchored outside: the chain was written again from there")
 
 
 # ---- series for the staff pages' charts ------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.db.models import CharField, OuterRef, Subquery
+from django.db.models import BigIntegerField, CharField, Min, OuterRef, Subquery
 from django.db.models.functions import Cast
 
 from audit.models import AuditEvent
@@ -50,6 +50,18 @@ def bodies_differences(*, rounds=None) -> Iterator[BodyDifference]:
     for pk, round_id, record, digest, chain_hash, body in rows.iterator(chunk_size=CHUNK):
         for problem in _problems(record, digest, chain_hash, body):
             yield BodyDifference(pk, round_id, problem)
+
+
+def rounds_stored_after(seq: int):
+    """The rounds the audit chain stored after event ``seq`` (a queryset; a few stored just before may join).
+
+    A round's key is taken before its ``round.stored`` event, so two stored
+    at once may meet the chain in the other order: every round from the
+    smallest key stored after ``seq`` on is read, which holds them all.
+    """
+    stored = AuditEvent.objects.filter(seq__gt=seq, action="round.stored", object_type=Round._meta.label_lower)
+    first = stored.aggregate(first=Min(Cast("object_id", output_field=BigIntegerField())))["first"]
+    return Round.objects.none() if first is None else Round.objects.filter(pk__gte=first)
 
 
 def _problems(record: dict, digest: str, chain_hash: str | None, body) -> list[str]:

@@ -40,8 +40,9 @@ class ColumnDifference:
                 f"stored {self.stored}, derived {self.derived}")
 
 
-def stored_columns_differences(*, recorded: dict[int, dict]) -> Iterator[ColumnDifference]:
-    """Each stored column of every round that its body, recorded version and ledger do not give.
+def stored_columns_differences(*, recorded: dict[int, dict], rounds=None) -> Iterator[ColumnDifference]:
+    """Each stored column of every round (or of each table's days that ``rounds``, a queryset, touch)
+    that its body, recorded version and ledger do not give.
 
     ``recorded`` is ``rounds.proof_versions.config_versions_recorded()``: a
     version the chain never recorded is judged by its row (and named by the
@@ -51,8 +52,13 @@ def stored_columns_differences(*, recorded: dict[int, dict]) -> Iterator[ColumnD
                          else TableConfigVersion.objects.get(pk=pk).rules())
     pool_rules = cached(lambda pk: PoolVersion.objects.select_related("pool").get(pk=pk).rules())
     codes = dict(Table.objects.values_list("pk", "code"))
-    spans = Round.objects.order_by("table_id").values("table_id").annotate(first=Min("gaming_day"),
-                                                                          last=Max("gaming_day"))
+    if rounds is None:
+        spans = Round.objects.order_by("table_id").values("table_id").annotate(first=Min("gaming_day"),
+                                                                              last=Max("gaming_day"))
+    else:
+        # Day by day: one late round must not make the span every day since.
+        days = rounds.order_by("table_id", "gaming_day").values_list("table_id", "gaming_day").distinct()
+        spans = [{"table_id": table_id, "first": day, "last": day} for table_id, day in days]
     for span in spans:
         code = codes.get(span["table_id"], str(span["table_id"]))
         for stored in stored_rounds(table_id=span["table_id"], day_from=span["first"], day_to=span["last"]):

@@ -35,7 +35,7 @@ from rounds.proof_held import held_differences
 from rounds.proof_versions import config_versions_differences
 
 from . import selectors
-from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments
+from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments_of_night
 from .config import ReconciliationSettings, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
 from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
@@ -109,7 +109,7 @@ def _open(day_from: date, day_to: date, inputs: dict, requested_by: str) -> Reco
     )
     parts = [
         ReconciliationPart(report=report, kind=Kind.CHAIN, key=f"{first}-{last}")
-        for first, last in chain_segments(head_seq=chain_head_seq())
+        for first, last in chain_segments_of_night(head_seq=chain_head_seq(), day=day_to)
     ]
     parts += [
         ReconciliationPart(report=report, kind=Kind.TABLE, key=table.code)

@@ -19,7 +19,9 @@ from django.utils import timezone
 
 from audit.anchors import ANCHOR_FILE, Anchor, AnchorRefused, anchor_line, anchor_write, anchors_read
 from audit.models import AuditEvent, ChainHead
+from audit.selectors import audit_chain_verify
 from audit.services import SYSTEM, audit_record
+from tests.insider import chain_rehashed_from
 
 pytestmark = pytest.mark.django_db
 
@@ -84,9 +86,12 @@ def test_verify_audit_holds_the_chain_to_the_anchor_file_and_catches_it_cut(anch
     assert f"anchor {events[-1].seq}:{events[-1].hash} holds" in capsys.readouterr().out
 
     _cut_from(events[-1].seq)
-    call_command("verify_audit", "--chain-only")  # the cut chain follows from itself
+    assert audit_chain_verify().ok  # the cut chain follows from itself
     with pytest.raises(CommandError, match="before the anchored event"):
         call_command("verify_audit", "--chain-only", expect_file=str(anchored / ANCHOR_FILE))
+    # Without --expect-file, the anchors the nightly task wrote are the ones held.
+    with pytest.raises(CommandError, match="before the anchored event"):
+        call_command("verify_audit", "--chain-only")
 
 
 def test_the_latest_anchor_of_the_file_is_the_one_held(anchored):
@@ -255,11 +260,10 @@ def test_check_deploy_asks_for_a_place_and_a_key(settings):
 
 
 def test_no_anchor_is_written_for_a_chain_rewritten_since_the_last_one(anchored, caplog):
-    from tests.audit.test_chain import _rehashed_from
 
     events = _write(4)
     anchor_write(gaming_day=DAY)
-    _rehashed_from(events[1], "mallory")  # every event from there rehashed, the head included
+    chain_rehashed_from(events[1], "mallory")  # every event from there rehashed, the head included
     with caplog.at_level(logging.ERROR, logger="audit.anchors"), \
             pytest.raises(CommandError, match=f"event {events[-1].seq} is not the one anchored outside"):
         call_command("audit_anchor", day=date(2026, 12, 1))
@@ -269,24 +273,22 @@ def test_no_anchor_is_written_for_a_chain_rewritten_since_the_last_one(anchored,
 
 
 def test_an_anchor_sent_only_by_url_is_held_by_the_chain_that_recorded_sending_it(settings, receiver):
-    from tests.audit.test_chain import _rehashed_from
 
     settings.AUDIT_ANCHOR_PATH, settings.AUDIT_ANCHOR_KEY = "", KEY
     settings.AUDIT_ANCHOR_URL = f"http://127.0.0.1:{receiver.server_port}/anchors"
     events = _write(3)
     anchor_write(gaming_day=DAY)
-    _rehashed_from(events[1], "mallory")  # the audit.anchored event itself left as it was
+    chain_rehashed_from(events[1], "mallory")  # the audit.anchored event itself left as it was
     with pytest.raises(AnchorRefused, match="not the one anchored outside"):
         anchor_write(gaming_day=DAY)
     assert len(_Receiver.bodies) == 1
 
 
 def test_expect_file_holds_every_anchor_not_only_the_latest(anchored, capsys):
-    from tests.audit.test_chain import _rehashed_from
 
     events = _write(4)
     first = anchor_write(gaming_day=DAY).anchor
-    _rehashed_from(events[1], "mallory")
+    chain_rehashed_from(events[1], "mallory")
     # What the old audit_anchor did next: the rewritten head anchored, signed with the real key.
     head = AuditEvent.objects.order_by("-seq").first()
     with open(anchored / ANCHOR_FILE, "a") as file:

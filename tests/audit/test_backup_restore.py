@@ -129,8 +129,10 @@ def test_a_restored_backup_verifies_against_the_anchors_and_one_missing_its_last
     _as_superuser(restored, f"DELETE FROM audit_auditevent WHERE seq >= {last_seq}; "
                             f"UPDATE audit_chainhead SET (seq, hash) = (SELECT seq, hash FROM audit_auditevent "
                             f"WHERE seq = {last_seq - 1})")
-    _ok(_manage(restored, "verify_audit", "--chain-only", anchors=anchors))  # the chain alone looks whole
-    cut = _manage(restored, "verify_audit", "--chain-only", "--expect-file", str(anchors), anchors=anchors)
-    assert cut.returncode == 1
-    assert f"before the anchored event {last_seq}" in cut.stderr
+    # The chain alone looks whole; the anchors written outside do not hold, given or found where the
+    # nightly task writes them.
+    for given in (("--expect-file", str(anchors)), ()):
+        cut = _manage(restored, "verify_audit", "--chain-only", *given, anchors=anchors)
+        assert cut.returncode == 1
+        assert f"before the anchored event {last_seq}" in cut.stderr
 

@@ -12,6 +12,7 @@ from audit.models import AuditEvent
 from audit.selectors import audit_chain_verify
 from audit.services import SYSTEM, audit_record
 from rounds.models import Submission
+from tests.insider import chain_rehashed_from
 
 pytestmark = pytest.mark.django_db
 
@@ -146,28 +147,6 @@ def test_events_written_during_a_walk_do_not_look_like_a_break(monkeypatch):
     assert result.ok, result.problem
 
 
-def _rehashed_from(event: AuditEvent, actor_name: str) -> None:
-    """An insider edits an event and writes every hash after it again, and the head to match."""
-    from audit.chain import HASHED_FIELDS, event_hash
-    from audit.models import ChainHead
-
-    prev_hash = AuditEvent.objects.get(seq=event.seq - 1).hash if event.seq > 1 else None
-    rows = list(AuditEvent.objects.filter(seq__gte=event.seq).order_by("seq").values_list("pk", *HASHED_FIELDS))
-    with connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER audit_auditevent_append_only")
-        for pk, *values in rows:
-            fields = dict(zip(HASHED_FIELDS, values))
-            if pk == event.pk:
-                fields["actor_name"] = actor_name
-            if prev_hash is not None:
-                fields["prev_hash"] = prev_hash
-            prev_hash = event_hash(fields)
-            cursor.execute("UPDATE audit_auditevent SET actor_name = %s, prev_hash = %s, hash = %s WHERE id = %s",
-                           [fields["actor_name"], fields["prev_hash"], prev_hash, pk])
-        cursor.execute("ALTER TABLE audit_auditevent ENABLE TRIGGER audit_auditevent_append_only")
-    ChainHead.objects.filter(pk=1).update(hash=prev_hash)
-
-
 def test_a_chain_rehashed_from_an_edited_event_is_caught_by_the_anchor_kept_outside(capsys):
     events = _write(4)
     call_command("verify_audit")
@@ -175,7 +154,7 @@ def test_a_chain_rehashed_from_an_edited_event_is_caught_by_the_anchor_kept_outs
     kept_outside = anchor.removeprefix("anchor: ")
     assert kept_outside == f"{events[-1].seq}:{events[-1].hash}"
 
-    _rehashed_from(events[1], "mallory")
+    chain_rehashed_from(events[1], "mallory")
     assert audit_chain_verify().ok  # the chain follows from itself again
     with pytest.raises(CommandError, match="not the one anchored outside"):
         call_command("verify_audit", expect=kept_outside)

@@ -92,7 +92,8 @@ class Command(BaseCommand):
         chain = figures.get("chain", {})
         day = (f"the range's last event #{chain['day_last_seq']} {chain['day_last_hash']}"
                if chain.get("day_events") else "no audit events in the range")
-        write(f"audit chain {'intact' if report.chain_ok else 'BROKEN'}, {day}")
+        write(f"audit chain {'intact' if report.chain_ok else 'BROKEN'}, {day}; walked "
+              f"{', '.join(chain.get('walked', [])) or 'nothing'}, {chain.get('anchors_held', 0)} anchor(s) held")
         write(f"flags {report.flags}")
         for alert in figures.get("alerts", []):
             sys.stderr.write(f"ALERT {alert}\n")

@@ -29,6 +29,14 @@ at the end if there was any (the last line counts them):
 - the pools: each pool's meter, overflow and reserve against its ledger,
   every event following the one before (``progressive.selectors``).
 
+The walk starts at the latest anchor (given, or else the ones the nightly
+task wrote, ``audit.anchors.anchors_earlier``), each anchor held to its
+event, and the rounds read again are those stored since it: its time follows
+what was written since, not the history. Each earlier round's body was read
+again by its day's report. ``--full`` walks the chain from its first event
+and reads every round again: the rare whole check, which also finds an edit
+before the anchor that left every hash as it was.
+
 ``--chain-only`` checks the protections, the chain and its anchors alone.
 """
 
@@ -38,9 +46,9 @@ from collections.abc import Callable, Iterable
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from audit.anchors import AnchorRefused, anchors_read
+from audit.anchors import AnchorRefused, anchors_earlier, anchors_read
 from audit.protections import protections_missing
-from audit.selectors import audit_chain_verify
+from audit.selectors import anchor_latest, audit_chain_verify
 
 ANCHOR = re.compile(r"(?P<seq>[0-9]+):(?P<hash>[0-9a-f]{64})")
 
@@ -59,8 +67,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--chain-only", action="store_true",
                             help="the protections, the chain and its anchors only: no round, version or finding")
+        parser.add_argument("--full", action="store_true",
+                            help="walk the chain from its first event and read every round again, "
+                                 "not only what was written since the latest anchor")
 
-    def handle(self, *args, expect=None, expect_file=None, chain_only=False, **options):
+    def handle(self, *args, expect=None, expect_file=None, chain_only=False, full=False, **options):
         if expect is not None and expect_file is not None:
             raise CommandError("--expect and --expect-file: give one anchor")
         damage: list[str] = []
@@ -70,9 +81,10 @@ class Command(BaseCommand):
         if missing:
             damage.append(f"{len(missing)} of the database's protections are missing or disabled")
         anchors = self._anchors(expect, expect_file, damage)
-        self._chain(anchors, damage)
+        since = None if full else anchor_latest(anchors)
+        self._chain(anchors, since, damage)
         if not chain_only:
-            self._records(damage)
+            self._records(since, damage)
         if connection.vendor == "postgresql" and not missing:
             self.stdout.write("every protection of the records is in force")
         if damage:
@@ -84,9 +96,10 @@ class Command(BaseCommand):
             if match is None:
                 raise CommandError("--expect is SEQ:HASH, as the 'anchor' line of an earlier run prints it")
             return [(int(match["seq"]), match["hash"])]
-        if expect_file is None:
-            return []
         try:
+            if expect_file is None:
+                # Those the nightly task wrote: the file it keeps, and the chain's record of sending.
+                return sorted({(a.seq, a.hash) for a in anchors_earlier()})
             anchors = anchors_read(expect_file)
         except AnchorRefused as refused:
             # The rest is still verified: a refused file must not hide a broken chain.
@@ -99,8 +112,8 @@ class Command(BaseCommand):
                               f"{max(unsigned)} is unsigned: they prove nothing against whoever can write the file")
         return sorted({(a.seq, a.hash) for a in anchors})
 
-    def _chain(self, anchors: list[tuple[int, str]], damage: list[str]) -> None:
-        result = audit_chain_verify(anchors=anchors)
+    def _chain(self, anchors: list[tuple[int, str]], since: tuple[int, str] | None, damage: list[str]) -> None:
+        result = audit_chain_verify(anchors=anchors, since=since)
         for broken in result.breaks:
             self.stdout.write(f"audit chain broken at event {broken.seq}: {broken.problem}")
         if not result.ok:
@@ -108,7 +121,11 @@ class Command(BaseCommand):
             damage.append(f"audit chain broken at event {result.break_seq}: {result.problem}{more} "
                           f"({result.checked} events walked)")
             return
-        self.stdout.write(f"audit chain intact: {result.checked} events")
+        if since is None:
+            self.stdout.write(f"audit chain intact: {result.checked} events")
+        else:
+            self.stdout.write(f"audit chain intact: {result.checked} events walked since anchor {since[0]}, "
+                              f"which holds with every anchor before it (--full walks from the first event)")
         if len(anchors) > 1:
             self.stdout.write(f"all {len(anchors)} anchors hold")
         if anchors:
@@ -116,23 +133,27 @@ class Command(BaseCommand):
         self.stdout.write(f"last hash: {result.last_hash}")
         self.stdout.write(f"anchor: {result.last_seq}:{result.last_hash}")
 
-    def _records(self, damage: list[str]) -> None:
+    def _records(self, since: tuple[int, str] | None, damage: list[str]) -> None:
         # Rounds, versions and pools stand above the audit log.
         from audit.reconciliation.derived import stored_columns_differences
         from progressive.models import Pool
         from progressive.proof_versions import pool_versions_differences
         from progressive.selectors import pool_ledger_check
-        from rounds.proof import bodies_differences
+        from rounds.proof import bodies_differences, rounds_stored_after
         from rounds.proof_findings import finding_states_unrecorded
         from rounds.proof_held import held_differences
         from rounds.proof_versions import config_versions_differences, config_versions_recorded
 
         recorded = config_versions_recorded()
-        self._each(damage, bodies_differences(),
+        rounds = None if since is None else rounds_stored_after(since[0])
+        if rounds is not None:
+            self.stdout.write(f"{rounds.count()} round(s) stored since anchor {since[0]} read again "
+                              "(--full reads every round)")
+        self._each(damage, bodies_differences(rounds=rounds),
                    lambda d: f"round {d.round_id} (#{d.round_pk}): {d.problem}",
                    "differences between stored rounds and the bodies their tables sent",
                    "every stored round is what its kept body says")
-        self._each(damage, stored_columns_differences(recorded=recorded), str,
+        self._each(damage, stored_columns_differences(recorded=recorded, rounds=rounds), str,
                    "stored columns differ from what their rounds' bodies, versions and ledgers derive",
                    "every stored round's computed columns are what it derives")
         self._each(damage, config_versions_differences(recorded=recorded), str,
