@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from casino.models import ImmutableModel, money_field
-from casino.work import WorkedFinding
+from casino.work import WorkedFinding, worked_index
 from rounds.protection.codes import PROTECTION_CODES
 
 from .reconciliation.variance_tests import (
@@ -246,6 +246,7 @@ class VarianceFinding(WorkedFinding):
                 fields=["state_changed_by"], condition=Q(state_changed_by__isnull=False),
                 name="variance_state_changed_by_idx",
             ),
+            worked_index("variance_worked_idx"),
         ]
 
     def __str__(self) -> str:
@@ -353,6 +354,7 @@ class ProtectionFinding(WorkedFinding):
                 fields=["state_changed_by"], condition=Q(state_changed_by__isnull=False),
                 name="protection_changed_by_idx",
             ),
+            worked_index("protection_worked_idx"),
         ]
 
     def __str__(self) -> str:

@@ -34,6 +34,16 @@ UNRESOLVED: frozenset[str] = frozenset({State.OPEN, State.ACKNOWLEDGED})
 # Closing or reopening a finding must say why; acknowledging it need not.
 NOTE_REQUIRED: frozenset[str] = frozenset({State.RESOLVED, State.DISMISSED, State.OPEN})
 
+# A finding nobody has worked: most of them, for ever.
+UNTOUCHED = models.Q(state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="")
+
+
+def worked_index(name: str) -> models.Index:
+    """The findings somebody worked (or whose row was made to look worked), by key: the nightly check
+    of their states reads these, not every finding ever raised. An index follows every write, with
+    or without the triggers, so an edit that makes a row look worked puts it here."""
+    return models.Index(fields=["id"], condition=~UNTOUCHED, name=name)
+
 
 class WorkedFinding(models.Model):
     """The state of a finding and its latest move; the whole history is in the audit log.

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from casino.models import ImmutableModel, SecondApproval, money_field
-from casino.work import WorkedFinding
+from casino.work import WorkedFinding, worked_index
 from rounds.engine.evaluator import CATEGORIES
 from rounds.engine.rules import TABLE_NUMBERS, TableRules, table_rules
 from rounds.engine.vocabulary import BETS, Decision, FindingCode, RoundStatus
@@ -354,6 +354,7 @@ class Finding(WorkedFinding):
                 fields=["state_changed_by"], condition=Q(state_changed_by__isnull=False),
                 name="finding_state_changed_by_idx",
             ),
+            worked_index("finding_worked_idx"),
         ]
 
     def __str__(self) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from audit.models import AuditEvent, ProtectionFinding, VarianceFinding
-from casino.work import State, WorkedFinding
+from casino.work import UNTOUCHED, State, WorkedFinding
 from rounds.models import Finding
 
 # Every finding an auditor works, each moved only through casino.work's transition and its event.
@@ -53,10 +53,9 @@ def finding_states_unrecorded() -> Iterator[FindingDifference]:
 
 def _unrecorded(model: type[WorkedFinding]) -> Iterator[FindingDifference]:
     last = _last_moves(model)
-    untouched = Q(state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="")
     # Only a round's finding names its round; the others stand alone.
     round_of = Finding._meta.get_field("round").attname if model is Finding else None
-    worked = model.objects.filter(~untouched | Q(pk__in=list(last))).order_by("pk").values_list(
+    worked = worked_findings(model, pks=list(last)).values_list(
         "pk", round_of or "pk", "state", "state_note", "state_changed_by_name")
     seen = set()
     for pk, round_pk, state, note, name in worked.iterator(chunk_size=2000):
@@ -72,6 +71,12 @@ def _unrecorded(model: type[WorkedFinding]) -> Iterator[FindingDifference]:
                 yield FindingDifference(pk, round_pk, column, stored, recorded, model.work_name)
     for pk in sorted(set(last) - seen):
         yield FindingDifference(pk, None, "row", None, last[pk][0], model.work_name)
+
+
+def worked_findings(model: type[WorkedFinding], *, pks: list[int]):
+    """The findings that look worked, and those ``pks`` (the chain saw worked), in key order: read by
+    the worked index (``casino.work.worked_index``), never the findings nobody touched."""
+    return model.objects.filter(~UNTOUCHED | Q(pk__in=pks)).order_by("pk")
 
 
 def _last_moves(model: type[WorkedFinding]) -> dict[int, tuple[str, str, str]]:

@@ -43,6 +43,7 @@ INDEXES = {
         "rounds_finding_pkey", "rounds_finding_round_id_9a5a1129", "rounds_find_code_0c21ea_idx",
         "rounds_find_state_346c40_idx", "finding_state_changed_by_idx",
         "finding_created_at_id_idx",  # the findings newest first (rounds 0015)
+        "finding_worked_idx",  # partial: only a worked finding writes an entry (rounds 0024)
     },
     "progressive_meterevent": {
         "progressive_meterevent_pkey", "meter_event_seq_unique",
@@ -52,6 +53,9 @@ INDEXES = {
     "audit_auditevent": {
         "audit_auditevent_pkey", "audit_auditevent_seq_key", "audit_event_hash_unique",
         "audit_audit_action_d1703a_idx", "audit_audit_object__0e78a5_idx",
+        # A day's events by their moment, each appended at the index's end: the report's count
+        # and the export would otherwise read the whole log (audit 0017).
+        "audit_event_at_idx",
     },
 }
 
