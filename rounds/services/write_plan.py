@@ -73,6 +73,11 @@ SQL = {
                      f"FROM {_table(PoolVersion)} WHERE {_column(PoolVersion, 'pool')} = ANY(%s)",
     "durable": "SELECT pg_logical_emit_message(true, 'table-audit', 'durable')",
 }
+# The look-up of the stored rounds is planned with whole-table reads priced out: a
+# connection keeps the plan it made for a prepared statement, and one made while
+# the keys were a page or two (a fresh database, statistics stale with autovacuum
+# off or behind) reads every key ever stored, for every round posted after.
+BY_INDEX_ONLY = ("enable_seqscan", "enable_bitmapscan", "enable_hashjoin", "enable_mergejoin")
 
 
 @dataclass(slots=True)
@@ -99,13 +104,18 @@ def look(keys: Sequence[tuple[int, str]], configs: Sequence[int], *, durable: bo
         # checks. The meter's triggers stay at the commit (progressive.ledger).
         statements.append(sql.raw("SET CONSTRAINTS ALL IMMEDIATE"))
         statements.append(sql.raw(f"SET CONSTRAINTS {', '.join(TRIGGERS)} DEFERRED"))
+    statements += [sql.raw(f"SET LOCAL {name} TO off") for name in BY_INDEX_ONLY]
+    stored_at = len(statements)
+    statements.append(
+        sql.raw(SQL["stored"], [[k[0] for k in keys], [k[1] for k in keys]], returns_rows=True, prepare=True))
+    statements += [sql.raw(f"SET LOCAL {name} TO DEFAULT") for name in BY_INDEX_ONLY]
     statements += [
-        sql.raw(SQL["stored"], [[k[0] for k in keys], [k[1] for k in keys]], returns_rows=True, prepare=True),
         sql.raw(SQL["config_versions"], [list(configs)], returns_rows=True, prepare=True),
         sql.raw(SQL["keys"], [len(keys)], returns_rows=True, prepare=True),
     ]
     answers = sql.run(statements)
-    stored_rows, version_rows, key_rows = answers[len(statements) - 3:]
+    stored_rows = answers[stored_at]
+    version_rows, key_rows = answers[len(statements) - 2:]
     return Look(
         stored={(table, round_id): (pk, day) for table, round_id, pk, day in stored_rows},
         versions=_by_owner(version_rows),

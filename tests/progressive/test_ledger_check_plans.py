@@ -51,12 +51,23 @@ def _one_more(cursor, pool: Pool, last: MeterEvent) -> None:
     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred check runs here, not after the block
 
 
-def _grown_behind_the_planners_back(pool: Pool) -> MeterEvent:
-    """The ledger analyzed while small and its checks run a few times in this session (as a
-    long-lived connection does: the session keeps the plans it made), then ``GROWN`` events
-    more, written as a restore or a bulk import would, with no ANALYZE after."""
+def _statistics(kind: str) -> None:
+    """The ledger's statistics as a small table's: gathered while it was small, or never (a fresh
+    database, its tables never analyzed)."""
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE progressive_meterevent")
+        if kind == "analyzed while small":
+            cursor.execute("ANALYZE progressive_meterevent")
+            return
+        cursor.execute("DELETE FROM pg_statistic WHERE starelid = 'progressive_meterevent'::regclass")
+        cursor.execute("UPDATE pg_class SET reltuples = -1, relpages = 0 "
+                       "WHERE oid = 'progressive_meterevent'::regclass")
+
+
+def _grown_behind_the_planners_back(pool: Pool, statistics: str) -> MeterEvent:
+    """The ledger's statistics those of a small table and its checks run a few times in this
+    session (as a long-lived connection does: the session keeps the plans it made), then
+    ``GROWN`` events more, written as a restore or a bulk import would, with no ANALYZE after."""
+    _statistics(statistics)
     for _ in range(8):
         last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
         with transaction.atomic(), connection.cursor() as cursor:
@@ -93,16 +104,19 @@ def _plans_of_one_more_event(pool: Pool, last: MeterEvent) -> list[str]:
     return plans
 
 
-def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistics(pool):
-    last = _grown_behind_the_planners_back(pool)
+@pytest.mark.parametrize("statistics", ["analyzed while small", "never gathered"])
+def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistics(pool, statistics):
+    last = _grown_behind_the_planners_back(pool, statistics)
     plans = _plans_of_one_more_event(pool, last)
     ledger = [plan for plan in plans if re.search(r"(?:from|join)\s+progressive_meterevent\b", plan, re.IGNORECASE)
               and "INSERT INTO" not in plan]
     # The statement's check (the new event's predecessor) and the commit's (the pool's last event).
     assert any("added" in plan for plan in ledger) and any("ORDER BY seq DESC" in plan for plan in ledger), plans
     for plan in ledger:
-        # One probe of the unique index per event: no whole-ledger scan, hash, merge or sort.
+        # One probe of the unique index per event: no whole-ledger scan, hash, merge or sort, and
+        # no other index led by the pool (progressive 0016), which reads all of the pool's events.
         assert "meter_event_seq_unique" in plan, plan
+        assert set(re.findall(r"Index (?:Only )?Scan(?: Backward)? using (\w+)", plan)) == {"meter_event_seq_unique"}, plan
         for whole in ("Seq Scan on progressive_meterevent", "Bitmap Heap Scan", "Hash", "Merge", "Sort"):
             assert whole not in plan, plan
     assert MeterEvent.objects.filter(pool=pool).count() == last.seq + 1  # and the event was stored

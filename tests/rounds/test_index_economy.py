@@ -47,7 +47,7 @@ INDEXES = {
     },
     "progressive_meterevent": {
         "progressive_meterevent_pkey", "meter_event_seq_unique",
-        "progressive_meterevent_round_id_2a681604", "progressive_pool_id_c535c4_idx",
+        "progressive_meterevent_round_id_2a681604", "meter_event_kind_pool_idx",
         "meter_event_actor_idx",
     },
     "audit_auditevent": {
