@@ -124,7 +124,18 @@ def _clone(cursor, table: str, source: str, changed: dict[str, str]) -> int:
     return cursor.rowcount
 
 
-def clone(*, rounds: int, days: int) -> dict[str, int]:
+def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, ledger: bool = False,
+          then=None) -> dict[str, int]:
+    """Clone the stored rounds in SQL up to ``rounds`` over ``days`` gaming days; counts of what was made.
+
+    ``every``: the submissions (kept bodies) and audit events of every ``every``-th copy are
+    cloned (4: a quarter; 1: all of them). ``audit_events=False`` clones none, for a caller
+    that writes them itself. ``ledger=True``: the cloned meter events go on from each pool's
+    last event, each one's meter, overflow and reserve after it the one before's plus its
+    deltas (otherwise they keep their sources' figures). ``then(cursor)`` is called inside the
+    transaction once the clones are in, while the temporary table ``clone_of`` (source, k, id,
+    shift) exists; the counts it answers, if any, are added to these.
+    """
     from django.db import connection, transaction
 
     from rounds.models import Round
@@ -163,24 +174,34 @@ def clone(*, rounds: int, days: int) -> dict[str, int]:
             "state_changed_at": "s.state_changed_at - c.shift"})
         cursor.execute("SELECT coalesce(max(seq), 0) FROM progressive_meterevent")
         (last,) = cursor.fetchone()
-        counts["meter events"] = _clone(
-            cursor, "progressive_meterevent", joined.format("progressive_meterevent", "round_id"), {
-                "round_id": "c.id", "created_at": "s.created_at - c.shift",
-                "seq": f"{last} + row_number() OVER (PARTITION BY s.pool_id ORDER BY c.id, s.seq)"})
-        quarter = "clone_of c JOIN {} s ON s.{} = c.source AND c.k % 4 = 0"
+        events = joined.format("progressive_meterevent", "round_id")
+        changed = {"round_id": "c.id", "created_at": "s.created_at - c.shift",
+                   "seq": f"{last} + row_number() OVER (PARTITION BY s.pool_id ORDER BY c.id, s.seq)"}
+        if ledger:
+            events += (" JOIN (SELECT DISTINCT ON (pool_id) pool_id, meter_after, overflow_after, reserve_after"
+                       " FROM progressive_meterevent ORDER BY pool_id, seq DESC) b ON b.pool_id = s.pool_id")
+            running = "sum(s.{}) OVER (PARTITION BY s.pool_id ORDER BY c.id, s.seq)"
+            changed |= {"meter_after": f"b.meter_after + {running.format('delta')}",
+                        "overflow_after": f"b.overflow_after + {running.format('overflow_delta')}",
+                        "reserve_after": f"b.reserve_after + {running.format('reserve_delta')}"}
+        counts["meter events"] = _clone(cursor, "progressive_meterevent", events, changed)
+        quarter = "clone_of c JOIN {} s ON s.{} = c.source AND c.k % " + str(every) + " = 0"
         counts["submissions"] = _clone(
             cursor, "rounds_submission", quarter.format("rounds_submission", "round_id"), {
                 "round_id": "c.id", "received_at": "s.received_at - c.shift",
                 "claimed_round": "s.claimed_round || '.' || c.k"})
-        cursor.execute("SELECT coalesce(max(seq), 0) FROM audit_auditevent")
-        (last,) = cursor.fetchone()
-        counts["audit events"] = _clone(
-            cursor, "audit_auditevent",
-            "clone_of c JOIN audit_auditevent s ON s.object_type = 'rounds.round' "
-            "AND s.object_id = c.source::text AND c.k % 4 = 0", {
-                "seq": f"{last} + row_number() OVER (ORDER BY c.id, s.seq)",
-                "at": "s.at - c.shift", "object_id": "c.id::text",
-                "hash": "encode(sha256(convert_to(c.id::text || '/' || s.seq, 'UTF8')), 'hex')"})
+        if audit_events:
+            cursor.execute("SELECT coalesce(max(seq), 0) FROM audit_auditevent")
+            (last,) = cursor.fetchone()
+            counts["audit events"] = _clone(
+                cursor, "audit_auditevent",
+                "clone_of c JOIN audit_auditevent s ON s.object_type = 'rounds.round' "
+                f"AND s.object_id = c.source::text AND c.k % {every} = 0", {
+                    "seq": f"{last} + row_number() OVER (ORDER BY c.id, s.seq)",
+                    "at": "s.at - c.shift", "object_id": "c.id::text",
+                    "hash": "encode(sha256(convert_to(c.id::text || '/' || s.seq, 'UTF8')), 'hex')"})
+        if then is not None:
+            counts.update(then(cursor) or {})
     with connection.cursor() as cursor:
         # As autovacuum leaves a table that has been written for a while: statistics for the
         # planner and a visibility map, without which no scan is index-only.
