@@ -20,25 +20,14 @@ from django.utils import timezone
 from audit.anchors import ANCHOR_FILE, Anchor, AnchorRefused, anchor_line, anchor_write, anchors_read
 from audit.models import AuditEvent, ChainHead
 from audit.selectors import audit_chain_verify
-from audit.services import SYSTEM, audit_record
+from tests.audit.conftest import ANCHOR_KEY, events_written
 from tests.insider import chain_rehashed_from
 
 pytestmark = pytest.mark.django_db
 
-KEY = "a-test-anchor-key"
+KEY = ANCHOR_KEY
 DAY = date(2026, 11, 30)
-
-
-@pytest.fixture
-def anchored(settings, tmp_path):
-    settings.AUDIT_ANCHOR_PATH = str(tmp_path)
-    settings.AUDIT_ANCHOR_URL = ""
-    settings.AUDIT_ANCHOR_KEY = KEY
-    return tmp_path
-
-
-def _write(n: int) -> list[AuditEvent]:
-    return [audit_record(actor=SYSTEM, action="test.event", object_id=str(i), after={"i": i}) for i in range(n)]
+_write = events_written
 
 
 def _past_the_triggers(sql: str, params=()) -> None:

@@ -19,10 +19,10 @@ from audit.anchors import anchor_write
 from audit.models import AuditEvent
 from audit.reconciliation.chain import chain_merge, chain_segment_verify, chain_segments_of_night
 from audit.selectors import audit_chain_verify
-from audit.services import SYSTEM, audit_record
 from rounds.models import Round
 from rounds.proof import rounds_stored_after
 from tests import examples
+from tests.audit.conftest import events_written
 from tests.insider import as_superuser, chain_rehashed_from
 
 pytestmark = pytest.mark.django_db
@@ -30,16 +30,7 @@ ROUNDS = "/api/v1/rounds/"
 DAY = date(2026, 11, 30)
 
 
-@pytest.fixture
-def anchored(settings, tmp_path):
-    settings.AUDIT_ANCHOR_PATH = str(tmp_path)
-    settings.AUDIT_ANCHOR_URL = ""
-    settings.AUDIT_ANCHOR_KEY = "a-test-anchor-key"
-    return tmp_path
-
-
-def _write(n: int) -> list[AuditEvent]:
-    return [audit_record(actor=SYSTEM, action="test.event", object_id=str(i), after={"i": i}) for i in range(n)]
+_write = events_written
 
 
 def _edited(event: AuditEvent, name: str) -> None:
