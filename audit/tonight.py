@@ -175,15 +175,22 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     now = now or timezone.now()
     current = gaming_day_of(now)
     days = [_day(current, now=now, current=True), _day(current - timedelta(days=1), now=now, current=False)]
-    earlier = Finding.objects.filter(WORK, round__gaming_day__lt=days[-1].day)
     return Tonight(
-        now=now, days=days, backlog=earlier.count(),
+        now=now, days=days, backlog=_backlog(before=days[-1].day),
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
         pools=_pools(), last_report=_reports().order_by("-created_at", "-id").first(),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
     )
+
+
+def _backlog(*, before: date) -> int:
+    """Findings still to work whose round was dealt before ``before``: all of them less those of
+    the days since. Asked the other way, every unresolved finding is joined to its round in
+    every month's partition; this way only the days since are."""
+    unresolved = Finding.objects.filter(WORK)
+    return unresolved.count() - unresolved.filter(round__gaming_day__gte=before).count()
 
 
 def _day(day: date, *, now: datetime, current: bool) -> Day:
