@@ -601,9 +601,8 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         if not walked:
             return "-"  # a report made before the walk started at the anchors
         held = chain.get("anchors_held", 0)
-        return (f"{count(chain['checked'])} events: {', '.join(walked)}; "
-                f"{count(held)} anchor(s) kept outside held" if held else
-                f"{count(chain['checked'])} events: {', '.join(walked)}; no anchor yet, the whole chain")
+        anchors = f"{count(held)} anchor(s) kept outside held" if held else "no anchor yet, the whole chain"
+        return f"{count(chain['checked'])} events: {', '.join(walked)}; {anchors}"
 
     @admin.display(description="chain head when the report was made")
     def chain_head(self, report):

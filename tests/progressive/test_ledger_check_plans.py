@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-import psycopg
 import pytest
 from django.db import connection, transaction
 
 from progressive.models import MeterEvent, Pool
 from tests import examples
+from tests.plans import STALE, other_session, plans_of, statistics_of_a_small_table
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -33,12 +33,6 @@ def pool(table_client) -> Pool:
     return Pool.objects.get(code="us-progressive")
 
 
-def _conninfo() -> dict:
-    settings = connection.settings_dict
-    return {"dbname": settings["NAME"], "user": settings["USER"], "password": settings["PASSWORD"] or None,
-            "host": settings["HOST"] or None, "port": settings["PORT"] or None}
-
-
 def _one_more(cursor, pool: Pool, last: MeterEvent) -> None:
     """One event stored as the ledger stores it (the event, then its pool), its checks run now."""
     cursor.execute(
@@ -51,23 +45,11 @@ def _one_more(cursor, pool: Pool, last: MeterEvent) -> None:
     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred check runs here, not after the block
 
 
-def _statistics(kind: str) -> None:
-    """The ledger's statistics as a small table's: gathered while it was small, or never (a fresh
-    database, its tables never analyzed)."""
-    with connection.cursor() as cursor:
-        if kind == "analyzed while small":
-            cursor.execute("ANALYZE progressive_meterevent")
-            return
-        cursor.execute("DELETE FROM pg_statistic WHERE starelid = 'progressive_meterevent'::regclass")
-        cursor.execute("UPDATE pg_class SET reltuples = -1, relpages = 0 "
-                       "WHERE oid = 'progressive_meterevent'::regclass")
-
-
 def _grown_behind_the_planners_back(pool: Pool, statistics: str) -> MeterEvent:
     """The ledger's statistics those of a small table and its checks run a few times in this
     session (as a long-lived connection does: the session keeps the plans it made), then
     ``GROWN`` events more, written as a restore or a bulk import would, with no ANALYZE after."""
-    _statistics(statistics)
+    statistics_of_a_small_table("progressive_meterevent", statistics)
     for _ in range(8):
         last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
         with transaction.atomic(), connection.cursor() as cursor:
@@ -75,7 +57,7 @@ def _grown_behind_the_planners_back(pool: Pool, statistics: str) -> MeterEvent:
     last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
     # From another session, as another process would: this one's plans are not told (and a
     # change of session_replication_role here would throw them away).
-    with psycopg.connect(**_conninfo()) as other, other.cursor() as cursor:
+    with other_session() as other, other.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")  # the triggers stand aside, as in a restore
         cursor.execute(
             "INSERT INTO progressive_meterevent (pool_id, seq, kind, amount, delta, overflow_delta, reserve_delta, "
@@ -90,21 +72,15 @@ def _grown_behind_the_planners_back(pool: Pool, statistics: str) -> MeterEvent:
 
 def _plans_of_one_more_event(pool: Pool, last: MeterEvent) -> list[str]:
     """Store one event more and return every plan its statements and their checks ran."""
-    plans: list[str] = []
-    raw = connection.connection
-    raw.add_notice_handler(lambda notice: plans.append(notice.message_primary or ""))
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("LOAD 'auto_explain'")
-        for setting in ("auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on",
-                        "client_min_messages = log"):
-            cursor.execute(f"SET LOCAL {setting}")
-        _one_more(cursor, pool, last)
-        cursor.execute("SET LOCAL client_min_messages = notice")
-    raw._notice_handlers.clear()
-    return plans
+
+    def one_more():
+        with transaction.atomic(), connection.cursor() as cursor:
+            _one_more(cursor, pool, last)
+
+    return plans_of(one_more)
 
 
-@pytest.mark.parametrize("statistics", ["analyzed while small", "never gathered"])
+@pytest.mark.parametrize("statistics", STALE)
 def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistics(pool, statistics):
     last = _grown_behind_the_planners_back(pool, statistics)
     plans = _plans_of_one_more_event(pool, last)

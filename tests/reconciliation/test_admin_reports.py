@@ -43,3 +43,17 @@ def test_the_nightly_schedule_is_editable_in_the_admin(admin_client):
 
     task = PeriodicTask.objects.get(name="Nightly reconciliation")
     assert admin_client.get(f"/admin/django_celery_beat/periodictask/{task.pk}/change/").status_code == 200
+
+
+def test_the_report_says_what_of_the_chain_it_walked(admin_client, report, settings, tmp_path):
+    from audit.anchors import anchor_write
+
+    def walked(pk) -> str:
+        return admin_client.get(f"/admin/audit/reconciliationreport/{pk}/change/").content.decode()
+
+    assert "no anchor yet, the whole chain" in walked(report.pk)
+    settings.AUDIT_ANCHOR_PATH, settings.AUDIT_ANCHOR_URL, settings.AUDIT_ANCHOR_KEY = str(tmp_path), "", "k"
+    anchor_write(gaming_day=DAY)
+    again = report_run(day_from=DAY)
+    assert again.figures["chain"]["anchors_held"] == 1
+    assert "1 anchor(s) kept outside held" in walked(again.pk)

@@ -11,12 +11,12 @@ reads priced out while it is planned, it is one probe of
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 from django.db import connection
 
 from tests import examples
 from tests.api.records import ROUNDS
+from tests.plans import STALE, other_session, plans_of, statistics_of_a_small_table
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -26,55 +26,26 @@ GROWN = 20_000  # keys added behind the planner's back
 WARM = 8  # posts in this session before: past the five after which a prepared plan is kept
 
 
-def _statistics(kind: str) -> None:
-    with connection.cursor() as cursor:
-        if kind == "analyzed while small":
-            cursor.execute("ANALYZE rounds_roundkey")
-            return
-        cursor.execute("DELETE FROM pg_statistic WHERE starelid = 'rounds_roundkey'::regclass")
-        cursor.execute("UPDATE pg_class SET reltuples = -1, relpages = 0 WHERE oid = 'rounds_roundkey'::regclass")
-
-
 def _grown_from_another_session(table_id: int) -> None:
-    settings = connection.settings_dict
-    with psycopg.connect(dbname=settings["NAME"], user=settings["USER"], password=settings["PASSWORD"] or None,
-                         host=settings["HOST"] or None, port=settings["PORT"] or None) as other:
+    with other_session() as other:
         other.execute("INSERT INTO rounds_roundkey (id, table_id, round_id, gaming_day) "
                       "SELECT 1000000 + n, %s, 'grown-' || n, DATE '2026-01-01' FROM generate_series(1, %s) AS n",
                       [table_id, GROWN])
 
 
-def _plans_of(post) -> list[str]:
-    plans: list[str] = []
-    raw = connection.connection
-    raw.add_notice_handler(lambda notice: plans.append(notice.message_primary or ""))
-    with connection.cursor() as cursor:
-        cursor.execute("LOAD 'auto_explain'")
-        cursor.execute("SET auto_explain.log_min_duration = 0")
-        cursor.execute("SET client_min_messages = log")
-    try:
-        post()
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SET client_min_messages = notice")
-            cursor.execute("SET auto_explain.log_min_duration = -1")
-        raw._notice_handlers.clear()
-    return plans
-
-
-@pytest.mark.parametrize("statistics", ["analyzed while small", "never gathered"])
+@pytest.mark.parametrize("statistics", STALE)
 def test_the_stored_rounds_are_looked_up_by_their_index_however_stale_the_statistics(
     table_client, settings, statistics,
 ):
     settings.INGEST_COMBINE = False  # this session's own transaction, not a combining thread's
     client = table_client("S01", "se-50kr")
     records = [dict(e["record"], round=f"R-{n}") for n, e in enumerate(examples.load("se-50kr.jsonl")[:WARM + 1])]
-    _statistics(statistics)
+    statistics_of_a_small_table("rounds_roundkey", statistics)
     for record in records[:WARM]:
         assert client.post(ROUNDS, record, format="json").status_code == 201
     _grown_from_another_session(client.table.pk)
 
-    plans = _plans_of(lambda: client.post(ROUNDS, records[WARM], format="json"))
+    plans = plans_of(lambda: client.post(ROUNDS, records[WARM], format="json"))
     # A plan's text after its statement's (which names every statement prepared with it).
     bodies = [plan.split("Query Text:", 1)[-1].split("\n", 1)[-1] for plan in plans]
     lookups = [body for body in bodies if "rounds_roundkey k" in body]
