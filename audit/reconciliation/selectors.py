@@ -19,18 +19,17 @@ from zoneinfo import ZoneInfo
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import (
-    BooleanField, Case, CharField, Count, DecimalField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value,
+    BooleanField, Case, CharField, Count, DecimalField, F, Max, Min, Q, QuerySet, Sum, Value,
     When,
 )
-from django.db.models.functions import Abs, Coalesce, ExtractHour, ExtractMinute
+from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
 
 from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
 from audit.models import AuditEvent, ChainHead, ReconciliationReport, SeatScore
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from casino.jsons import read_json
-from progressive.models import MeterEvent, MeterReading, Pool
-from progressive.selectors import METER_MOVES_OF_KIND, ledger_span_problems
+from progressive.models import MeterEvent, Pool
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
@@ -611,203 +610,6 @@ def stored_rounds_portable(
         )
 
 
-# ---- a pool's ledger ---------------------------------------------------------------
-
-# Which gaming day a ledger event belongs to: a round's event (a contribution,
-# an award, a reseed after an award…) to its round's gaming day, however late
-# the round was stored; an event a person made (the opening reseed, an
-# adjustment, an overflow transfer, the reversal of a round voided after the
-# fact) to the gaming day of the moment it was recorded.
-_OF_A_ROUND = Q(round__isnull=False) & ~Q(kind=MeterEvent.Kind.REVERSAL)
-_RECORDED = Q(round__isnull=True) | Q(kind=MeterEvent.Kind.REVERSAL)
-# The kinds that always move the meter one way, as a multiple of their amount.
-_SIGN_OF_KIND = {kind: moves[0] for kind, moves in METER_MOVES_OF_KIND.items() if len(moves) == 1}
-
-
-def ledger_days(*, day_from: date, day_to: date, start: datetime, end: datetime) -> dict[str, Q]:
-    """The events of the days before the range, of the range, and after it, as filters."""
-    return {
-        "before": (_OF_A_ROUND & Q(round__gaming_day__lt=day_from)) | (_RECORDED & Q(created_at__lt=start)),
-        "within": (_OF_A_ROUND & Q(round__gaming_day__gte=day_from, round__gaming_day__lte=day_to))
-        | (_RECORDED & Q(created_at__gte=start, created_at__lt=end)),
-        "after": (_OF_A_ROUND & Q(round__gaming_day__gt=day_to)) | (_RECORDED & Q(created_at__gte=end)),
-    }
-
-
-def pool_ledger_figures(
-    *, pool: Pool, day_from: date, day_to: date, start: datetime, end: datetime,
-    reported_closing: dict | None = None, using: str = DEFAULT_DB_ALIAS,
-) -> dict:
-    """The pool's meter over the range from exactly the range's events, and the checks that prove it.
-
-    Opening is every event of earlier gaming days added up; closing is the
-    opening plus the range's events; so the days add up to the meter, and a
-    roll-up of days equals the range computed at once. ``balanced`` holds
-    only when every check passes, each comparing figures found two ways:
-
-    - ``kinds``: each kind's meter moves against what its amounts say;
-    - ``ledger``: the events from the range's first to its last follow each
-      other, row by row (``progressive.selectors.ledger_span_problems``);
-    - ``running_meter``: the meter the last of them stored against the sum
-      of every delta up to it;
-    - ``pool_row``: the pool's meter now against the sum of its whole ledger;
-    - ``readings``: the meter the service told each table reporting a display
-      reading against the ledger's meter at that point;
-    - ``continuity``: the opening against the closing that the report of the
-      day before said (``reported_closing``), which a round of an earlier day
-      stored late, or a changed ledger, moves.
-    """
-    events = MeterEvent.objects.using(using).filter(pool=pool)
-    days = ledger_days(day_from=day_from, day_to=day_to, start=start, end=end)
-    sums = {}
-    for name, belongs in days.items():
-        sums |= {
-            f"{name}_n": Count("id", filter=belongs),
-            f"{name}_meter": Coalesce(Sum("delta", filter=belongs), ZERO),
-            f"{name}_overflow": Coalesce(Sum("overflow_delta", filter=belongs), ZERO),
-            f"{name}_reserve": Coalesce(Sum("reserve_delta", filter=belongs), ZERO),
-        }
-    totals = events.aggregate(
-        **sums,
-        first=Min("seq", filter=days["within"]), last=Max("seq", filter=days["within"]),
-        inflow=Coalesce(Sum("delta", filter=days["within"] & Q(delta__gt=0)), ZERO),
-        outflow=Coalesce(Sum(-F("delta"), filter=days["within"] & Q(delta__lt=0)), ZERO),
-        n=Count("id"), meter_sum=Coalesce(Sum("delta"), ZERO), top=Max("seq"),
-    )
-    opening = totals["before_meter"]
-    closing = opening + totals["within_meter"]
-    closing_overflow = totals["before_overflow"] + totals["within_overflow"]
-    closing_reserve = totals["before_reserve"] + totals["within_reserve"]
-
-    by_kind = {
-        row["kind"]: {"n": row["n"], "amount": row["amount_sum"], "delta": row["delta_sum"],
-                      "moved": row["moved"], "overflow": row["overflow_sum"], "reserve": row["reserve_sum"]}
-        for row in events.filter(days["within"]).values("kind").order_by("kind").annotate(
-            n=Count("id"), amount_sum=Sum("amount"), delta_sum=Sum("delta"), moved=Sum(Abs("delta")),
-            overflow_sum=Sum("overflow_delta"), reserve_sum=Sum("reserve_delta"),
-        )
-    }
-    checks = []
-
-    def check(name: str, problems: list[str]) -> None:
-        checks.append({"check": name, "ok": not problems, "problems": problems[:20]})
-
-    kind_problems = []
-    for kind, row in by_kind.items():
-        sign = _SIGN_OF_KIND.get(kind)
-        if sign is not None and row["delta"] != sign * row["amount"]:
-            kind_problems.append(f"{row['n']} {kind} event(s) of {row['amount']} moved the meter by {row['delta']}")
-        if kind == MeterEvent.Kind.ADJUSTMENT and row["moved"] != row["amount"]:
-            kind_problems.append(f"adjustments of {row['amount']} moved the meter by {row['moved']} in all")
-        if sign is None and kind not in (MeterEvent.Kind.ADJUSTMENT, MeterEvent.Kind.REVERSAL):
-            kind_problems.append(f"{row['n']} event(s) of an unknown kind {kind!r}")
-    check("kinds", kind_problems)
-
-    first, last = totals["first"], totals["last"]
-    if first is None:
-        check("ledger", [])
-        check("running_meter", [])
-    else:
-        check("ledger", ledger_span_problems(pool=pool, first=first, last=last, using=using))
-        stored = events.filter(seq=last).values_list("meter_after", flat=True).first()
-        summed = events.filter(seq__lte=last).aggregate(total=Coalesce(Sum("delta"), ZERO))["total"]
-        check("running_meter", [] if stored == summed else [
-            f"event {last} says the meter stood at {stored}; the events up to it add up to {summed}"
-        ])
-
-    now = Pool.objects.using(using).filter(pk=pool.pk).values("meter", "last_event_seq").first()
-    pool_problems = []
-    if now["meter"] != totals["meter_sum"]:
-        pool_problems.append(f"the pool's meter {now['meter']} is not the sum of its ledger {totals['meter_sum']}")
-    if now["last_event_seq"] != (totals["top"] or 0) or totals["n"] != (totals["top"] or 0):
-        pool_problems.append(
-            f"the pool says its last event is {now['last_event_seq']}; the ledger holds "
-            f"{totals['n']} event(s) up to {totals['top'] or 0}"
-        )
-    check("pool_row", pool_problems)
-
-    readings, reading_problems = _meter_readings(pool=pool, start=start, end=end, using=using)
-    check("readings", reading_problems)
-
-    continuity = []
-    if reported_closing is not None and Decimal(reported_closing["closing"]) != opening:
-        continuity.append(
-            f"the report of {reported_closing['day']} closed at {reported_closing['closing']}; the days up to it "
-            f"now add up to {opening} ({opening - Decimal(reported_closing['closing']):+}): events of those days "
-            "were recorded after it was made (a round stored late) or the ledger changed; reconcile them again"
-        )
-    check("continuity", continuity)
-
-    # The meter over the range for a chart: about 200 of its events, wherever they fall.
-    within = events.filter(days["within"]).order_by("seq")
-    step = max(1, totals["within_n"] // 200)
-    series = [["opening", str(opening)]]
-    running = opening
-    for i, (seq, delta) in enumerate(within.values_list("seq", "delta").iterator(chunk_size=STREAM_CHUNK * 5)):
-        running += delta
-        if (i + 1) % step == 0 or i + 1 == totals["within_n"]:
-            series.append([str(seq), str(running)])
-
-    def amount(kind: str) -> str:
-        return str(by_kind[kind]["amount"]) if kind in by_kind else "0"
-
-    return {
-        "pool": pool.code,
-        "currency": pool.currency,
-        "events": totals["within_n"],
-        "first_seq": first, "last_seq": last,
-        # Events of other days between the range's first and last (a late round, say).
-        "interleaved_events": (last - first + 1 - totals["within_n"]) if first is not None else 0,
-        "events_after": totals["after_n"],
-        "opening": str(opening),
-        "opening_overflow": str(totals["before_overflow"]), "opening_reserve": str(totals["before_reserve"]),
-        "contributions": amount(MeterEvent.Kind.CONTRIBUTION),
-        "awards": amount(MeterEvent.Kind.AWARD),
-        "fixed_awards": amount(MeterEvent.Kind.FIXED_AWARD),
-        "reseeds": amount(MeterEvent.Kind.RESEED),
-        "adjustments": str(by_kind[MeterEvent.Kind.ADJUSTMENT]["delta"]) if MeterEvent.Kind.ADJUSTMENT in by_kind else "0",
-        "reversals": str(by_kind[MeterEvent.Kind.REVERSAL]["delta"]) if MeterEvent.Kind.REVERSAL in by_kind else "0",
-        "overflow": str(totals["within_overflow"]),
-        "in": str(totals["inflow"]), "out": str(totals["outflow"]),
-        "closing": str(closing),
-        "closing_overflow": str(closing_overflow), "closing_reserve": str(closing_reserve),
-        "by_kind": {
-            kind: {"events": row["n"], "amount": str(row["amount"]), "delta": str(row["delta"]),
-                   "overflow": str(row["overflow"]), "reserve": str(row["reserve"])}
-            for kind, row in by_kind.items()
-        },
-        "checks": checks,
-        "balanced": all(c["ok"] for c in checks),
-        "series": series,
-        "readings": readings,
-    }
-
-
-def _meter_readings(
-    *, pool: Pool, start: datetime, end: datetime, using: str = DEFAULT_DB_ALIAS,
-) -> tuple[dict, list[str]]:
-    """What the tables' meter displays said in the window, and whether the ledger still says
-    what the service told them then (each reading keeps the meter and the event it stood at)."""
-    rows = MeterReading.objects.using(using).filter(pool=pool, received_at__gte=start, received_at__lt=end)
-    summary = rows.aggregate(n=Count("id"), flagged=Count("id", filter=Q(flagged=True)),
-                             largest=Max(Abs("difference")))
-    ledger = MeterEvent.objects.filter(pool=pool, seq=OuterRef("meter_seq")).order_by().values("meter_after")[:1]
-    disagree = (
-        rows.filter(meter_seq__gt=0).annotate(ledger=Subquery(ledger))
-        .filter(Q(ledger__isnull=True) | ~Q(ledger=F("service_meter"))).order_by("received_at")
-        .values_list("pk", "meter_seq", "service_meter", "ledger")[:20]
-    )
-    problems = [
-        f"reading {pk} was told the meter stood at {told} after event {seq}; "
-        + (f"the ledger now says {now}" if now is not None else "the ledger has no such event")
-        for pk, seq, told, now in disagree
-    ]
-    return {
-        "readings": summary["n"], "flagged": summary["flagged"],
-        "largest_difference": str(summary["largest"]) if summary["largest"] is not None else None,
-    }, problems
-
-
 # ---- the audit chain ------------------------------------------------------------------
 
 
@@ -830,19 +632,6 @@ def audit_chain_head() -> dict:
     if not head or not head["seq"]:
         return {"seq": 0, "hash": None}
     return {"seq": head["seq"], "hash": head["hash"]}
-
-
-def pool_closing_reported(*, pool_code: str, day: date) -> dict | None:
-    """The closing the current report ending on ``day`` gave the pool, if there is one."""
-    report = (
-        ReconciliationReport.objects.filter(
-            status=ReconciliationReport.Status.COMPLETE, day_to=day, figures__has_key="currencies")
-        .order_by("-finished_at").values("pk", "figures__pools").first()
-    )
-    pool = (report or {}).get("figures__pools") or {}
-    if pool_code not in pool:
-        return None
-    return {"day": str(day), "report": report["pk"], "closing": pool[pool_code]["closing"]}
 
 
 # ---- reports -----------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from .config import ReconciliationSettings, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
 from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
 from .lease import Heartbeat, lease_expired
+from .pool_ledger import pool_ledger_figures, pool_mark_reported
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
 from .variance_selectors import variance_test_settings
@@ -260,11 +261,10 @@ def _table_part(report, code: str, clock: ReconciliationSettings, progress: Prog
 
 def _pool_part(report, code: str, clock: ReconciliationSettings, using: str) -> dict:
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
-    return selectors.pool_ledger_figures(
+    reported_closing, mark = pool_mark_reported(pool_code=code, day=report.day_from - timedelta(days=1))
+    return pool_ledger_figures(
         pool=Pool.objects.get(code=code), day_from=report.day_from, day_to=report.day_to,
-        start=start, end=end,
-        reported_closing=selectors.pool_closing_reported(pool_code=code, day=report.day_from - timedelta(days=1)),
-        using=using,
+        start=start, end=end, reported_closing=reported_closing, mark=mark, using=using,
     )
 
 

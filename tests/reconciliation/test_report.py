@@ -115,7 +115,7 @@ def test_the_pool_balances_against_its_ledger(day, report):
     assert pool["currency"] == "USD"
     assert pool["balanced"] is True
     assert {c["check"] for c in pool["checks"]} == {
-        "kinds", "ledger", "running_meter", "pool_row", "readings", "continuity"}
+        "kinds", "ledger", "running_meter", "pool_row", "days", "ledger_turn", "readings", "continuity"}
 
 
 def test_every_round_is_judged_again_without_drift_and_the_chain_holds(day, report):
