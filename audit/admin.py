@@ -21,6 +21,7 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
 from casino.admin_exports import CsvExportAdmin
+from casino.admin_paging import CappedCountPaginator
 from casino.middleware import request_id_of
 
 from .models import AuditEvent
@@ -95,6 +96,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     """
 
     actions = None
+    # A year of rounds matches a common filter hundreds of thousands of times: count to a cap.
+    paginator = CappedCountPaginator
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         if request.method == "POST":

@@ -58,3 +58,24 @@ def test_a_round_counts_its_actionable_findings_only(dealt, staff):
     assert listed[awarded.pk].finding_total == 0 and awarded.status == "verified"
     flagged = next(r for r in dealt if r.table_id == awarded.table_id and r.status == "flagged")
     assert listed[flagged.pk].finding_total == Finding.objects.filter(round=flagged, informational=False).count() > 0
+
+
+def test_a_long_list_is_counted_to_a_cap_and_says_so(dealt, staff, monkeypatch):
+    client = staff("auditor")
+    stored = dealt.count()
+    exact = client.get(ROUNDS)
+    assert exact.context["cl"].result_count == stored and not exact.context["cl"].paginator.capped
+    assert f"{stored} rounds" in exact.content.decode()
+    # The cap below the rows there are: counted to it, the rest left to a narrower filter or the export.
+    monkeypatch.setattr("casino.admin_paging.COUNT_CAP", stored - 2)
+    monkeypatch.setattr("rounds.admin.rounds.RoundAdmin.list_per_page", 3)
+    capped = client.get(ROUNDS)
+    cl = capped.context["cl"]
+    assert cl.paginator.capped and cl.result_count == stored - 2
+    assert cl.paginator.num_pages == -(-(stored - 2) // 3)
+    assert f"more than {stored - 2} rounds" in capped.content.decode()
+    # A filter that matches fewer is counted exactly again.
+    flagged = dealt.filter(status="flagged").count()
+    assert flagged < stored - 2
+    narrower = client.get(ROUNDS, {"status__exact": "flagged"}).context["cl"]
+    assert narrower.result_count == flagged and not narrower.paginator.capped
