@@ -9,6 +9,9 @@ sends the head out (``AUDIT_ANCHOR_PATH``: a line appended to
 ``anchors.jsonl`` there; ``AUDIT_ANCHOR_URL``: an HTTP POST of the same
 JSON), and then records that it did as an event of the chain, which names
 the event it anchored: the anchor itself is never the head it names.
+That event also keeps where each pool's ledger stood (its last event and
+the meter, overflow and reserve after it): once the next anchor holds it,
+``verify_audit`` walks each ledger from there, not from its first event.
 
 A line is signed with HMAC-SHA256 under ``AUDIT_ANCHOR_KEY`` over its
 canonical JSON, so an anchor file that was edited, or had a line added by
@@ -42,6 +45,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
+
+from progressive.selectors import ledger_positions
 
 from .anchor_post import anchor_post
 from .selectors import anchor_latest, audit_chain_verify
@@ -200,6 +205,8 @@ def anchor_write(*, gaming_day: date | None = None, actor: Actor = SYSTEM) -> An
 
         gaming_day = day_to_reconcile()
     anchor = Anchor(verified.last_seq, verified.last_hash, gaming_day, timezone.now(), signed=bool(key))
+    # Where each pool's ledger stands, kept in the chain the next anchor pins: a later proof walks on from it.
+    ledger = ledger_positions()
     line = anchor_line(anchor, key=key)
     if settings.AUDIT_ANCHOR_PATH:
         _append(Path(settings.AUDIT_ANCHOR_PATH), line)
@@ -208,8 +215,18 @@ def anchor_write(*, gaming_day: date | None = None, actor: Actor = SYSTEM) -> An
     with transaction.atomic():
         audit_record(actor=actor, action="audit.anchored", object_type="audit.chain", object_id=str(anchor.seq),
                      object_repr=f"anchor {anchor.seq}:{anchor.hash[:12]}… of {gaming_day}",
-                     after={**anchor.fields(), "signed": bool(key), "written_to": places})
+                     after={**anchor.fields(), "signed": bool(key), "written_to": places, "ledger": ledger})
     return AnchorWritten(anchor, line, tuple(places))
+
+
+def ledger_positions_anchored(*, at_or_before: int) -> dict[str, dict]:
+    """The pools' ledger positions an anchor recorded, from the last ``audit.anchored`` event at or before
+    event ``at_or_before`` (an anchored event: its content is as good as the anchor that holds it); {} when
+    none kept them (an anchor made before they were kept)."""
+    after = (AuditEvent.objects.filter(action="audit.anchored", seq__lte=at_or_before)
+             .order_by("-seq").values_list("after", flat=True).first())
+    ledger = (after or {}).get("ledger") if isinstance(after, dict) else None
+    return ledger if isinstance(ledger, dict) else {}
 
 
 def _head_to_anchor():

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from casino.models import ZERO
@@ -157,6 +157,66 @@ def pool_ledger_check(*, pool: Pool, batch_size: int = 5000) -> LedgerCheck:
             f"its ledger ends at {meter}/{overflow}/{reserve}",
         )
     return LedgerCheck(True, pool.code, walked, pool.meter, delta_sum)
+
+
+_AFTER = ("meter_after", "overflow_after", "reserve_after")
+
+
+def ledger_positions() -> dict[str, dict]:
+    """Where each pool's ledger stands: its last event and the meter, overflow and reserve after it.
+
+    Kept in the chain with each anchor (``audit.anchors``), so that a later
+    proof walks the ledger from there (``pool_ledger_check_since``) instead of
+    from its first event.
+    """
+    last = MeterEvent.objects.filter(pool=OuterRef("pk"), seq=OuterRef("last_event_seq"))
+    rows = Pool.objects.order_by("code").values("code", "last_event_seq").annotate(
+        **{name: Subquery(last.values(name)[:1]) for name in _AFTER})
+    return {
+        row["code"]: {"seq": row["last_event_seq"],
+                      **{name: str(row[name]) if row[name] is not None else None for name in _AFTER}}
+        for row in rows
+    }
+
+
+def pool_ledger_check_since(*, pool: Pool, position: dict | None) -> LedgerCheck:
+    """``pool_ledger_check`` from ``position`` (``ledger_positions``' entry kept with an anchor) on:
+    the event there still says what was kept, and every event after it follows the one before.
+
+    The events before it were proved when they were walked (each night's report
+    walks the ledger a segment at a time; ``verify_audit --full`` all of it).
+    Without a position, the whole ledger is walked.
+    """
+    if not position or not position.get("seq"):
+        return pool_ledger_check(pool=pool)
+    pool = Pool.objects.get(pk=pool.pk)
+    kept = int(position["seq"])
+    events = MeterEvent.objects.filter(pool=pool)
+    since = events.filter(seq__gt=kept).aggregate(n=Count("id"), total=Sum("delta"))
+
+    def broken(seq: int | None, problem: str) -> LedgerCheck:
+        return LedgerCheck(False, pool.code, since["n"], pool.meter, since["total"] or ZERO, seq, problem)
+
+    stored = events.filter(seq=kept).values_list(*_AFTER).first()
+    if stored is None:
+        return broken(kept, f"event {kept}, kept with the anchor, is missing")
+    if [str(value) for value in stored] != [position[name] for name in _AFTER]:
+        return broken(kept, f"event {kept} says meter/overflow/reserve {'/'.join(map(str, stored))}; the anchor "
+                            f"kept {'/'.join(str(position[name]) for name in _AFTER)}: the ledger was changed")
+    if pool.last_event_seq < kept:
+        return broken(None, f"the pool says its last event is {pool.last_event_seq}, before event {kept} "
+                            "kept with the anchor: events were removed")
+    problems = ledger_span_problems(pool=pool, first=kept + 1, last=pool.last_event_seq, limit=1)
+    if problems:
+        return broken(None, problems[0])
+    beyond = events.filter(seq__gt=pool.last_event_seq).order_by("seq").values_list("seq", flat=True).first()
+    if beyond is not None:
+        return broken(beyond, f"the ledger goes on to event {beyond} but the pool says {pool.last_event_seq}")
+    last = events.filter(seq=pool.last_event_seq).values_list(*_AFTER).first()
+    if (pool.meter, pool.overflow, pool.reserve) != tuple(last):
+        return broken(None, f"the pool shows meter/overflow/reserve {pool.meter}/{pool.overflow}/{pool.reserve}, "
+                            f"its ledger ends at {'/'.join(map(str, last))}")
+    return LedgerCheck(True, pool.code, since["n"], pool.meter, since["total"] or ZERO)
 
 
 def ledger_span_problems(

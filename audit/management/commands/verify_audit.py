@@ -27,7 +27,9 @@ at the end if there was any (the last line counts them):
   audit event (``rounds.proof_findings``); a round held apart from the books
   only if found outside the window and never placed (``rounds.proof_held``);
 - the pools: each pool's meter, overflow and reserve against its ledger,
-  every event following the one before (``progressive.selectors``).
+  every event following the one before (``progressive.selectors``), from
+  where the latest anchor's chain kept each ledger's position (its event
+  still as kept); ``--full`` walks every event.
 
 The walk starts at the latest anchor (given, or else the ones the nightly
 task wrote, ``audit.anchors.anchors_earlier``), each anchor held to its
@@ -46,7 +48,7 @@ from collections.abc import Callable, Iterable
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from audit.anchors import AnchorRefused, anchors_earlier, anchors_read
+from audit.anchors import AnchorRefused, anchors_earlier, anchors_read, ledger_positions_anchored
 from audit.protections import protections_missing
 from audit.selectors import anchor_latest, audit_chain_verify
 
@@ -138,7 +140,7 @@ class Command(BaseCommand):
         from audit.reconciliation.derived import stored_columns_differences
         from progressive.models import Pool
         from progressive.proof_versions import pool_versions_differences
-        from progressive.selectors import pool_ledger_check
+        from progressive.selectors import pool_ledger_check_since
         from rounds.proof import bodies_differences, rounds_stored_after
         from rounds.proof_findings import finding_states_unrecorded
         from rounds.proof_held import held_differences
@@ -168,8 +170,14 @@ class Command(BaseCommand):
         self._each(damage, held_differences(), str,
                    "rounds held apart, or not, against their finding and the chain's placements",
                    "every round held apart is one found outside the window and never placed")
-        pools = (check for check in (pool_ledger_check(pool=p) for p in Pool.objects.order_by("code"))
-                 if not check.ok)
+        # From where the anchored chain says each ledger stood (the whole ledger with --full).
+        positions = {} if since is None else ledger_positions_anchored(at_or_before=since[0])
+        if positions:
+            self.stdout.write(f"each pool's ledger walked from the position kept with anchor {since[0]} or "
+                              "before it (--full walks every event)")
+        checks = (pool_ledger_check_since(pool=p, position=positions.get(p.code))
+                  for p in Pool.objects.order_by("code"))
+        pools = (check for check in checks if not check.ok)
         self._each(damage, pools,
                    lambda c: f"pool {c.pool}: {c.problem}" + (f" (at event {c.seq})" if c.seq else ""),
                    "pools whose meter is not their ledger",
