@@ -67,24 +67,32 @@ class IndexedValuesFilter(admin.AllValuesFieldListFilter):
         super().__init__(field, request, params, model, model_admin, field_path)
         table = connections["default"].ops.quote_name(field.model._meta.db_table)
         column = connections["default"].ops.quote_name(field.column)
+        within, params = self.rows_within()
+        where = f"{within} AND " if within else ""
         self.lookup_choices = _ValuesByIndex(
-            f"WITH RECURSIVE found(value) AS (SELECT MIN({column}) FROM {table} UNION ALL "
-            f"SELECT (SELECT MIN({column}) FROM {table} WHERE {column} > found.value) "
+            f"WITH RECURSIVE found(value) AS (SELECT MIN({column}) FROM {table} {'WHERE ' + within if within else ''} "
+            f"UNION ALL SELECT (SELECT MIN({column}) FROM {table} WHERE {where}{column} > found.value) "
             f"FROM found WHERE found.value IS NOT NULL) "
-            f"SELECT value FROM found WHERE value IS NOT NULL"
+            f"SELECT value FROM found WHERE value IS NOT NULL",
+            params * 2,
         )
+
+    def rows_within(self) -> tuple[str, list]:
+        """A condition on the rows whose values are listed, and its parameters ("": every row)."""
+        return "", []
 
 
 class _ValuesByIndex:
     """Read when the sidebar is drawn, as Django's lazy queryset is: a page that does not
     draw the filter asks nothing."""
 
-    def __init__(self, sql: str):
+    def __init__(self, sql: str, params: list):
         self.sql = sql
+        self.params = params
 
     def __iter__(self):
         with connections["default"].cursor() as cursor:
-            cursor.execute(self.sql)
+            cursor.execute(self.sql, self.params)
             return iter([value for (value,) in cursor.fetchall()])
 
 

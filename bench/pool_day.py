@@ -13,6 +13,9 @@ against read from the ledger's first event, A/B in one run.
 4. Times the last day's pool part (``pool_ledger_figures``) both ways, in
    turns, ``--runs`` each: wall time, this process's CPU and the database
    backend's CPU, and the events each read.
+5. Times ``verify_audit``'s pool check from the position an anchor kept at
+   the start of that day (``pool_ledger_check_since``) and from the first
+   event (``pool_ledger_check``, as ``--full``), in turns.
 
 It asserts nothing: it prints figures (goal: the night's pool part follows
 the events of the day and since, plus one segment of the walk in turn, not
@@ -159,7 +162,40 @@ def measure(*, day, runs: int) -> None:
         walked = f" + the turn {turn[0]:,}..{turn[1]:,}" if turn else ""
         print(f"  {way:<50} {wall:>9.1f} {cpu:>8.1f} {db:>10.1f}  "
               f"{top - read['events_from'] + 1:,} from {read['events_from']:,}{walked}")
+    _verify_pools(pool=pool, day=day, runs=runs)
     sys.stdout.flush()
+
+
+def _verify_pools(*, pool, day, runs: int) -> None:
+    """``verify_audit``'s pool check from the position an anchor kept the night before, against
+    from the first event (``--full``), in turns."""
+    from progressive.models import MeterEvent
+    from progressive.selectors import pool_ledger_check, pool_ledger_check_since
+
+    kept = (MeterEvent.objects.filter(pool=pool, created_at__lt=_day_start(day))
+            .order_by("-seq").values("seq", "meter_after", "overflow_after", "reserve_after")[0])
+    position = {name: value if name == "seq" else str(value) for name, value in kept.items()}
+    ways = {"from the anchor's kept position": lambda: pool_ledger_check_since(pool=pool, position=position),
+            "from the first event (--full)": lambda: pool_ledger_check(pool=pool)}
+    spent: dict[str, list[float]] = {way: [] for way in ways}
+    walked = {}
+    for _ in range(max(1, runs // 2)):
+        for way, check in ways.items():
+            started = time.perf_counter()
+            result = check()
+            spent[way].append(time.perf_counter() - started)
+            assert result.ok, result
+            walked[way] = result.events
+    print(f"{'verify_audit: the pool check (median)':<52} {'wall ms':>9}  events walked")
+    for way in ways:
+        print(f"  {way:<50} {statistics.median(spent[way]) * 1000:>9.1f}  {walked[way]:,}")
+
+
+def _day_start(day):
+    from audit.reconciliation.config import reconciliation_settings
+    from audit.reconciliation.selectors import window_of
+
+    return window_of(day_from=day, day_to=day, clock=reconciliation_settings())[0]
 
 
 if __name__ == "__main__":

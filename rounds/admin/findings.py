@@ -13,7 +13,7 @@ reopening asks for the note first, and every move goes through
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.contrib import admin, messages
@@ -32,6 +32,7 @@ from casino import locks
 from casino.admin_exports import CsvExportAdmin
 from casino.middleware import request_id_of
 from casino.money_display import money
+from casino.partitioning import month_of
 from casino.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
 from rounds.models import (
     Finding,
@@ -112,6 +113,32 @@ class _DayFilter(admin.SimpleListFilter):
         except ValueError as exc:
             raise IncorrectLookupParameters(f"not a day: {self.value()}") from exc
         return queryset.filter(**{f"round__gaming_day{self.lookup}": day})
+
+
+# Months of rounds whose dealers the findings' sidebar lists: this one and the two before.
+DEALER_MONTHS = 3
+
+
+class RecentDealerFilter(IndexedValuesFilter):
+    """The dealers of the last three months of rounds.
+
+    A step per dealer through every month's partition grows with the months
+    kept; these steps read three. An older dealer is one search away (the
+    search box takes an exact dealer id), and ``?round__dealer=`` still
+    filters by any.
+    """
+
+    title = "dealer (the last three months)"
+
+    @staticmethod
+    def today() -> date:
+        return timezone.localdate()
+
+    def rows_within(self) -> tuple[str, list]:
+        first = month_of(self.today())
+        for _ in range(DEALER_MONTHS - 1):
+            first = month_of(first - timedelta(days=1))
+        return "gaming_day >= %s", [first]
 
 
 class GamingDayFilter(_DayFilter):
@@ -315,7 +342,7 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
         FindingCurrencyFilter,
         # Dealers from the rounds' (dealer, dealt_at) index, not a DISTINCT over every round;
         # a date filter rather than a date hierarchy, whose drill-down reads every finding's date.
-        ("round__table", admin.RelatedFieldListFilter), ("round__dealer", IndexedValuesFilter),
+        ("round__table", admin.RelatedFieldListFilter), ("round__dealer", RecentDealerFilter),
         "created_at",
     )
     ordering = ("-created_at", "-id")

@@ -81,20 +81,39 @@ def test_a_search_term_naming_two_kinds_finds_both(admin_client, stored):  # noq
     assert listed(admin_client.get(CHANGELIST, {"q": "P-2"})) == ["S02/R-1", "S01/R-3", "S01/R-5"]
 
 
-@pytest.mark.parametrize("model,field", [
-    ("rounds.finding", "round__dealer"), ("audit.auditevent", "action"), ("audit.auditevent", "object_type"),
-])
+def _choices(admin_client, model: str, field: str) -> list:
+    response = admin_client.get(reverse(f"admin:{model.replace('.', '_')}_changelist"))
+    spec = next(s for s in response.context["cl"].filter_specs if getattr(s, "field_path", None) == field)
+    return list(spec.lookup_choices)
+
+
+@pytest.mark.parametrize("model,field", [("audit.auditevent", "action"), ("audit.auditevent", "object_type")])
 def test_values_read_from_an_index_are_djangos_distinct_values(admin_client, stored, model, field):  # noqa: F811
     from django.apps import apps
 
-    response = admin_client.get(reverse(f"admin:{model.replace('.', '_')}_changelist"))
-    spec = next(s for s in response.context["cl"].filter_specs if getattr(s, "field_path", None) == field)
-    target = apps.get_model(model)
-    *path, column = field.split("__")
-    rows = target._meta.get_field(path[0]).related_model if path else target
-    expected = list(rows.objects.order_by(column).values_list(column, flat=True).distinct())
+    expected = list(apps.get_model(model).objects.order_by(field).values_list(field, flat=True).distinct())
     assert len(expected) > 1
-    assert list(spec.lookup_choices) == expected
+    assert _choices(admin_client, model, field) == expected
+
+
+def test_the_findings_dealer_filter_lists_the_dealers_of_the_last_three_months(
+        admin_client, stored, monkeypatch):  # noqa: F811
+    from datetime import timedelta
+
+    from rounds.admin.findings import RecentDealerFilter
+    from rounds.models import Round
+
+    latest = max(Round.objects.values_list("gaming_day", flat=True))
+    monkeypatch.setattr(RecentDealerFilter, "today", staticmethod(lambda: latest))
+    expected = list(Round.objects.order_by("dealer").values_list("dealer", flat=True).distinct())
+    assert len(expected) > 1
+    assert _choices(admin_client, "rounds.finding", "round__dealer") == expected
+    # 120 days on, the month two months before is after every round's: none listed, any still filtered by.
+    later = latest + timedelta(days=120)
+    monkeypatch.setattr(RecentDealerFilter, "today", staticmethod(lambda: later))
+    assert _choices(admin_client, "rounds.finding", "round__dealer") == []
+    findings = admin_client.get(reverse("admin:rounds_finding_changelist"), {"round__dealer": "D9"})
+    assert findings.status_code == 200 and findings.context["cl"].result_count > 0
 
 
 def test_submissions_filter_by_http_status(admin_client, stored):  # noqa: F811
