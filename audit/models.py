@@ -132,6 +132,31 @@ class ReconciliationReport(models.Model):
         return f"reconciliation {days} v{self.version} ({self.status})"
 
 
+class ReportBand(models.Model):
+    """A table's or dealer's total band, in one currency, in a single-day report: of the day, or of its
+    month or year to that day.
+
+    Copied out of the report's figures when it completes, so that a chart of a
+    group's days reads a few small rows by index instead of every day's whole
+    figures (``audit.selectors.report_band_series``). A superseded report's rows
+    stay with it; readers take the current report's.
+    """
+
+    report = models.ForeignKey(ReconciliationReport, on_delete=models.CASCADE, related_name="bands")
+    day = models.DateField()
+    scope = models.CharField(max_length=10)  # "tables" or "dealers", as the figures name them
+    key = models.CharField(max_length=64)
+    currency = models.CharField(max_length=3)
+    period = models.CharField(max_length=16)  # audit.selectors.BAND_PERIODS
+    band = models.JSONField()
+
+    class Meta:
+        indexes = [models.Index(fields=["scope", "key", "currency", "day"], name="report_band_series_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.key} {self.currency} {self.period} of {self.day}"
+
+
 class ReconciliationPart(models.Model):
     """One independent piece of a report: a table's rounds, the players, a pool's ledger,
     or a segment of the audit chain.

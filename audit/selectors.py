@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, DateField, F, Func, JSONField, OuterRef, Subquery
+from django.db.models import Count, DateField, F, OuterRef, Q, Subquery
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
@@ -18,7 +17,7 @@ from rounds.models import Finding
 from rounds.selectors import OVERPAID, UNDERPAID
 
 from .chain import GENESIS, HASHED_FIELDS, event_hash
-from .models import AuditEvent, ChainHead, ReconciliationReport
+from .models import AuditEvent, ChainHead, ReconciliationReport, ReportBand
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,25 +142,6 @@ def anchor_broken(seq: int) -> ChainBreak:
 BAND_PERIODS = ("day", "month_to_date", "year_to_date")
 
 
-class _JsonAt(Func):
-    """The JSON at ``path`` inside a JSON column, keys always read as keys (a dealer's id may be
-    digits, which Django's key transforms take for an array index on SQLite)."""
-
-    output_field = JSONField()
-
-    def __init__(self, column: str, path: Sequence[str]):
-        super().__init__(F(column))
-        self.path = [str(key) for key in path]
-
-    def as_postgresql(self, compiler, connection, **extra):
-        column, params = compiler.compile(self.source_expressions[0])
-        return f"({column} #> %s)", (*params, self.path)
-
-    def as_sql(self, compiler, connection, **extra):  # SQLite (and MySQL): a quoted JSON path
-        column, params = compiler.compile(self.source_expressions[0])
-        return f"JSON_EXTRACT({column}, %s)", (*params, "$" + "".join(f".{json.dumps(k)}" for k in self.path))
-
-
 @dataclass(frozen=True, slots=True)
 class BandSeries:
     """Groups' total bands over days, from the days' current single-day reports.
@@ -181,29 +161,27 @@ def report_band_series(
 ) -> BandSeries:
     """The day's, month-to-date's and year-to-date's total band of each ``(key, currency)`` of
     ``scope`` ("tables" or "dealers"), for the ``days`` days up to ``day_to`` and from the 1st of
-    ``day_to``'s month at least: one query, which reads only those bands out of each report."""
+    ``day_to``'s month at least: two reads by index, the days' current reports and their bands
+    (``ReportBand``), never the reports' figures."""
     first = min(day_to - timedelta(days=days - 1), day_to.replace(day=1))
-    wanted: dict[str, tuple[str, str, str]] = {}
-    columns = {}
-    for i, (key, currency) in enumerate(groups):
-        for period in BAND_PERIODS:
-            path = ([] if period == "day" else [period]) + [scope, key, currency, "bands", "total"]
-            name = f"band_{i}_{period}"
-            wanted[name] = (period, key, currency)
-            columns[name] = _JsonAt("figures", path)
-    reports = (
+    current = {"report__status": ReconciliationReport.Status.COMPLETE, "day__gte": first, "day__lte": day_to}
+    by_day = dict(
         ReconciliationReport.objects.filter(
             status=ReconciliationReport.Status.COMPLETE, day_from=F("day_to"),
-            day_from__gte=first, day_from__lte=day_to, figures__has_key="currencies",
-        ).order_by("day_from").values("pk", "day_from", **columns)
+            day_from__gte=first, day_from__lte=day_to,
+        ).order_by("day_from").values_list("day_from", "pk")
     )
-    found: dict[tuple[str, str, str], dict[date, dict]] = {group: {} for group in wanted.values()}
-    by_day: dict[date, int] = {}
-    for row in reports:
-        by_day[row["day_from"]] = row["pk"]
-        for name, group in wanted.items():
-            if isinstance(row[name], dict):
-                found[group][row["day_from"]] = row[name]
+    found: dict[tuple[str, str, str], dict[date, dict]] = {
+        (period, key, currency): {} for key, currency in groups for period in BAND_PERIODS}
+    if groups:
+        wanted = Q()
+        for key, currency in groups:
+            wanted |= Q(key=key, currency=currency)
+        rows = ReportBand.objects.filter(wanted, scope=scope, **current).values_list(
+            "period", "key", "currency", "day", "band")
+        for period, key, currency, day, band in rows:
+            if (period, key, currency) in found:
+                found[period, key, currency][day] = band
     every_day = [first + timedelta(days=i) for i in range((day_to - first).days + 1)]
     return BandSeries(days=every_day, reports=by_day, bands=found)
 

@@ -35,6 +35,7 @@ from rounds.proof_held import held_differences
 from rounds.proof_versions import config_versions_differences
 
 from . import selectors
+from .bands import report_bands_write
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments_of_night
 from .config import ReconciliationSettings, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
@@ -327,6 +328,7 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
             }
             report.figures = figures
             report.save(update_fields=["figures"])
+            report_bands_write(report)
         audit_record(
             actor=SYSTEM, action="reconciliation.completed", obj=report,
             after={"status": report.status, "version": report.version, "rounds": report.rounds,

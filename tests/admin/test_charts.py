@@ -98,12 +98,13 @@ def test_the_report_pages_numbers_are_written_one_way():
 # ---- the series the charts read -------------------------------------------------------------
 
 
-def test_a_groups_bands_over_days_are_read_from_the_reports_in_one_query(reports):
+def test_a_groups_bands_over_days_are_read_from_their_rows_never_from_the_figures(reports):
     first, second = reports
     groups = [("S02", "SEK"), ("U01", "USD"), ("S01", "SEK")]
     with CaptureQueriesContext(connection) as queries:
         series = selectors.report_band_series(scope="tables", groups=groups, day_to=NEXT_DAY, days=30)
-    assert len(queries) == 1
+    # The days' current reports, then the groups' bands: neither reads a report's figures.
+    assert len(queries) == 2 and not [q for q in queries if "figures" in q["sql"]]
     assert series.days[-1] == NEXT_DAY and series.days[0] == NEXT_DAY - timedelta(days=29)
     assert series.reports == {DAY: first.pk, NEXT_DAY: second.pk}
     for report in (first, second):
@@ -279,3 +280,19 @@ def test_the_pages_read_a_bounded_number_of_queries(admin_client, reports):
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/progressive/pool/{pool.pk}/change/").status_code == 200
     assert len(queries) <= 14, [q["sql"][:120] for q in queries]
+
+
+def test_the_migration_copies_the_bands_of_reports_made_before_as_a_completed_report_writes_them(reports):
+    import importlib
+
+    from django.apps import apps
+
+    from audit.models import ReportBand
+
+    fields = ("report_id", "day", "scope", "key", "currency", "period", "band")
+    written = sorted(ReportBand.objects.values_list(*fields), key=repr)
+    assert {row[5] for row in written} == {"day", "month_to_date", "year_to_date"}
+    assert {row[2] for row in written} == {"tables", "dealers"}
+    ReportBand.objects.all().delete()
+    importlib.import_module("audit.migrations.0019_report_bands").copy_bands(apps, None)
+    assert sorted(ReportBand.objects.values_list(*fields), key=repr) == written

@@ -1,0 +1,41 @@
+"""Each table's and dealer's total bands, copied out of a completed single-day report's figures.
+
+The charts of a group's days read these rows (``audit.models.ReportBand``,
+``audit.selectors.report_band_series``): a few small rows by index, where
+reading the bands out of each day's figures decompressed every day's whole
+report once for each group charted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from audit.models import ReconciliationReport, ReportBand
+from audit.selectors import BAND_PERIODS
+
+from .to_date import PERIOD_SCOPES
+
+
+def bands_of(figures: dict) -> Iterator[tuple[str, str, str, str, dict]]:
+    """``(scope, key, currency, period, band)`` of every group's total band in ``figures``."""
+    for period in BAND_PERIODS:
+        source = figures if period == "day" else (figures.get(period) or {})
+        for scope in PERIOD_SCOPES:
+            for key, by_currency in (source.get(scope) or {}).items():
+                for currency, group in by_currency.items():
+                    band = (group.get("bands") or {}).get("total")
+                    if band is not None:
+                        yield scope, key, currency, period, band
+
+
+def report_bands_write(report: ReconciliationReport) -> int:
+    """Keep the bands of a completed single-day report; how many rows were written."""
+    if report.day_from != report.day_to or not report.figures:
+        return 0
+    rows = [
+        ReportBand(report=report, day=report.day_from, scope=scope, key=key, currency=currency, period=period,
+                   band=band)
+        for scope, key, currency, period, band in bands_of(report.figures)
+    ]
+    ReportBand.objects.bulk_create(rows, batch_size=1000)
+    return len(rows)
