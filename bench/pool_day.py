@@ -79,7 +79,8 @@ def _history(*, days: int, per_day: int):
     table = Table.objects.get(code="T01")
     pool = Pool.objects.get(code="us-progressive")
     clock = reconciliation_settings()
-    last_day = gaming_day_of(timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour) - timedelta(days=1)
+    today = gaming_day_of(timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
+    last_day = today - timedelta(days=1)
     first_day = last_day - timedelta(days=days - 1)
     partitions_make(first_day + timedelta(days=n) for n in range(days))
     with transaction.atomic(), connection.cursor() as cursor:

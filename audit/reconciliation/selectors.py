@@ -8,6 +8,7 @@ number of rounds.
 
 from __future__ import annotations
 
+import copy
 import logging
 import queue
 import threading
@@ -652,44 +653,112 @@ def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCO
     a current report are listed in ``missing_days``. A pool's range opens
     where its first day opened and closes where its last day closed; it
     balances when every day did and each day opened where the one before it
-    closed (a day changed after it was reported breaks that).
+    closed (a day changed after it was reported breaks that). ``reports``
+    names the reports added up, which ``report_rollup_on`` holds a kept
+    roll-up to.
     """
+    rolling = _Rolling(scopes)
+    for row in _rollup_rows(day_from=day_from, day_to=day_to, scopes=scopes):
+        rolling.add(row)
+    return rolling.result(day_from=day_from, day_to=day_to)
+
+
+def report_rollup_on(*, kept: dict | None, day_from: date, day_to: date, scopes: tuple[str, ...] = SCOPES) -> dict:
+    """``report_rollup`` of ``day_from..day_to``, read as the roll-up ``kept`` (of ``day_from`` to the
+    day before ``day_to``, as the report of that day stored it) plus the report of ``day_to``, where
+    ``kept`` still adds up exactly the current reports of its days; else every day's report again.
+
+    So a day's month and year to date read two reports, not every day of the
+    year: what they add up to is the same (a day reconciled again since
+    ``kept`` was made makes it not hold, and the days are read again).
+    """
+    before = day_to - timedelta(days=1)
+    holds = (
+        isinstance(kept, dict) and before >= day_from and kept.get("day_from") == str(day_from)
+        and kept.get("day_to") == str(before) and isinstance(kept.get("reports"), list)
+        and all(isinstance(kept.get(scope), dict) for scope in scopes)
+        and sorted(kept["reports"]) == sorted(_current_single_days(day_from=day_from, day_to=before))
+    )
+    if not holds:
+        return report_rollup(day_from=day_from, day_to=day_to, scopes=scopes)
+    rolling = _Rolling.from_kept(kept, scopes)
+    for row in _rollup_rows(day_from=day_to, day_to=day_to, scopes=scopes):
+        rolling.add(row)
+    return rolling.result(day_from=day_from, day_to=day_to)
+
+
+def _current_single_days(*, day_from: date, day_to: date) -> list[int]:
+    """The current single-day reports of the days, by the status index (their figures unread)."""
+    return list(ReconciliationReport.objects.filter(
+        status=ReconciliationReport.Status.COMPLETE, day_from__gte=day_from, day_from__lte=day_to,
+        day_to=F("day_from"),
+    ).values_list("pk", flat=True))
+
+
+def _rollup_rows(*, day_from: date, day_to: date, scopes: tuple[str, ...]):
     # A report made before figures kept their currency cannot be added to one
     # that did: its day counts as missing until it is reconciled again.
     reports = ReconciliationReport.objects.filter(
         status=ReconciliationReport.Status.COMPLETE, day_from__gte=day_from, day_to__lte=day_to,
         day_from=F("day_to"), figures__has_key="currencies",
     ).order_by("day_from")
-    groups: dict[str, dict[str, ByCurrency]] = {scope: {} for scope in scopes}
-    casino = ByCurrency()
-    pools: dict[str, dict] = {}
-    days, drift = [], 0
-    wanted = ["day_from", "figures__casino", "figures__reverification", "figures__pools"]
+    wanted = ["pk", "day_from", "figures__casino", "figures__reverification", "figures__pools"]
     wanted += [f"figures__{scope}" for scope in scopes]
-    for row in reports.values(*wanted).iterator(chunk_size=5):
-        days.append(row["day_from"])
-        casino.add_all(ByCurrency.from_json(row["figures__casino"] or {}))
-        for scope, by_key in groups.items():
+    return reports.values(*wanted).iterator(chunk_size=5)
+
+
+class _Rolling:
+    """Days' figures added up, a report's row at a time."""
+
+    def __init__(self, scopes: tuple[str, ...]):
+        self.scopes = scopes
+        self.groups: dict[str, dict[str, ByCurrency]] = {scope: {} for scope in scopes}
+        self.casino = ByCurrency()
+        self.pools: dict[str, dict] = {}
+        self.days: list[date] = []
+        self.reports: list[int] = []
+        self.drift = 0
+
+    @classmethod
+    def from_kept(cls, kept: dict, scopes: tuple[str, ...]) -> _Rolling:
+        rolling = cls(scopes)
+        rolling.casino = ByCurrency.from_json(kept["casino"])
+        for scope in scopes:
+            rolling.groups[scope] = {key: ByCurrency.from_json(data) for key, data in kept[scope].items()}
+        rolling.pools = copy.deepcopy(kept["pools"])
+        rolling.days = [date.fromisoformat(d) for d in kept["days"]]
+        rolling.reports = list(kept["reports"])
+        rolling.drift = kept["drift"]
+        return rolling
+
+    def add(self, row: dict) -> None:
+        self.days.append(row["day_from"])
+        self.reports.append(row["pk"])
+        self.casino.add_all(ByCurrency.from_json(row["figures__casino"] or {}))
+        for scope, by_key in self.groups.items():
             for key, data in (row[f"figures__{scope}"] or {}).items():
                 by_key.setdefault(key, ByCurrency()).add_all(ByCurrency.from_json(data))
-        drift += (row["figures__reverification"] or {}).get("drift", 0)
+        self.drift += (row["figures__reverification"] or {}).get("drift", 0)
         for code, pool in (row["figures__pools"] or {}).items():
-            _roll_pool(pools, code, pool, row["day_from"])
-    every_day = [day_from + timedelta(days=i) for i in range((day_to - day_from).days + 1)]
-    reported = set(days)
-    derived = {scope: derive_by_currency(by_key) for scope, by_key in groups.items()}
-    return {
-        "day_from": str(day_from), "day_to": str(day_to),
-        "days": [str(d) for d in days],
-        "missing_days": [str(d) for d in every_day if d not in reported],
-        "currencies": sorted(casino),
-        "casino": {currency: derive(sums) for currency, sums in sorted(casino.items())},
-        **derived,
-        "flags": [f for scope in scopes for f in flags_of(SCOPE_OF[scope], derived[scope])],
-        "scoring": scoring_of(casino, derived),
-        "pools": pools,
-        "drift": drift,
-    }
+            _roll_pool(self.pools, code, pool, row["day_from"])
+
+    def result(self, *, day_from: date, day_to: date) -> dict:
+        every_day = [day_from + timedelta(days=i) for i in range((day_to - day_from).days + 1)]
+        reported = set(self.days)
+        derived = {scope: derive_by_currency(by_key) for scope, by_key in self.groups.items()}
+        return {
+            "day_from": str(day_from), "day_to": str(day_to),
+            "days": [str(d) for d in self.days],
+            "reports": self.reports,
+            "missing_days": [str(d) for d in every_day if d not in reported],
+            "currencies": sorted(self.casino),
+            "casino": {currency: derive(sums) for currency, sums in sorted(self.casino.items())},
+            **derived,
+            "flags": [f for scope in self.scopes for f in flags_of(SCOPE_OF[scope], derived[scope])],
+            "scoring": scoring_of(self.casino, derived),
+            "pools": self.pools,
+            "drift": self.drift,
+        }
 
 
 POOL_FLOWS = ("in", "out", "contributions", "awards", "fixed_awards", "reseeds", "adjustments", "reversals", "overflow")
@@ -715,12 +784,21 @@ def _roll_pool(pools: dict, code: str, day: dict, on: date) -> None:
     into["balanced"] = not into["problems"]
 
 
-def month_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES) -> dict:
-    return report_rollup(day_from=day.replace(day=1), day_to=day, scopes=scopes)
+def periods_kept(*, day: date) -> dict:
+    """The month and year to date the current report of ``day`` kept ({} without one)."""
+    row = (
+        ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE, day_from=day, day_to=day)
+        .values("figures__month_to_date", "figures__year_to_date").first()
+    ) or {}
+    return {period: row.get(f"figures__{period}") for period in ("month_to_date", "year_to_date")}
 
 
-def year_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES) -> dict:
-    return report_rollup(day_from=day.replace(month=1, day=1), day_to=day, scopes=scopes)
+def month_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES, kept: dict | None = None) -> dict:
+    return report_rollup_on(kept=kept, day_from=day.replace(day=1), day_to=day, scopes=scopes)
+
+
+def year_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES, kept: dict | None = None) -> dict:
+    return report_rollup_on(kept=kept, day_from=day.replace(month=1, day=1), day_to=day, scopes=scopes)
 
 
 def first_reported_day() -> date | None:

@@ -21,10 +21,12 @@ PERIOD_SCOPES = ("tables", "dealers")
 
 
 def periods_to_date(day: date) -> dict:
-    """The month and the year up to ``day``, by table and dealer and currency, from the days' reports."""
+    """The month and the year up to ``day``, by table and dealer and currency, from the days' reports:
+    what the report of the day before kept of them plus the day, where that still holds."""
+    kept = selectors.periods_kept(day=day - timedelta(days=1))
     return {
-        "month_to_date": selectors.month_to_date(day=day, scopes=PERIOD_SCOPES),
-        "year_to_date": selectors.year_to_date(day=day, scopes=PERIOD_SCOPES),
+        "month_to_date": selectors.month_to_date(day=day, scopes=PERIOD_SCOPES, kept=kept.get("month_to_date")),
+        "year_to_date": selectors.year_to_date(day=day, scopes=PERIOD_SCOPES, kept=kept.get("year_to_date")),
     }
 
 
