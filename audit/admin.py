@@ -68,13 +68,14 @@ class IndexedValuesFilter(admin.AllValuesFieldListFilter):
         table = connections["default"].ops.quote_name(field.model._meta.db_table)
         column = connections["default"].ops.quote_name(field.column)
         within, params = self.rows_within()
-        where = f"{within} AND " if within else ""
+        first = f"WHERE {within}" if within else ""
+        also = f"{within} AND " if within else ""
         self.lookup_choices = _ValuesByIndex(
-            f"WITH RECURSIVE found(value) AS (SELECT MIN({column}) FROM {table} {'WHERE ' + within if within else ''} "
-            f"UNION ALL SELECT (SELECT MIN({column}) FROM {table} WHERE {where}{column} > found.value) "
+            f"WITH RECURSIVE found(value) AS (SELECT MIN({column}) FROM {table} {first} UNION ALL "
+            f"SELECT (SELECT MIN({column}) FROM {table} WHERE {also}{column} > found.value) "
             f"FROM found WHERE found.value IS NOT NULL) "
             f"SELECT value FROM found WHERE value IS NOT NULL",
-            params * 2,
+            params * 2,  # the first step's condition, then the recursive step's
         )
 
     def rows_within(self) -> tuple[str, list]:

@@ -19,11 +19,11 @@ class CappedCountPaginator(Paginator):
     filter, or the CSV export, reaches the rest.
     """
 
+    capped = False  # whether the rows went past the cap: known once counted
+
     @cached_property
     def count(self) -> int:
         # Its rows alone, neither ordered nor annotated: the list's columns are the page's work.
         counted = self.object_list.order_by().values("pk")[: COUNT_CAP + 1].count()
         self.capped = counted > COUNT_CAP
         return min(counted, COUNT_CAP)
-
-    capped = False
