@@ -83,11 +83,6 @@ def range_window(
     return start, end
 
 
-def gaming_day_of(moment: datetime, *, time_zone: str, cutoff_hour: int) -> date:
-    local = moment.astimezone(ZoneInfo(time_zone))
-    return (local - timedelta(hours=cutoff_hour)).date()
-
-
 def shift_of_minute(minute_of_day: int, shifts: tuple[Shift, ...]) -> Shift:
     """The shift running at ``minute_of_day`` (0–1439, local): the last one started."""
     current = shifts[-1]  # before the first start of the day, the night shift still runs

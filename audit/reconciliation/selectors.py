@@ -495,8 +495,8 @@ def _stored_rounds_postgresql(
     connection = connections[using]
     with transaction.atomic(using=using):
         with connection.cursor() as settings:
-            # Compiling the per-row expressions costs 20-40 ms a query, which a
-            # few thousand rows never win back.
+            # Compiling the per-row expressions costs more than a few thousand
+            # rows ever win back (docs/SCALING.md, "Figures behind the comments").
             settings.execute("SET LOCAL jit = off")
         with connection.chunked_cursor() as cursor:
             cursor.execute(sql, [table_id, day_from, day_to])

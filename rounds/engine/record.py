@@ -10,8 +10,8 @@ from .cards import Card, parse_cards
 
 
 # Not frozen: one is built for every seat read, and a frozen dataclass sets
-# each field through object.__setattr__ (2 µs a seat against 0.3 µs). Nothing
-# in the engine writes to a record.
+# each field through object.__setattr__, several times slower (docs/SCALING.md).
+# Nothing in the engine writes to a record.
 @dataclass(slots=True)
 class SeatRecord:
     seat: int
@@ -52,8 +52,8 @@ class Amounts(dict):
     Tables bet the same few amounts again and again (5.00, 10, 25.00 …). The
     lookup is cheaper than ``Decimal(str)``, and it hands back the same
     Decimal every time, whose hash is then worked out once: hashing a Decimal
-    costs about 0.8 µs, and the rule checks look every Ante and Trips up in a
-    set. Bounded, because a table may send any amount at all. Keep one per
+    is not cheap (docs/SCALING.md), and the rule checks look every Ante and
+    Trips up in a set. Bounded, because a table may send any amount at all. Keep one per
     type of key: 5 == 5.0, but their Decimals differ in exponent.
     """
 
