@@ -22,7 +22,7 @@ from django.utils.safestring import SafeString
 
 from casino.admin_exports import CsvExportAdmin
 from casino.admin_paging import CappedCountPaginator
-from casino.middleware import request_id_of
+from casino.request_ids import request_id_of
 
 from .models import AuditEvent
 from .services import Actor, audit_record

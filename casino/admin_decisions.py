@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import path
 
 from audit.services import Actor
-from casino.middleware import request_id_of
+from casino.request_ids import request_id_of
 from casino.validation import FieldErrors
 
 

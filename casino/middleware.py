@@ -3,9 +3,6 @@ every endpoint but a table's posts; the people's middleware kept off a table's p
 
 from __future__ import annotations
 
-import re
-import uuid
-
 from django.conf import settings
 from django.contrib.auth.middleware import AuthenticationMiddleware as _AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
@@ -13,10 +10,9 @@ from django.contrib.sessions.middleware import SessionMiddleware as _SessionMidd
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 
 from casino.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
+from casino.errors import error_body
 from casino.refusals import REFUSALS
-
-_SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
-HEADER = "X-Request-ID"
+from casino.request_ids import HEADER, request_id_given, request_id_of
 
 
 class RequestIdMiddleware:
@@ -24,17 +20,10 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        given = request.headers.get(HEADER, "")
-        request.request_id = given if _SAFE_ID.match(given) else uuid.uuid4().hex
+        request.request_id = request_id_given(request)
         response = self.get_response(request)
         response[HEADER] = request.request_id
         return response
-
-
-def request_id_of(request) -> str:
-    return getattr(request, "request_id", "") or getattr(
-        getattr(request, "_request", None), "request_id", ""
-    )
 
 
 # Where tables post rounds (rounds/api/urls.py under casino/urls.py's "api/v1/").
@@ -126,8 +115,6 @@ def _is_table_post(request: HttpRequest) -> bool:
 def _body_refused(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
     if not request.path_info.startswith("/api/"):
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
-    from casino.errors import error_body  # which imports this module
-
     return JsonResponse(error_body(code, message, request, {"body": [message]}), status=status)
 
 

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.services import Actor
-from casino.middleware import request_id_of
+from casino.request_ids import request_id_of
 from casino.openapi import (
     EVERY_REQUEST,
     JSON_BODY,

@@ -30,7 +30,7 @@ from audit.admin import (
 )
 from casino import locks
 from casino.admin_exports import CsvExportAdmin
-from casino.middleware import request_id_of
+from casino.request_ids import request_id_of
 from casino.money_display import money
 from casino.partitioning import month_of
 from casino.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding

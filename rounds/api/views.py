@@ -9,7 +9,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.middleware import request_id_of
+from casino.request_ids import request_id_of
 from casino.openapi import (
     EVERY_REQUEST,
     NOT_AUTHENTICATED,

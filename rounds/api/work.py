@@ -10,7 +10,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.middleware import request_id_of
+from casino.request_ids import request_id_of
 from casino.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refusal
 from rounds.authentication import TableKeyAuthentication
 from rounds.models import Finding, Round
