@@ -187,10 +187,14 @@ def pool_ledger_check_since(*, pool: Pool, position: dict | None) -> LedgerCheck
     walks the ledger a segment at a time; ``verify_audit --full`` all of it).
     Without a position, the whole ledger is walked.
     """
-    if not position or not position.get("seq"):
+    try:
+        kept = int(position["seq"])
+        wanted = [str(position[name]) for name in _AFTER]
+    except (KeyError, TypeError, ValueError):
+        kept = 0  # none kept, or not in the shape kept: the chain walk names an edited event
+    if kept <= 0:
         return pool_ledger_check(pool=pool)
     pool = Pool.objects.get(pk=pool.pk)
-    kept = int(position["seq"])
     events = MeterEvent.objects.filter(pool=pool)
     since = events.filter(seq__gt=kept).aggregate(n=Count("id"), total=Sum("delta"))
 
@@ -200,9 +204,9 @@ def pool_ledger_check_since(*, pool: Pool, position: dict | None) -> LedgerCheck
     stored = events.filter(seq=kept).values_list(*_AFTER).first()
     if stored is None:
         return broken(kept, f"event {kept}, kept with the anchor, is missing")
-    if [str(value) for value in stored] != [position[name] for name in _AFTER]:
+    if [str(value) for value in stored] != wanted:
         return broken(kept, f"event {kept} says meter/overflow/reserve {'/'.join(map(str, stored))}; the anchor "
-                            f"kept {'/'.join(str(position[name]) for name in _AFTER)}: the ledger was changed")
+                            f"kept {'/'.join(wanted)}: the ledger was changed")
     if pool.last_event_seq < kept:
         return broken(None, f"the pool says its last event is {pool.last_event_seq}, before event {kept} "
                             "kept with the anchor: events were removed")

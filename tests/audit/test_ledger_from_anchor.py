@@ -110,3 +110,10 @@ def test_a_row_before_the_kept_position_is_left_to_the_whole_walk(nights):
     call_command("verify_audit")  # the nightly report's turn through the ledger finds it, and --full
     with pytest.raises(CommandError, match=DAMAGE):
         call_command("verify_audit", "--full")
+
+
+@pytest.mark.parametrize("position", [None, {}, {"seq": 0}, {"seq": "x"}, {"seq": 3}])
+def test_a_position_not_kept_or_not_in_shape_walks_the_whole_ledger(nights, position):
+    pool = Pool.objects.get(code=POOL)
+    check = pool_ledger_check_since(pool=pool, position=position)
+    assert check.ok and check.events == pool.last_event_seq
