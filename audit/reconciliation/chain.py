@@ -42,6 +42,13 @@ def _segments(first: int, last: int, size: int) -> list[tuple[int, int]]:
     return [(start, min(start + size - 1, last)) for start in range(first, last + 1, size)]
 
 
+def segment_in_turn(*, last: int, size: int, day: date) -> tuple[int, int] | None:
+    """Of ``1..last`` cut into segments of ``size``, the one walked on ``day``: each in turn, by the
+    day, so every one is walked within as many nights as there are (None when there are none)."""
+    segments = _segments(1, last, size)
+    return segments[day.toordinal() % len(segments)] if segments else None
+
+
 def chain_anchors() -> dict[int, str]:
     """Every anchor written before (``audit.anchors.anchors_earlier``); ``AnchorRefused`` if its file is refused."""
     return {anchor.seq: anchor.hash for anchor in anchors_earlier()}
@@ -61,9 +68,8 @@ def chain_segments_of_night(*, head_seq: int, day: date, size: int | None = None
     if latest is None:
         return chain_segments(head_seq=head_seq, size=size)
     since = latest[0]
-    earlier = _segments(1, since, size)
     recent = _segments(since + 1, head_seq, size) or [(since + 1, since)]
-    return [earlier[day.toordinal() % len(earlier)], *recent]
+    return [segment_in_turn(last=since, size=size, day=day), *recent]
 
 
 def chain_segment_verify(*, first: int, last: int, batch_size: int = 5000) -> dict:

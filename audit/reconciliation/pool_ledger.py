@@ -47,6 +47,8 @@ from progressive.models import MeterEvent, MeterReading, Pool
 from progressive.selectors import METER_MOVES_OF_KIND, ledger_span_problems
 from rounds.models import RoundKey
 
+from .chain import segment_in_turn
+
 ZERO = Decimal(0)
 # Events of the ledger walked row by row each night, before where the night's reading starts.
 TURN_SEGMENT = 100_000
@@ -86,15 +88,23 @@ def pool_mark_reported(*, pool_code: str, day: date) -> tuple[dict | None, Mark 
     pool = (report or {}).get(f"figures__pools__{pool_code}")
     if not pool:
         return None, None
-    closing = {"day": str(day), "report": report["pk"], "closing": pool["closing"]}
+    closing = {"day": str(day), "report": report["pk"], "closing": pool.get("closing")}
     kept = pool.get("mark")
-    if not kept:
+    try:
+        mark = Mark(
+            day=day, report=report["pk"], closing=Decimal(pool["closing"]),
+            closing_overflow=Decimal(pool["closing_overflow"]), closing_reserve=Decimal(pool["closing_reserve"]),
+            top=int(kept["top"]), n=int(kept["n"]), total=Decimal(kept["sum"]),
+            after_from=int(kept["after_from"]),
+        )
+    except (KeyError, TypeError, ValueError, ArithmeticError):
+        mark = None
+    amounts = (mark.closing, mark.closing_overflow, mark.closing_reserve, mark.total) if mark else ()
+    if mark is None or not all(amount.is_finite() for amount in amounts):
+        # None kept (a report made before marks were), or not in its shape: every event is read,
+        # and continuity says what the report of the day before claimed.
         return closing, None
-    return closing, Mark(
-        day=day, report=report["pk"], closing=Decimal(pool["closing"]),
-        closing_overflow=Decimal(pool["closing_overflow"]), closing_reserve=Decimal(pool["closing_reserve"]),
-        top=int(kept["top"]), n=int(kept["n"]), total=Decimal(kept["sum"]), after_from=int(kept["after_from"]),
-    )
+    return closing, mark
 
 
 def _classified(events, *, day_from: date, day_to: date, start: datetime, end: datetime, using: str):
@@ -146,12 +156,6 @@ def _groups(events, *, mark: Mark, top: int, **window) -> list[dict]:
         .annotate(**{f"sum_{name}": total for name, total in sums.items()})
     )
     return [{key.removeprefix("sum_"): value for key, value in row.items()} for row in rows]
-
-
-def _turn(*, before: int, day: date, size: int) -> tuple[int, int] | None:
-    """The segment of events ``1..before - 1`` walked tonight: each in turn, by the day."""
-    segments = [(first, min(first + size - 1, before - 1)) for first in range(1, before, size)]
-    return segments[day.toordinal() % len(segments)] if segments else None
 
 
 def pool_ledger_figures(
@@ -261,19 +265,28 @@ def pool_ledger_figures(
            if mark.report else "")
     ])
 
-    turn = _turn(before=mark.after_from, day=day_to, size=turn_size)
+    # The events before where tonight's read starts, a segment a night as the chain's are walked.
+    turn = segment_in_turn(last=mark.after_from - 1, size=turn_size, day=day_to)
     check("ledger_turn", ledger_span_problems(pool=pool, first=turn[0], last=turn[1], using=using) if turn else [])
 
     readings, reading_problems = _meter_readings(pool=pool, start=start, end=end, using=using)
     check("readings", reading_problems)
 
     continuity = []
-    if reported_closing is not None and Decimal(reported_closing["closing"]) != opening:
-        continuity.append(
-            f"the report of {reported_closing['day']} closed at {reported_closing['closing']}; the days up to it "
-            f"now add up to {opening} ({opening - Decimal(reported_closing['closing']):+}): events of those days "
-            "were recorded after it was made (a round stored late) or the ledger changed; reconcile them again"
-        )
+    if reported_closing is not None:
+        try:
+            claimed = Decimal(str(reported_closing["closing"]))
+        except ArithmeticError:
+            claimed = None
+        if claimed is None or not claimed.is_finite():
+            continuity.append(f"the report of {reported_closing['day']} says it closed at "
+                              f"{reported_closing['closing']!r}, not an amount: its figures were changed")
+        elif claimed != opening:
+            continuity.append(
+                f"the report of {reported_closing['day']} closed at {claimed}; the days up to it now add up to "
+                f"{opening} ({opening - claimed:+}): events of those days were recorded after it was made "
+                "(a round stored late) or the ledger changed; reconcile them again"
+            )
     check("continuity", continuity)
 
     def amount(kind: str, of: str = "amount") -> str:

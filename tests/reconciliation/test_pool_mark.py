@@ -17,7 +17,8 @@ import pytest
 
 from audit.models import ReconciliationReport
 from audit.reconciliation.config import reconciliation_settings
-from audit.reconciliation.pool_ledger import _turn, pool_ledger_figures, pool_mark_reported
+from audit.reconciliation.chain import segment_in_turn
+from audit.reconciliation.pool_ledger import pool_ledger_figures, pool_mark_reported
 from audit.reconciliation.selectors import window_of
 from audit.reconciliation.services import report_run
 from audit.services import SYSTEM
@@ -175,8 +176,29 @@ def test_an_old_ledger_row_changed_fails_the_turn_walk_only_the_whole_read_would
 
 
 def test_the_turn_walks_every_earlier_segment_in_as_many_nights():
-    assert _turn(before=1, day=DAY, size=10) is None
-    assert _turn(before=8, day=DAY, size=10) == (1, 7)
-    nights = [_turn(before=26, day=DAY + timedelta(days=i), size=10) for i in range(3)]
+    assert segment_in_turn(last=0, day=DAY, size=10) is None
+    assert segment_in_turn(last=7, day=DAY, size=10) == (1, 7)
+    nights = [segment_in_turn(last=25, day=DAY + timedelta(days=i), size=10) for i in range(3)]
     assert sorted(nights) == [(1, 10), (11, 20), (21, 25)]
-    assert _turn(before=26, day=DAY + timedelta(days=3), size=10) == nights[0]
+    assert segment_in_turn(last=25, day=DAY + timedelta(days=3), size=10) == nights[0]
+
+
+@pytest.mark.parametrize("change", [{"mark": {"top": "x"}}, {"mark": "gone"}, {"closing_reserve": None}])
+def test_a_mark_not_in_its_shape_reads_every_event(u01, change):
+    _opened_before_the_days()
+    _post_day(u01, 0, "s")
+    _post_day(u01, 1, "s")
+    first = report_run(day_from=DAYS[0])
+    _edit_mark(first, **change)
+    pool = _pool(report_run(day_from=DAYS[1]))
+    assert pool["read"]["from_report"] is None and pool["read"]["events_from"] == 1
+    assert pool["balanced"], pool["checks"]
+
+
+def test_a_closing_that_is_not_an_amount_fails_continuity(u01):
+    _opened_before_the_days()
+    _post_day(u01, 0, "z")
+    first = report_run(day_from=DAYS[0])
+    _edit_mark(first, closing="NaN")
+    pool = _pool(report_run(day_from=DAYS[1]))
+    assert _failed(pool) == {"continuity"} and "not an amount" in _check(pool, "continuity")["problems"][0]
