@@ -679,9 +679,12 @@ def report_rollup_on(*, kept: dict | None, day_from: date, day_to: date, scopes:
         and all(isinstance(kept.get(scope), dict) for scope in scopes)
         and sorted(kept["reports"]) == sorted(_current_single_days(day_from=day_from, day_to=before))
     )
-    if not holds:
+    try:
+        rolling = _Rolling.from_kept(kept, scopes) if holds else None
+    except (KeyError, TypeError, ValueError, ArithmeticError):
+        rolling = None  # kept, but not in the shape a roll-up is written in: its figures were changed
+    if rolling is None:
         return report_rollup(day_from=day_from, day_to=day_to, scopes=scopes)
-    rolling = _Rolling.from_kept(kept, scopes)
     for row in _rollup_rows(day_from=day_to, day_to=day_to, scopes=scopes):
         rolling.add(row)
     return rolling.result(day_from=day_from, day_to=day_to)

@@ -87,7 +87,9 @@ def test_a_kept_period_that_does_not_fit_is_not_taken(reads):
     assert reads == [(DAY, DAY)]
     unfits = [{**fits, "day_to": str(DAY - timedelta(days=2))}, {**fits, "reports": [12345]},
               {**fits, "day_from": str(month - timedelta(days=1))},
-              {k: v for k, v in fits.items() if k != "reports"}, None]
+              {k: v for k, v in fits.items() if k != "reports"}, None,
+              {k: v for k, v in fits.items() if k != "pools"}, {**fits, "casino": {"SEK": "x"}},
+              {**fits, "days": ["not a day"]}]
     for unfit in unfits:
         reads.clear()
         selectors.report_rollup_on(kept=unfit, day_from=month, day_to=DAY, scopes=("tables", "dealers"))
