@@ -134,7 +134,7 @@ if LOG_FORMAT == "json":
     }
 
 # The Prometheus instruments of every worker kept in files here and added up at
-# each scrape of /metrics (casino.metrics). Set before the application loads:
+# each scrape of /metrics (infra.metrics). Set before the application loads:
 # prometheus_client reads it as it is imported.
 os.environ.setdefault(
     "PROMETHEUS_MULTIPROC_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "var", "prometheus"))
@@ -152,7 +152,7 @@ SWITCH_INTERVAL = float(os.environ.get("GUNICORN_SWITCH_INTERVAL_MS", "1")) / 10
 def on_starting(server):
     # What the processes of an earlier run counted is gone with them; files of a
     # process still running (a Celery worker sharing the directory) stay.
-    from casino.metrics import multiprocess_dir_prepare
+    from infra.metrics import multiprocess_dir_prepare
 
     multiprocess_dir_prepare(os.environ["PROMETHEUS_MULTIPROC_DIR"])
 

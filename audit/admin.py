@@ -21,8 +21,8 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
 from casino.admin_exports import CsvExportAdmin
-from casino.admin_paging import CappedCountPaginator
-from casino.request_ids import request_id_of
+from infra.admin_paging import CappedCountPaginator
+from infra.request_ids import request_id_of
 
 from .models import AuditEvent
 from .services import Actor, audit_record

@@ -28,8 +28,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from casino.admin_exports import CsvExportAdmin
-from casino.money_display import money
-from casino.work import UNRESOLVED, State
+from infra.money_display import money
+from infra.work import UNRESOLVED, State
 from rounds.admin.display import changelist_url, finding_moves
 from rounds.admin.findings import QueueFilter, WorkActions, finding_moved_from_page
 from rounds.models import Round

@@ -1,6 +1,6 @@
 """Reconciliation reports in the admin: read-only, as tables and charts (audit.charts).
 
-Money is written with its currency and grouped digits (casino.money_display),
+Money is written with its currency and grouped digits (infra.money_display),
 hold in percent, a band on one line; every flag links to the rounds behind it.
 
 Registered from ``AuditConfig.ready`` so that ``audit/admin.py`` (the audit
@@ -56,7 +56,7 @@ def _d(value) -> Decimal:
 # ---- the page's numbers: one form each ------------------------------------------------------
 
 
-# A report's money as the casino writes it: "68,235.00 SEK" (Decimal only: casino.money_display).
+# A report's money as the casino writes it: "68,235.00 SEK" (Decimal only: infra.money_display).
 amount = charts.amount_text
 
 

@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.request_ids import request_id_of
+from infra.request_ids import request_id_of
 from rounds.admin.findings import WorkActions
 
 from .admin import ReadOnlyAdmin, admin_change_link

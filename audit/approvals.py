@@ -2,7 +2,7 @@
 
 Every request that waits for a second person (a large meter adjustment, a
 configuration version that changes what is paid) is a
-``casino.models.SecondApproval`` and is decided here, so the rules are one:
+``infra.models.SecondApproval`` and is decided here, so the rules are one:
 a person decides, once; the asker never approves; and neither does a person
 the asker created, gave a role or otherwise changed within
 ``APPROVER_INDEPENDENCE_DAYS`` (a "puppet": an admin who makes a user a
@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from casino.models import SecondApproval
+from infra.models import SecondApproval
 
 from .models import AuditEvent
 from .services import Actor

@@ -28,7 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from pygal.etree import etree
 from pygal.style import Style
 
-from casino.money_display import money
+from infra.money_display import money
 
 # The admin's content is about 1,300 px wide on a 1,366-px screen; a chart scales down with it.
 WIDE = 880
@@ -129,7 +129,7 @@ def _serie_index(classes: str | None) -> int | None:
 def amount_text(value, currency: str) -> str:
     """A figure (Decimal, or the text a report keeps) as money: "68,235.00 SEK", to the cent half up.
 
-    ``casino.money_display.money`` writes it; this reads the report's text as a Decimal first
+    ``infra.money_display.money`` writes it; this reads the report's text as a Decimal first
     (never a float).
     """
     if value in (None, ""):

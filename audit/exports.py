@@ -33,7 +33,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 
 from audit.models import AuditEvent, ProtectionFinding, ReconciliationReport
-from casino import replicas
+from infra import replicas
 from rounds.engine.rules import BETS
 from rounds.models import Finding, Round, Seat
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from casino.models import ImmutableModel, money_field
-from casino.work import WorkedFinding, worked_index
+from infra.models import ImmutableModel, money_field
+from infra.work import WorkedFinding, worked_index
 from rounds.protection.codes import PROTECTION_CODES
 
 from .reconciliation.variance_tests import (

@@ -65,7 +65,7 @@ PROTECTIONS: dict[str, tuple[str, ...]] = {
 
 # Partitioned tables: each partition (each month's and the default) carries
 # its parent's row trigger, cloned by PostgreSQL, and a TRUNCATE refusal of
-# its own (``casino.partitioning`` makes it), since emptying one partition
+# its own (``infra.partitioning`` makes it), since emptying one partition
 # directly passes the parent's.
 PARTITIONED = {
     "rounds_round": "rounds_round_changes_allowed",

@@ -18,8 +18,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino import locks, sql
-from casino.rows import new_row
+from infra import locks, sql
+from infra.rows import new_row
 
 from .chain import event_hash
 from .models import AuditEvent, ChainHead

@@ -9,7 +9,7 @@ figure to the rows it counts.
 Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
 ``payout_mismatch`` finding (as the nightly report counts them), over- or
 underpaid by the sign of claimed − expected. Findings still to work are the
-actionable ones open or acknowledged (``casino.work.UNRESOLVED``): acknowledged
+actionable ones open or acknowledged (``infra.work.UNRESOLVED``): acknowledged
 is being worked, not settled. Game protection's findings (players, dealers and
 tables over many rounds, not one day's rounds) are counted by code over every
 unresolved one, as the backlog is: one grouped query over the state index.
@@ -28,8 +28,8 @@ from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
 
-from casino.gaming_day import gaming_day_of
-from casino.work import UNRESOLVED
+from infra.gaming_day import gaming_day_of
+from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds.admin.display import changelist_url
 from rounds.engine.vocabulary import FindingCode

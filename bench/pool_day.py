@@ -69,7 +69,7 @@ def _history(*, days: int, per_day: int):
 
     from audit.reconciliation.config import reconciliation_settings
     from audit.services import SYSTEM
-    from casino.gaming_day import gaming_day_of
+    from infra.gaming_day import gaming_day_of
     from progressive.models import Pool
     from rounds.models import Table
     from rounds.partitions import partitions_make

@@ -545,7 +545,7 @@ def _exports(timer: Timer, day, report_pk) -> None:
         return call
 
     from audit.models import AuditEvent
-    from casino.gaming_day import gaming_day_of
+    from infra.gaming_day import gaming_day_of
 
     # The seed's events were written when it was posted, not on the gaming day its rounds
     # were dealt: the audit log's day is that of the first round's event, and its month.

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
 from audit.services import Actor, audit_record
-from casino.request_ids import request_id_of
+from infra.request_ids import request_id_of
 
 User = get_user_model()
 WATCHED = ("username", "email", "is_active", "is_staff", "is_superuser")

@@ -1,6 +1,6 @@
 """A request that waits for a second person, decided on its own admin page.
 
-Every ``casino.models.SecondApproval`` (a large meter adjustment, a pool or
+Every ``infra.models.SecondApproval`` (a large meter adjustment, a pool or
 configuration version that changes what is paid) has the same page: what was
 asked, and, for someone who may decide it, approve or reject with a note (the
 asker may only withdraw). ``SecondApprovalAdmin`` is that page; each model's
@@ -17,8 +17,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import path
 
 from audit.services import Actor
-from casino.request_ids import request_id_of
-from casino.validation import FieldErrors
+from infra.request_ids import request_id_of
+from infra.validation import FieldErrors
 
 
 class DecisionForm(forms.Form):

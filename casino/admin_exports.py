@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from audit.exports import csv_download, export_allowed, export_of
 from audit.services import Actor, audit_record
-from casino.request_ids import request_id_of
+from infra.request_ids import request_id_of
 
 TEMPLATE = "admin/export_change_list.html"
 _EXPORTING = "_csv_export"  # set on the request while the export builds its ChangeList

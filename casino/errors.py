@@ -28,7 +28,7 @@ from rest_framework.exceptions import (
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from .request_ids import request_id_of
+from infra.request_ids import request_id_of
 
 logger = logging.getLogger(__name__)
 

@@ -7,13 +7,13 @@ jackpot stands, so the endpoint is not for anyone who can reach the service:
 - ``METRICS_ALLOWED`` set (addresses or networks): it must come from one of them;
 - both set: both; neither: only from this machine (loopback).
 
-The caller's address is the one ``casino.client_address`` finds behind
+The caller's address is the one ``infra.client_address`` finds behind
 ``TRUSTED_PROXIES``. A request that a proxy not trusted forwarded
 (``X-Forwarded-For`` from an address not among them) is from nobody known,
 so it is never taken for loopback: nginx on the same machine forwards every
 client from 127.0.0.1.
 
-Besides what the processes measured (``casino.metrics``), each scrape reads
+Besides what the processes measured (``infra.metrics``), each scrape reads
 a few figures from the database, where they are the same for every worker:
 the gaming day's rounds by table and status, the findings still to work by
 code and state, each pool's meter, the audit chain's length, the last
@@ -36,7 +36,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from casino.client_address import client_address, within
+from infra.client_address import client_address, within
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 
@@ -75,7 +75,7 @@ def _from(request, networks: list[str]) -> bool:
 
 
 def process_figures() -> bytes:
-    """The instruments of ``casino.metrics``: every worker's, added up, in multiprocess mode."""
+    """The instruments of ``infra.metrics``: every worker's, added up, in multiprocess mode."""
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return generate_latest(REGISTRY)
     from prometheus_client import multiprocess
@@ -96,8 +96,8 @@ class DatabaseFigures:
 
     def collect(self):
         from audit.models import ChainHead, ReconciliationReport
-        from casino.gaming_day import gaming_day_of
-        from casino.work import State
+        from infra.gaming_day import gaming_day_of
+        from infra.work import State
         from progressive.models import Pool
         from rounds.models import Finding, Round
 

@@ -9,10 +9,10 @@ from django.contrib.messages.middleware import MessageMiddleware as _MessageMidd
 from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 
-from casino.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
+from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
 from casino.errors import error_body
-from casino.refusals import REFUSALS
-from casino.request_ids import HEADER, request_id_given, request_id_of
+from infra.refusals import REFUSALS
+from infra.request_ids import HEADER, request_id_given, request_id_of
 
 
 class RequestIdMiddleware:
@@ -35,7 +35,7 @@ class TableKeyOnAdminMiddleware:
 
     A key in force is an authenticated table: its refusal is an audit event of
     that table. Any other (a junk key, anyone's) goes to the application's log,
-    throttled (``casino.refusals``): nobody unproven writes to the audit log.
+    throttled (``infra.refusals``): nobody unproven writes to the audit log.
 
     It also marks a table's post of rounds (``request.table_post``): a table
     key's ``POST`` to ``TABLE_POSTS``, which only ``TableKeyAuthentication``
@@ -85,7 +85,7 @@ def _table_proven(request: HttpRequest):
 
 
 class ChunkedBodyMiddleware:
-    """A chunked body read to its end before anything reads the request (``casino.chunked``),
+    """A chunked body read to its end before anything reads the request (``infra.chunked``),
     so that every endpoint sees it as if it had come with its Content-Length.
 
     A table's post of rounds is left to the round intake, which keeps every

@@ -2,7 +2,7 @@
 
 Every write goes to the primary, whatever the object was read from: a row
 read from a replica and saved again must not be sent to a server that can
-only refuse it. Reads go where their code asked (``casino.replicas``); a
+only refuse it. Reads go where their code asked (``infra.replicas``); a
 read that asked nothing goes to the primary, so only the read paths that
 chose a replica, knowing it may lag, ever see one.
 """

@@ -106,7 +106,7 @@ INSTALLED_APPS = [
     "audit",
     "progressive",
     "rounds",
-    # Last: its post_migrate hook syncs the roles once every permission exists.
+    # Last: the project shell, which stands on every app above.
     "casino",
 ]
 
@@ -149,7 +149,7 @@ AXES_RESET_ON_SUCCESS = True
 # separated): behind them a request's address is the client's from
 # X-Forwarded-For, never the proxy's, so a lockout keys on who really tried.
 TRUSTED_PROXIES = [p.strip() for p in os.environ.get("TRUSTED_PROXIES", "").split(",") if p.strip()]
-AXES_CLIENT_IP_CALLABLE = "casino.client_address.client_address"
+AXES_CLIENT_IP_CALLABLE = "infra.client_address.client_address"
 
 # Throttle counters live in the cache: set CACHE_URL=redis://… when several
 # processes serve, so they share one budget per table and per person.
@@ -226,7 +226,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Streaming replicas of the PostgreSQL primary (comma separated URLs), aliases
 # "replica", "replica_2", …: the staff's lists and details, the CSV exports and
 # the nightly report's reads of rounds, seats and ledgers may be served there;
-# every write stays on the primary (casino.routers, casino.replicas). A replica
+# every write stays on the primary (casino.routers, infra.replicas). A replica
 # lagging more than REPLICA_MAX_LAG_SECONDS, down or not a standby is passed
 # over for the primary; a verdict is kept REPLICA_CHECK_SECONDS. In tests each
 # replica mirrors the test database.
@@ -255,7 +255,7 @@ REPLICA_CHECK_SECONDS = float(os.environ.get("REPLICA_CHECK_SECONDS", "2"))
 # through an fsync (docs/SCALING.md has the numbers). Off: plain synchronous commits.
 INGEST_ASYNC_COMMIT = env_bool("INGEST_ASYNC_COMMIT", True)
 # The statements every round runs are prepared once per database connection
-# (casino/sql.py): planning them is most of what they cost PostgreSQL. Turn
+# (infra/sql.py): planning them is most of what they cost PostgreSQL. Turn
 # off behind a pooler that does not keep a session per connection (PgBouncer
 # in transaction mode).
 DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
@@ -392,7 +392,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.BasicAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["casino.permissions.IsStaffReader"],
+    "DEFAULT_PERMISSION_CLASSES": ["infra.permissions.IsStaffReader"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # JSON only: every endpoint reads JSON, so the schema offers nothing else.
     "DEFAULT_PARSER_CLASSES": ["casino.parsers.JSONParser"],
@@ -451,7 +451,7 @@ SPECTACULAR_SETTINGS = {
         "RoundStatusEnum": "rounds.models.Round.Status",
         "ReportStatusEnum": "audit.models.ReconciliationReport.Status",
         "AdjustmentRequestStateEnum": "progressive.models.MeterAdjustmentRequest.State",
-        "StateEnum": "casino.work.State",
+        "StateEnum": "infra.work.State",
     },
 }
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from decimal import Decimal
 
-from casino.validation import CENT, MONEY_LIMIT, ErrorList, FieldErrors, decimal_of, money_check
+from infra.validation import CENT, MONEY_LIMIT, ErrorList, FieldErrors, decimal_of, money_check
 from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
 from rounds.engine.rules import PAY_KINDS, QUALIFIERS, PoolRules, RulesError, pay_line
 

@@ -26,9 +26,9 @@ from decimal import Decimal
 from django.db import connection
 from django.utils import timezone
 
-from casino import sql
-from casino.models import ZERO
-from casino.rows import new_row
+from infra import sql
+from infra.models import ZERO
+from infra.rows import new_row
 from rounds.engine.progressive import MeterEvent as EngineEvent
 from rounds.engine.vocabulary import METER_MOVES, ROUND_EVENT_KINDS
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from casino.models import ZERO, ImmutableModel, SecondApproval, money_field
+from infra.models import ZERO, ImmutableModel, SecondApproval, money_field
 from rounds.engine.rules import PayLine, PoolRules, pay_line
 from rounds.engine.vocabulary import MeterEventKind
 

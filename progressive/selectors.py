@@ -11,7 +11,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
-from casino.models import ZERO
+from infra.models import ZERO
 from rounds.engine.versions import in_force
 from rounds.engine.vocabulary import METER_MOVES
 

@@ -1,7 +1,7 @@
 """Writes to pools and their ledger.
 
 Each write that moves a meter takes the pool's row lock first
-(``casino.locks``, whose order every writer keeps) and moves the meter only
+(``infra.locks``, whose order every writer keeps) and moves the meter only
 by appending events (``progressive.ledger``).
 """
 
@@ -17,9 +17,9 @@ from django.utils import timezone
 
 from audit.approvals import decision_refusal, decision_write
 from audit.services import Actor, audit_record
-from casino import locks
-from casino.models import ZERO, SecondApproval
-from casino.validation import NON_FIELD
+from infra import locks
+from infra.models import ZERO, SecondApproval
+from infra.validation import NON_FIELD
 from rounds.engine.progressive import Meters
 from rounds.engine.versions import in_force
 

@@ -17,8 +17,8 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from casino import sql
-from casino.client_address import client_address
+from infra import sql
+from infra.client_address import client_address
 
 from .models import Table, TableConfig, TableKey
 from .services import key_hash, split_key

@@ -9,8 +9,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from casino.models import ImmutableModel, SecondApproval, money_field
-from casino.work import WorkedFinding, worked_index
+from infra.models import ImmutableModel, SecondApproval, money_field
+from infra.work import WorkedFinding, worked_index
 from rounds.engine.evaluator import CATEGORIES
 from rounds.engine.rules import TABLE_NUMBERS, TableRules, table_rules
 from rounds.engine.vocabulary import BETS, Decision, FindingCode, RoundStatus
@@ -329,7 +329,7 @@ class Seat(models.Model):
 
 
 class Finding(WorkedFinding):
-    """What the engine found wrong with a round, worked by auditors (its states: casino.work)."""
+    """What the engine found wrong with a round, worked by auditors (its states: infra.work)."""
 
     CODES = [(code.value, code.value) for code in FindingCode]
 

@@ -1,7 +1,7 @@
 """Rounds and seats partitioned by gaming day (PostgreSQL): making the partitions, and what there is.
 
 Migration 0009 turned both tables into tables partitioned by range of gaming
-day, a partition for each month of gaming days (``casino.partitioning`` says
+day, a partition for each month of gaming days (``infra.partitioning`` says
 why a month), each table with a default partition so that no round is ever
 refused for want of one. Partitions are made only by the schedule: a daily
 task (``rounds.partitions_ahead``, in django-celery-beat's schedule) makes
@@ -12,7 +12,7 @@ from 2000 to 2099 would have made 2,400 partitions, and every query planned
 over all of them). A round of a month without a partition, which only a
 round outside the window can be when the schedule runs, goes to the default
 partition; when the schedule reaches that month, its partitions are made with
-those rows moved in (``casino.partitioning.partitions_create_moving``), so a
+those rows moved in (``infra.partitioning.partitions_create_moving``), so a
 table's clock cannot keep a month out of its partition.
 
 A month can be archived (``rounds.services.archives``): its partitions are
@@ -37,8 +37,8 @@ from django.utils import timezone
 
 from audit.protections import PARTITIONED
 from audit.services import SYSTEM, audit_record
-from casino import partitioning
-from casino.gaming_day import gaming_day_of
+from infra import partitioning
+from infra.gaming_day import gaming_day_of
 from rounds.models import ArchivedMonth, Round, Seat
 from rounds.window import window_opens
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from audit.models import AuditEvent, ProtectionFinding, VarianceFinding
-from casino.work import UNTOUCHED, State, WorkedFinding
+from infra.work import UNTOUCHED, State, WorkedFinding
 from rounds.models import Finding
 
-# Every finding an auditor works, each moved only through casino.work's transition and its event.
+# Every finding an auditor works, each moved only through infra.work's transition and its event.
 WORKED: tuple[type[WorkedFinding], ...] = (Finding, VarianceFinding, ProtectionFinding)
 
 
@@ -75,7 +75,7 @@ def _unrecorded(model: type[WorkedFinding]) -> Iterator[FindingDifference]:
 
 def worked_findings(model: type[WorkedFinding], *, pks: list[int]):
     """The findings that look worked, and those ``pks`` (the chain saw worked), in key order: read by
-    the worked index (``casino.work.worked_index``), never the findings nobody touched."""
+    the worked index (``infra.work.worked_index``), never the findings nobody touched."""
     return model.objects.filter(~UNTOUCHED | Q(pk__in=pks)).order_by("pk")
 
 

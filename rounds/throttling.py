@@ -23,8 +23,8 @@ from rest_framework.throttling import (
     UserRateThrottle,
 )
 
-from casino.metrics import TABLE_KEY_REFUSALS, THROTTLE_CACHE_ERRORS
-from casino.refusals import REFUSALS
+from infra.metrics import TABLE_KEY_REFUSALS, THROTTLE_CACHE_ERRORS
+from infra.refusals import REFUSALS
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +185,7 @@ def _failures_key(address: str, minute: int) -> str:
 
 def table_key_refused(*, address: str | None, outcome: str, detail: str) -> Throttled | AuthenticationFailed:
     """The refusal of a wrong table key from ``address`` (``outcome``: malformed or invalid),
-    counted at ``/metrics``, told to the log (``casino.refusals``) and against the address's minute:
+    counted at ``/metrics``, told to the log (``infra.refusals``) and against the address's minute:
     a 401, or past ``TABLE_KEY_FAILURES_PER_MINUTE`` this minute a 429 until the minute ends.
 
     Counted only once a key has failed, so a table whose key is right is never refused for

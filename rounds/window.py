@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.db import connection
 
-from casino.partitioning import month_of
+from infra.partitioning import month_of
 from rounds.models import ArchivedMonth
 
 # The earliest open month moves only when a month is archived, and a round of an archived

@@ -56,7 +56,7 @@ def redated(record: dict, dealt_at: datetime) -> dict:
 
 def last_gaming_day_evening(now: datetime) -> datetime:
     """18:00 of the gaming day before the current one, in the casino's time."""
-    from casino.gaming_day import gaming_day_of
+    from infra.gaming_day import gaming_day_of
 
     day = gaming_day_of(now) - timedelta(days=1)
     return datetime(day.year, day.month, day.day, 18, tzinfo=ZoneInfo("Europe/Stockholm"))

@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ("casino", "rounds", "progressive", "audit")
+PROJECT = ("infra", "casino", "rounds", "progressive", "audit")
 
 # Plain Python, no Django: the engine, game protection's mathematics, and the report's
 # arithmetic and statistics.
@@ -20,10 +20,7 @@ PURE = (
     "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.trips_joint",
 )
 # Shared infrastructure every app stands on.
-INFRASTRUCTURE = (
-    "casino.sql", "casino.rows", "casino.jsons", "casino.partitioning", "casino.gaming_day",
-    "casino.locks", "casino.models", "casino.validation", "casino.work",
-)
+INFRASTRUCTURE = ("infra",)
 # audit.protections: the database's guards of the records, which the partitions' maker names;
 # audit.recorded: a version held to what the chain recorded of it.
 AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals", "audit.protections",
@@ -104,4 +101,4 @@ def test_rounds_and_progressive_never_import_reconciliation():
 
 
 def test_progressive_stands_below_rounds():
-    assert _wrong(PROGRESSIVE_CORE, ["progressive", "casino", *AUDIT_LOG, "rounds.engine"]) == []
+    assert _wrong(PROGRESSIVE_CORE, ["progressive", *INFRASTRUCTURE, *AUDIT_LOG, "rounds.engine"]) == []

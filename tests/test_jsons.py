@@ -1,4 +1,4 @@
-"""casino.jsons: orjson where it can, the json module's own answer wherever orjson says no."""
+"""infra.jsons: orjson where it can, the json module's own answer wherever orjson says no."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino.jsons import read_json, write_json
-from casino.sql import _json_default
+from infra.jsons import read_json, write_json
+from infra.sql import _json_default
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -63,7 +63,7 @@ def test_nesting_too_deep_fails_as_it_does_in_the_json_module():
         read_json(deep)
 
 
-_default = _json_default  # as casino.sql writes rows for PostgreSQL
+_default = _json_default  # as infra.sql writes rows for PostgreSQL
 
 
 @given(JSON_VALUES)

@@ -1,4 +1,4 @@
-"""One lock order (casino.locks), held by every write path: no deadlock, and no lock taken elsewhere."""
+"""One lock order (infra.locks), held by every write path: no deadlock, and no lock taken elsewhere."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from audit.models import VarianceFinding
 from audit.services import SYSTEM, audit_record
-from casino import locks
+from infra import locks
 from progressive.models import Pool
 from rounds.models import Finding, Round
 from rounds.services import VoidError, ingest, round_void, table_register
@@ -24,7 +24,7 @@ APPS = ("casino", "rounds", "progressive", "audit")
 
 
 def test_no_module_but_casino_locks_takes_a_row_lock():
-    """A lock taken anywhere else would be outside the order: every one goes through casino.locks."""
+    """A lock taken anywhere else would be outside the order: every one goes through infra.locks."""
     takers = []
     for app in APPS:
         for path in (ROOT / app).rglob("*.py"):

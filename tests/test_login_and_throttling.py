@@ -70,7 +70,7 @@ def test_behind_a_trusted_proxy_a_lockout_keys_on_the_clients_own_address(django
 
 
 def test_a_forwarded_address_from_outside_the_proxies_is_not_believed(rf, settings):
-    from casino.client_address import client_address
+    from infra.client_address import client_address
 
     settings.TRUSTED_PROXIES = ["10.0.0.5"]
     forged = rf.get("/", HTTP_X_FORWARDED_FOR="198.51.100.7", REMOTE_ADDR="203.0.113.9")

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from casino.metrics import multiprocess_dir_prepare
+from infra.metrics import multiprocess_dir_prepare
 from tests.api.records import BATCH, ROUNDS, record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,7 +204,7 @@ def test_nothing_secret_is_in_it(table_client, django_user_model, settings):
 
 
 OBSERVE = (
-    "import sys; from casino.metrics import BATCH_ROUNDS; BATCH_ROUNDS.observe(int(sys.argv[1]))"
+    "import sys; from infra.metrics import BATCH_ROUNDS; BATCH_ROUNDS.observe(int(sys.argv[1]))"
 )
 COLLECT = (
     "from casino.metrics_endpoint import process_figures; print(process_figures().decode())"

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from casino.money_display import money
+from infra.money_display import money
 
 
 @pytest.mark.parametrize(("amount", "currency", "shown"), [

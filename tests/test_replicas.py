@@ -10,7 +10,7 @@ import sys
 import pytest
 from django.db import OperationalError, connection
 
-from casino import replicas
+from infra import replicas
 from casino.routers import PrimaryReplicaRouter
 from rounds.models import Round
 

@@ -1,4 +1,4 @@
-"""casino.rows.new_row builds the very instance Model.__init__ builds."""
+"""infra.rows.new_row builds the very instance Model.__init__ builds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from casino.rows import new_row
+from infra.rows import new_row
 from progressive.models import MeterEvent
 from rounds.models import Finding, Round, Seat, Submission, Table
 

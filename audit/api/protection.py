@@ -1,6 +1,6 @@
 """Game protection for auditors and surveillance: its findings, the scored seats, a player's figures.
 
-Read only. The findings are worked as every finding is (``casino.work``), the
+Read only. The findings are worked as every finding is (``infra.work``), the
 seats are what ``audit.protection.scores`` wrote, and a player's figures and
 the course of his leak test are ``audit.protection.selectors``' own. Money is
 text with its currency beside it, never summed across currencies; values of
@@ -24,11 +24,11 @@ from rest_framework.views import APIView
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.config import protection_config
 from audit.protection.selectors import player_figures, player_leak_course, player_leak_verdict
-from casino.filters import StrictBooleanFilter
-from casino.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
-from casino.permissions import IsStaffReader
-from casino.replicas import ReplicaReads
-from casino.work import State
+from infra.filters import StrictBooleanFilter
+from infra.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
+from infra.permissions import IsStaffReader
+from infra.replicas import ReplicaReads
+from infra.work import State
 from rounds.api.fields import MoneyField, NoneIfBlankCharField
 from rounds.api.views import DealtAtCursor
 from rounds.models import Round, Seat

@@ -24,9 +24,9 @@ from rest_framework.pagination import CursorPagination
 from audit.exports import csv_text
 from audit.models import ReconciliationReport
 from audit.reconciliation.figures import keeps_currencies
-from casino.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
-from casino.permissions import IsStaffReader
-from casino.replicas import ReplicaReads
+from infra.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
+from infra.permissions import IsStaffReader
+from infra.replicas import ReplicaReads
 from rounds.authentication import TableKeyAuthentication
 from rounds.engine.rules import BETS
 

@@ -20,8 +20,8 @@ from audit.exports import (
     round_rows,
 )
 from audit.services import Actor, audit_record
-from casino.request_ids import request_id_of
-from casino.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
+from infra.request_ids import request_id_of
+from infra.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
 
 MAX_DAYS = 366
 

@@ -6,7 +6,7 @@ settlement on a void; a finding's state as auditors work it); every other
 column, and every column of a configuration version, is refused, and so is
 DELETE. TRUNCATE, which passes row triggers, is refused on every table that
 holds what happened, the ledgers and the audit chain included (each
-partition of rounds and seats too: ``casino.partitioning`` gives new ones
+partition of rounds and seats too: ``infra.partitioning`` gives new ones
 the same trigger). Whoever must get past this (a restore, an archive) does
 so as a superuser, knowingly, and the verifications (``verify_audit``, the
 nightly report) are what catch it.

@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce
 
 from audit.models import ProtectionFinding, SeatScore
 from audit.reconciliation.config import reconciliation_settings
-from casino.work import UNRESOLVED
+from infra.work import UNRESOLVED
 from rounds.models import Seat
 from rounds.protection import leak
 from rounds.protection import scoring as sc

@@ -26,7 +26,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.db.models.functions import Now
 
 from audit.models import ReconciliationPart, ReconciliationReport
-from casino import locks
+from infra import locks
 
 from . import selectors
 from .lease import lease_expired

@@ -29,7 +29,7 @@ from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
 from audit.models import AuditEvent, ChainHead, ReconciliationReport, SeatScore
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
-from casino.jsons import read_json
+from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts

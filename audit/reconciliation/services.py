@@ -24,8 +24,8 @@ from django.utils import timezone
 
 from audit.models import ReconciliationPart, ReconciliationReport
 from audit.services import SYSTEM, audit_record
-from casino import locks, replicas
-from casino.gaming_day import gaming_day_of
+from infra import locks, replicas
+from infra.gaming_day import gaming_day_of
 from progressive.models import Pool, PoolVersion
 from progressive.proof_versions import pool_versions_differences
 from rounds.models import Table, TableConfigVersion

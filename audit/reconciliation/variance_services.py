@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from audit.models import ReconciliationReport, VarianceFinding, VarianceTestSetting
 from audit.services import SYSTEM, Actor, AuditEntry, audit_record, audit_record_many
-from casino import locks
-from casino.validation import ErrorList, FieldErrors, decimal_of
+from infra import locks
+from infra.validation import ErrorList, FieldErrors, decimal_of
 
 from .variance_tests import (
     PERCENT,

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django import template
 
-from casino.money_display import money as money_text
+from infra.money_display import money as money_text
 
 register = template.Library()
 

@@ -1,6 +1,6 @@
 import django_filters
 
-from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
+from infra.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 from progressive.models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
 
 

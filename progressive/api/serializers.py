@@ -7,7 +7,7 @@ from datetime import datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from casino.models import MONEY
+from infra.models import MONEY
 from progressive.models import MeterAdjustmentRequest, PoolVersionRequest
 from progressive.selectors import pool_version_current
 from rounds.api.fields import AmountField, OffsetDateTimeField, StrictCharField, StrictSlugField

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.services import Actor
-from casino.request_ids import request_id_of
-from casino.openapi import (
+from infra.request_ids import request_id_of
+from infra.openapi import (
     EVERY_REQUEST,
     JSON_BODY,
     NOT_AUTHENTICATED,
@@ -24,8 +24,8 @@ from casino.openapi import (
     staff_item,
     staff_pages,
 )
-from casino.permissions import IsStaffReader
-from casino.replicas import ReplicaReads
+from infra.permissions import IsStaffReader
+from infra.replicas import ReplicaReads
 from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool, PoolVersionRequest
 from progressive.selectors import (
     adjustment_request_list,

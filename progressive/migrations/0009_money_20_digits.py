@@ -1,4 +1,4 @@
-"""Money columns of 20 digits, 2 of them decimals (casino.models.MONEY says why 20).
+"""Money columns of 20 digits, 2 of them decimals (infra.models.MONEY says why 20).
 
 On PostgreSQL a wider numeric at the same scale is a change of the column's
 check only: no table, partition or index is rewritten, and the rows stay as

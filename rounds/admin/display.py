@@ -17,7 +17,7 @@ from audit.admin import (
     json_block,
 )
 from audit.models import AuditEvent
-from casino.work import ALLOWED, NOTE_REQUIRED
+from infra.work import ALLOWED, NOTE_REQUIRED
 from rounds.admin.findings import WORK_VERBS
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.rules import BETS
@@ -151,7 +151,7 @@ class FindingRow:
 
 
 def finding_moves(finding: Finding, *, can_work: bool) -> list[FindingMove]:
-    """The moves ``casino.work.ALLOWED`` makes from the finding's state, in the queue's order
+    """The moves ``infra.work.ALLOWED`` makes from the finding's state, in the queue's order
     (acknowledge, resolve, dismiss, reopen). An informational finding is a record, not work."""
     if not can_work or getattr(finding, "informational", False):
         return []

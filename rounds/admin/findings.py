@@ -6,7 +6,7 @@ id and its dealer. Informational findings (a progressive award paid right)
 describe a correct round and have a choice of their own, never "open".
 
 ``WorkActions`` is the queue's acknowledge / resolve / dismiss / reopen, for
-any model of worked findings (``casino.work.WorkedFinding``): closing or
+any model of worked findings (``infra.work.WorkedFinding``): closing or
 reopening asks for the note first, and every move goes through
 ``finding_transition``.
 """
@@ -28,12 +28,12 @@ from audit.admin import (
     ReadOnlyAdmin,
     admin_change_link,
 )
-from casino import locks
+from infra import locks
 from casino.admin_exports import CsvExportAdmin
-from casino.request_ids import request_id_of
-from casino.money_display import money
-from casino.partitioning import month_of
-from casino.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
+from infra.request_ids import request_id_of
+from infra.money_display import money
+from infra.partitioning import month_of
+from infra.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
 from rounds.models import (
     Finding,
     TableConfigVersion,

@@ -26,8 +26,8 @@ from audit.admin import (
     text_block,
 )
 from casino.admin_exports import CsvExportAdmin
-from casino.request_ids import request_id_of
-from casino.money_display import money
+from infra.request_ids import request_id_of
+from infra.money_display import money
 from rounds.admin.display import round_sheet, status_badge
 from rounds.admin.findings import CurrencyFilter, finding_moved_from_page
 from rounds.engine.findings import ALL_CODES

@@ -21,7 +21,7 @@ from audit.admin import (
 )
 from audit.services import Actor
 from casino.admin_decisions import SecondApprovalAdmin
-from casino.request_ids import request_id_of
+from infra.request_ids import request_id_of
 from rounds.admin.display import changelist_url
 from rounds.forms import ConfigVersionForm
 from rounds.models import (

@@ -12,7 +12,7 @@ given another meaning.
 
 from __future__ import annotations
 
-from casino.models import MONEY
+from infra.models import MONEY
 from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES
 from rounds.models import Finding, Round
@@ -38,7 +38,7 @@ from .shapes import (
 WAGER_DIGITS = 12
 PAID_DIGITS = 15
 # What an answer's amounts may hold: as the stored money columns
-# (casino.models.MONEY), room for all that follows from the largest amounts
+# (infra.models.MONEY), room for all that follows from the largest amounts
 # (a 500:1 Blind, seven seats summed, a meter fed by such rounds).
 ANSWER_MONEY_DIGITS = MONEY["max_digits"]
 

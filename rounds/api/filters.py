@@ -1,6 +1,6 @@
 import django_filters
 
-from casino.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
+from infra.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
 from rounds.engine.findings import ALL_CODES
 from rounds.models import Finding, Round
 from rounds.selectors import findings_of_dealer, rounds_with_finding, rounds_with_player

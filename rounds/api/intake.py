@@ -15,10 +15,10 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 
 # LengthRequired: read_body raises it, and the views catch it from here.
-from casino.chunked import LengthRequired, PastLimit, is_chunked, read_chunked  # noqa: F401
+from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked  # noqa: F401
 from casino.errors import error_body
-from casino.jsons import read_json, write_json
-from casino.metrics import BATCH_ROUNDS, INGEST_SECONDS
+from infra.jsons import read_json, write_json
+from infra.metrics import BATCH_ROUNDS, INGEST_SECONDS
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.partitions import MonthArchived
@@ -206,7 +206,7 @@ def receive_batch(*, table: Table, items: list, request, request_id: str) -> lis
 
 def item_body(item) -> bytes:
     """What is kept as the body of one record of a batch: the record as compact JSON
-    (``casino.jsons.write_json``: it reads back as the same record)."""
+    (``infra.jsons.write_json``: it reads back as the same record)."""
     return write_json(item).encode()
 
 

@@ -9,8 +9,8 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.request_ids import request_id_of
-from casino.openapi import (
+from infra.request_ids import request_id_of
+from infra.openapi import (
     EVERY_REQUEST,
     NOT_AUTHENTICATED,
     STAFF_ONLY_SESSION_FIRST,
@@ -19,8 +19,8 @@ from casino.openapi import (
     staff_item,
     staff_pages,
 )
-from casino.permissions import IsStaffReader
-from casino.replicas import ReplicaReads
+from infra.permissions import IsStaffReader
+from infra.replicas import ReplicaReads
 from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
 from rounds.throttling import TableKeptBytesThrottle, kept_bytes_charge

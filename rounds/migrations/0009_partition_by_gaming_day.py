@@ -2,7 +2,7 @@
 
 Each keeps its rows, columns, indexes and foreign keys; its primary key
 becomes (id, gaming_day), as PostgreSQL requires of a partitioned table. A
-partition holds a month of gaming days (``casino.partitioning`` says why);
+partition holds a month of gaming days (``infra.partitioning`` says why);
 one is made for every month that has rounds, and for yesterday to
 ``ROUND_PARTITIONS_AHEAD_DAYS`` ahead; a default partition takes any round of
 a month without one. The keys between them:
@@ -22,8 +22,8 @@ from django.conf import settings
 from django.db import migrations
 from django.utils import timezone
 
-from casino.gaming_day import gaming_day_of
-from casino.partitioning import partition_by_month
+from infra.gaming_day import gaming_day_of
+from infra.partitioning import partition_by_month
 
 KEYS = """
 ALTER TABLE rounds_roundkey ADD CONSTRAINT rounds_roundkey_whole

@@ -20,7 +20,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from casino.migration_ops import DropFieldIndex
+from infra.migration_ops import DropFieldIndex
 
 
 class Migration(migrations.Migration):

@@ -11,7 +11,7 @@ million rounds"):
   (table, round_id) index leads with the table.
 
 Created on the partitioned rounds table, the index is made on each partition and
-on every partition made later (casino.partitioning), so all partitions keep the
+on every partition made later (infra.partitioning), so all partitions keep the
 same indexes. Plain SQL, so that Django's model state is unchanged.
 """
 

@@ -40,8 +40,8 @@ from django.utils import timezone
 from psycopg import sql
 
 from audit.services import SYSTEM, Actor, audit_record
-from casino import partitioning
-from casino.gaming_day import gaming_day_of
+from infra import partitioning
+from infra.gaming_day import gaming_day_of
 from rounds import partitions
 from rounds.models import ArchivedMonth
 

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from audit.approvals import decision_refusal, decision_write
 from audit.services import Actor, audit_record
-from casino import locks
-from casino.validation import NON_FIELD
+from infra import locks
+from infra.validation import NON_FIELD
 from rounds.models import ConfigVersionRequest, TableConfig
 
 from .configs import ConfigError, config_numbers_check, latest_checked, version_write

@@ -12,8 +12,8 @@ from django.db import transaction
 from django.db.models import F
 
 from audit.services import Actor, audit_record
-from casino import locks
-from casino.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
+from infra import locks
+from infra.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
 from progressive.models import Pool
 from rounds.engine.evaluator import CATEGORY_INDEX
 from rounds.engine.rules import (

@@ -1,6 +1,6 @@
 """Findings as auditors' work: open → acknowledged → resolved or dismissed.
 
-The states and the moves allowed between them are ``casino.work``'s; this is
+The states and the moves allowed between them are ``infra.work``'s; this is
 the one service that makes a move, for a round's findings and for any other
 model of worked findings (``model=``).
 """
@@ -11,9 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
-from casino import locks
-from casino.validation import FieldErrors
-from casino.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
+from infra import locks
+from infra.validation import FieldErrors
+from infra.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
 from rounds.models import Finding
 
 

@@ -9,7 +9,7 @@ round goes through the same steps:
 2. prepare: each new round judged as far as it goes without its pool's
    meter, and its rows built, before any lock is taken;
 3. lock: the pools, the stored rounds a resubmission touches, then the new
-   rounds' keys, in the one order of ``casino.locks``;
+   rounds' keys, in the one order of ``infra.locks``;
 4. judge: each new round finished at its pool's meter, in the order sent,
    its meter events drafted on the pool's ledger (``progressive.ledger``);
 5. write: the rows of each run of new rounds, and each resubmission's;
@@ -34,7 +34,7 @@ from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from audit.services import Actor, AuditEntry, audit_record_many
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
 from rounds import partitions

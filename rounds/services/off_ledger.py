@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 
 from audit.services import SYSTEM, AuditEntry
-from casino.rows import new_row
+from infra.rows import new_row
 from progressive.ledger import PoolOffLedger
 from rounds.engine.findings import POOL_OFF_LEDGER
 from rounds.engine.verdict import status_after_service_finding

@@ -7,8 +7,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
-from casino import locks
-from casino.validation import FieldErrors
+from infra import locks
+from infra.validation import FieldErrors
 from rounds.models import LateRound, Round
 
 

@@ -13,7 +13,7 @@ from .submissions import body_keep
 def resubmission(table, existing: Round, digest: str, body: bytes, request_id: str) -> tuple[str, list[AuditEntry]]:
     """Keep the body; the same record is a replay, a different one is refused and flags the round.
 
-    ``existing`` is row-locked by the caller (``casino.locks``). Returns the
+    ``existing`` is row-locked by the caller (``infra.locks``). Returns the
     ``Submission.Outcome`` and what the audit chain must say of it, for the
     caller to append with its other events under one lock of the chain's head.
     """

@@ -1,7 +1,7 @@
 """The rows a stored round is written as, built from the record and the engine's verdict.
 
-Built with ``casino.rows.new_row`` (a round is a dozen rows, and
-``Model.__init__`` costs more than the rest of building them: ``casino.rows``
+Built with ``infra.rows.new_row`` (a round is a dozen rows, and
+``Model.__init__`` costs more than the rest of building them: ``infra.rows``
 says why) and written by ``write_plan``. A column added to a model is filled
 here, once.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from datetime import date, datetime
 
-from casino.rows import new_row
+from infra.rows import new_row
 from rounds.engine import category_name
 from rounds.engine.rules import BETS
 from rounds.engine.settlement import ZERO

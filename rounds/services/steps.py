@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent
 from rounds.engine.verdict import Prepared
 from rounds.models import Finding, Round, RoundKey, Seat, Submission, TableConfigVersion

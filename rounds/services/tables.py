@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
-from casino import locks
+from infra import locks
 from rounds.models import Table, TableConfig, TableKey
 
 KEY_PREFIX = "ta"

@@ -6,9 +6,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import Actor, audit_record
-from casino import locks
-from casino.models import ZERO
-from casino.validation import FieldErrors
+from infra import locks
+from infra.models import ZERO
+from infra.validation import FieldErrors
 from progressive.reversal import ReversalError, meter_reverse_round
 from progressive.services import pool_lock
 from rounds.engine.rules import BETS
@@ -28,7 +28,7 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
         raise VoidError("only a supervisor may void a round", field="round")
     actor = Actor.of_user(user)
     # The round's pool never changes once it is stored: read without a lock, so
-    # that the pool's lock can come before the round's (casino.locks).
+    # that the pool's lock can come before the round's (infra.locks).
     pool_id = (
         Round.objects.filter(pk=round_pk).values_list("pool_version__pool_id", flat=True).first()
     )

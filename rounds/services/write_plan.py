@@ -8,7 +8,7 @@ findings and meter events it has, and a batch of rounds in the same number
    versions and primary keys for the new rounds;
 2. ``lock``: the pools' rows (and their versions as they stand once the locks
    are ours), the stored rounds a resubmission touches, then the new rounds'
-   key rows, in the order ``casino.locks`` sets;
+   key rows, in the order ``infra.locks`` sets;
 3. ``write``: the rounds, seats, findings, meter events, the pools moved to
    their last events (``progressive.ledger``) and the kept bodies, then the
    audit chain's head locked, in one string of statements;
@@ -18,7 +18,7 @@ findings and meter events it has, and a batch of rounds in the same number
    round is never answered before it is durable.
 
 Statements that run for every round are written here once, from the models'
-own column names, and prepared once per connection (``casino.sql``).
+own column names, and prepared once per connection (``infra.sql``).
 SQLite has no sequences and no row locks: its branches draw keys from the
 inserts and rely on the database's one writer (immediate transactions,
 ``casino.settings``). docs/SCALING.md has the measurements behind each step
@@ -36,8 +36,8 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from audit.services import audit_head_lock_statement
-from casino import locks, sql
-from casino.rows import new_row
+from infra import locks, sql
+from infra.rows import new_row
 from progressive.ledger import TRIGGERS, ledger_statements
 from progressive.models import MeterEvent, Pool, PoolVersion
 from rounds.models import Finding, LateRound, Round, RoundKey, Seat, Submission, TableConfigVersion

@@ -23,7 +23,7 @@ from django.utils import timezone
 from audit.models import AuditEvent, ProtectionFinding, SeatScore
 from audit.protection.selectors import player_figures, player_leak_course
 from audit.protection.services import day_protect
-from casino.money_display import money
+from infra.money_display import money
 from rounds.protection import players as pl
 from rounds.protection.codes import ProtectionCode
 from rounds.protection.preflop import shipped_table

@@ -1,7 +1,7 @@
 """Working a round's findings from the round's own page, and the round's whole audit trail there.
 
 Each finding on the page links to its own; one a user may work is offered the moves its
-state allows (``casino.work.ALLOWED``), each through ``finding_transition``, with the state
+state allows (``infra.work.ALLOWED``), each through ``finding_transition``, with the state
 the page showed sent back, so that a finding someone else moved meanwhile is not moved on
 unseen. The trail lists every audit event of the round and of its findings.
 """
@@ -105,7 +105,7 @@ def test_an_open_finding_offers_the_moves_it_allows_with_the_state_the_page_show
     html = staff("auditor").get(page_of(flagged)).content.decode()
     row = finding_row(html, finding)
     offered = re.findall(r'name="to_state" value="(\w+)"', row)
-    assert offered == ["acknowledged", "resolved", "dismissed"]  # casino.work.ALLOWED["open"]
+    assert offered == ["acknowledged", "resolved", "dismissed"]  # infra.work.ALLOWED["open"]
     assert "Resolve and Dismiss need a note." in row
     # The form sits outside the admin's own (a form cannot hold another) and carries its CSRF token.
     action = re.escape(move_url(finding))

@@ -67,7 +67,7 @@ def test_a_long_list_is_counted_to_a_cap_and_says_so(dealt, staff, monkeypatch):
     assert exact.context["cl"].result_count == stored and not exact.context["cl"].paginator.capped
     assert f"{stored} rounds" in exact.content.decode()
     # The cap below the rows there are: counted to it, the rest left to a narrower filter or the export.
-    monkeypatch.setattr("casino.admin_paging.COUNT_CAP", stored - 2)
+    monkeypatch.setattr("infra.admin_paging.COUNT_CAP", stored - 2)
     monkeypatch.setattr("rounds.admin.rounds.RoundAdmin.list_per_page", 3)
     capped = client.get(ROUNDS)
     cl = capped.context["cl"]

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from audit.services import SYSTEM
 from audit.tonight import tonight
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
 from progressive.services import reading_record
 from rounds.models import Finding, Round

@@ -15,7 +15,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
-from casino.models import MONEY
+from infra.models import MONEY
 from rounds.api import contract
 from rounds.api.serializers import RoundRecordSerializer, record_fast, round_data
 from rounds.api.shapes import Amount, Money, NotPlain
@@ -222,7 +222,7 @@ def test_an_amount_past_its_limits_is_a_400_naming_the_field_and_the_limit(
 
 @pytest.mark.skipif(
     Seat._meta.get_field("paid_blind").max_digits < contract.ANSWER_MONEY_DIGITS,
-    reason="the stored money columns do not hold the contract's amounts yet (casino.models.MONEY)",
+    reason="the stored money columns do not hold the contract's amounts yet (infra.models.MONEY)",
 )
 def test_the_500_to_1_blind_on_the_largest_kind_of_wager_is_stored_and_answered_exactly(table_client):
     client = table_client("S01", "se-50kr")

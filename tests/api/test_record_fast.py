@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino import sql
+from infra import sql
 from rounds.api import contract
 from rounds.api.serializers import RoundRecordSerializer, RoundSerializer, record_fast
 from rounds.models import Round, Submission, TableConfig

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from audit.models import AuditEvent
 from audit.reconciliation.services import report_run
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
 from tests.api.records import BATCH, ROUNDS, record
 

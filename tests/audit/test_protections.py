@@ -69,7 +69,7 @@ def test_a_dropped_trigger_is_reported_on_a_table_and_on_one_month_of_rounds():
 
 
 def test_a_partition_made_without_its_truncate_refusal_is_reported_and_one_made_by_the_service_is_not():
-    from casino.partitioning import partitions_create
+    from infra.partitioning import partitions_create
 
     with connection.cursor() as cursor:
         partitions_create(cursor, ["rounds_round", "rounds_seat"], date(2039, 3, 1))

@@ -13,7 +13,7 @@ import pytest
 from audit.models import ProtectionFinding
 from audit.protection.selectors import player_figures
 from audit.services import SYSTEM
-from casino.money_display import money
+from infra.money_display import money
 from casino.services import user_roles_set
 from rounds.models import Round
 from rounds.protection.codes import ProtectionCode

@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from audit.services import SYSTEM
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from audit.models import ProtectionFinding, ReconciliationReport, SeatScore
 from audit.protection.selectors import player_figures
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from rounds.models import Seat
 from tests import examples
 

@@ -13,7 +13,7 @@ from audit.models import ReconciliationReport
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.services import report_run
 from audit.services import SYSTEM, Actor
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
 from progressive.services import adjustment_approve, meter_adjust, pool_version_approve, pool_version_create
 from rounds.models import TableConfig

@@ -20,7 +20,7 @@ from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.selectors import report_rollup
 from audit.reconciliation.services import report_run
 from audit.services import SYSTEM
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust
 from tests.progressive.records import contribution, lit_wagers, us_rounds

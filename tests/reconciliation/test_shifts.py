@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 
 from audit.shifts import ClockError, gaming_day_window, parse_shifts, shift_minute_ranges, shift_of
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 
 STOCKHOLM = "Europe/Stockholm"
 THREE = parse_shifts("06:00,14:00,22:00")

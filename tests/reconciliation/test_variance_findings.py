@@ -21,7 +21,7 @@ from audit.reconciliation.variance_services import (
 )
 from audit.reconciliation.variance_tests import DEFAULTS, Period, PeriodFigures, Scope, comar, kansas
 from audit.services import SYSTEM
-from casino import work
+from infra import work
 from casino.services import user_roles_set
 from rounds.models import Finding
 from rounds.services import FindingTransitionError, finding_transition

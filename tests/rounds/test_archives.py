@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from audit.models import AuditEvent
 from audit.selectors import audit_chain_verify
 from audit.services import SYSTEM
-from casino.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of
 from rounds import partitions
 from rounds.models import ArchivedMonth, Round, RoundKey, Seat, Submission
 from rounds.services import table_register

@@ -2,7 +2,7 @@
 
 A wager has at most 12 integer digits, a ``paid`` amount at most 15 (a 500:1
 Blind on the largest wager); everything that follows is settled exactly and
-fits the money columns (``casino.models.MONEY``).
+fits the money columns (``infra.models.MONEY``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from casino.models import MONEY
+from infra.models import MONEY
 from rounds.engine import findings as f
 from rounds.engine.progressive import Meters
 from rounds.engine.settlement import SeatSettlement, _apply_aggregate_limit

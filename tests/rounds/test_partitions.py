@@ -11,7 +11,7 @@ from django_celery_beat.models import PeriodicTask
 from rest_framework.test import APIClient
 
 from audit.services import SYSTEM
-from casino.partitioning import partition_by_month
+from infra.partitioning import partition_by_month
 from rounds import partitions
 from rounds.models import Round, RoundKey, Seat
 from rounds.services import table_register, write_plan
@@ -263,7 +263,7 @@ def test_the_schedule_makes_every_month_of_the_window_and_the_days_ahead(setting
 
 @pytest.mark.django_db
 def test_a_month_another_process_made_meanwhile_is_no_error(monkeypatch):
-    from casino import partitioning
+    from infra import partitioning
 
     partitions.partitions_make([date(2015, 9, 9)])
     # As if this process had looked before the other one made it.

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from audit.models import AuditEvent
 from casino import middleware
-from casino.refusals import RefusalTally
+from infra.refusals import RefusalTally
 
 pytestmark = pytest.mark.django_db
 
@@ -19,12 +19,12 @@ def test_an_unproven_table_key_on_the_admin_adds_nothing_to_the_audit_log(header
     monkeypatch.setattr(middleware, "REFUSALS", RefusalTally())  # a window of this test's own
     before = AuditEvent.objects.count()
     client = APIClient()
-    with caplog.at_level(logging.WARNING, logger="casino.refusals"):
+    with caplog.at_level(logging.WARNING, logger="infra.refusals"):
         answers = {client.get("/admin/", HTTP_AUTHORIZATION=header).status_code for _ in range(300)}
     assert answers == {403}
     assert AuditEvent.objects.count() == before
     # Told to the application's log, but not once per request.
-    lines = [r for r in caplog.records if r.name == "casino.refusals"]
+    lines = [r for r in caplog.records if r.name == "infra.refusals"]
     assert 1 <= len(lines) <= 2
 
 
@@ -38,7 +38,7 @@ def test_a_tables_own_key_on_the_admin_is_an_audit_event_of_that_table(table_cli
 def test_the_tally_logs_the_first_refusal_of_a_window_and_then_how_many_came(caplog):
     now = [0.0]
     tally = RefusalTally(window=60, clock=lambda: now[0])
-    with caplog.at_level(logging.WARNING, logger="casino.refusals"):
+    with caplog.at_level(logging.WARNING, logger="infra.refusals"):
         written = [tally.note("kind", "GET /admin/") for _ in range(5)]
         now[0] = 61
         written.append(tally.note("kind", "GET /admin/"))

@@ -41,8 +41,8 @@ from django.test import Client
 from django.utils import timezone
 
 from audit.services import SYSTEM
-from casino import locks
-from casino.gaming_day import gaming_day_of
+from infra import locks
+from infra.gaming_day import gaming_day_of
 from casino.services import user_roles_set
 from progressive.models import Pool
 from progressive.services import pool_meters
@@ -195,7 +195,7 @@ def _post_gaming_day(*, day, keys: dict[str, str], rounds: int, evening: int) ->
     disagreements = 0
     with transaction.atomic():
         # One transaction of many rounds: their pools locked first, as every write
-        # takes its locks (casino.locks), not after the audit head's.
+        # takes its locks (infra.locks), not after the audit head's.
         list(locks.rows_locked(Pool.objects.filter(pk__in=set(pool_ids.values())), set(pool_ids.values())))
         while any(remaining.values()):
             simulator = min(

@@ -3,7 +3,7 @@
 A read goes to a replica only where its code asks for one: the staff's
 lists and details, the CSV exports and the nightly report's reads of rounds,
 seats and ledgers. Everything else — every write, every row lock and the
-reads a locked write decides on (``casino.locks``), every read that must
+reads a locked write decides on (``infra.locks``), every read that must
 see a write just made — stays on the primary (``casino.routers``). With
 no ``DATABASE_REPLICA_URL`` nothing here runs a query: every alias it
 hands out is ``default``.

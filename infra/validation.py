@@ -13,7 +13,7 @@ NON_FIELD = "non_field_errors"
 CENT = Decimal("0.01")
 # The largest amount staff may type in (limits, pool numbers, adjustments): 12
 # integer digits, as a wager may have (ROUND_RECORD.md). The money columns hold
-# 18 (casino.models.MONEY), room for what follows from such amounts.
+# 18 (infra.models.MONEY), room for what follows from such amounts.
 MONEY_LIMIT = Decimal(10) ** 12
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import QuerySet
 
-from casino import sql
+from infra import sql
 
 RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.TableConfig",),
@@ -111,7 +111,7 @@ class _Held:
 def _check(label: str, pks: Iterable[int] | None, using: str) -> None:
     rank = _RANK_OF.get(label)
     if rank is None:
-        raise LockOrderError(f"{label} has no place in the lock order (casino.locks.RANKS)")
+        raise LockOrderError(f"{label} has no place in the lock order (infra.locks.RANKS)")
     connection = connections[using]
     block = _transaction_block(connection)
     if block is None:
@@ -126,7 +126,7 @@ def _check(label: str, pks: Iterable[int] | None, using: str) -> None:
     if rank < held.top:
         raise LockOrderError(
             f"{label} is locked after {', '.join(RANKS[held.top])} in one transaction; "
-            "the order is casino.locks.RANKS"
+            "the order is infra.locks.RANKS"
         )
     new = (keys or set()) - taken
     if rank == held.top and new and taken and min(new) < max(taken):

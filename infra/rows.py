@@ -2,7 +2,7 @@
 
 Storing a round builds about ten model instances (the round, its key, four
 seats, findings, meter events, the kept body, the audit event), whose
-columns ``casino.sql.insert`` then reads. ``Model.__init__`` walks every
+columns ``infra.sql.insert`` then reads. ``Model.__init__`` walks every
 field, resolves each keyword through descriptors and sends two signals; on
 the batch path it was much of the web worker's CPU (docs/SCALING.md). ``new_row`` gives the
 same instance, attribute for attribute, for a fraction of that: each value

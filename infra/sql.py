@@ -37,7 +37,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import BinaryField, DecimalField, JSONField, Model, QuerySet
 from django.db.models.sql import InsertQuery, UpdateQuery
 
-from casino.jsons import write_json
+from infra.jsons import write_json
 
 # Rows of an INSERT as one JSON parameter on PostgreSQL; off, Django's compiler writes them.
 JSON_ROWS = True
