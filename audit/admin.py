@@ -23,9 +23,8 @@ from django.utils.safestring import SafeString
 from casino.admin_exports import CsvExportAdmin
 from infra.admin_paging import CappedCountPaginator
 from infra.request_ids import request_id_of
-
-from .models import AuditEvent
-from .services import Actor, audit_record
+from trail.models import AuditEvent
+from trail.services import Actor, audit_record
 
 PRE_STYLE = (
     "white-space: pre-wrap; word-break: break-all; max-height: 40em; overflow: auto; margin: 0;"
@@ -132,7 +131,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def audit_trail_url(self, obj) -> str:
         """Where ``obj``'s history is read: the audit log's events about it."""
         query = urlencode({"object_type": obj._meta.label_lower, "object_id": obj.pk})
-        return f"{reverse('admin:audit_auditevent_changelist')}?{query}"
+        return f"{reverse('admin:trail_auditevent_changelist')}?{query}"
 
     def _refuse(self, request, action: str, object_id) -> None:
         audit_record(

@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString
 
 from infra.request_ids import request_id_of
 from rounds.admin.findings import WorkActions
+from trail.services import Actor
 
 from .admin import ReadOnlyAdmin, admin_change_link
 from .models import VarianceFinding, VarianceTestSetting
@@ -24,7 +25,6 @@ from .reconciliation.variance_services import (
     variance_test_setting_check,
 )
 from .reconciliation.variance_tests import USES_BASE_HOLD, USES_THRESHOLD, VarianceTest
-from .services import Actor
 
 NUMBERS = ("threshold", "base_hold")
 # The order a finding's figures are read in; any others follow, by name.

@@ -3,14 +3,12 @@ from django.apps import AppConfig
 
 class AuditConfig(AppConfig):
     name = "audit"
-    verbose_name = "Audit trail"
+    verbose_name = "Audit"
 
     def ready(self) -> None:
         # The reports', the variance tests' and game protection's admins live
         # beside the audit log's (audit/admin.py), not in it.
         from django.contrib import admin
-
-        from . import checks  # noqa: F401  (registers the audit trail's deploy checks)
 
         if not admin.site.is_registered(self.get_model("ReconciliationReport")):
             from . import admin_reports  # noqa: F401

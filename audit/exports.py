@@ -32,10 +32,11 @@ from django.db.models import Model, QuerySet
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
-from audit.models import AuditEvent, ProtectionFinding, ReconciliationReport
+from audit.models import ProtectionFinding, ReconciliationReport
 from infra import replicas
 from rounds.engine.rules import BETS
 from rounds.models import Finding, Round, Seat
+from trail.models import AuditEvent
 
 CHUNK = 2000
 # A spreadsheet runs a cell that starts with one of these as a formula.
@@ -244,7 +245,7 @@ class Export:
 EXPORTS = {export.name: export for export in (
     Export("rounds", Round, "rounds.view_round", round_rows_of),
     Export("findings", Finding, "rounds.view_finding", finding_rows_of),
-    Export("audit-log", AuditEvent, "audit.view_auditevent", audit_rows_of),
+    Export("audit-log", AuditEvent, "trail.view_auditevent", audit_rows_of),
     Export("reports", ReconciliationReport, "audit.view_reconciliationreport", report_rows_of),
     Export("protection-findings", ProtectionFinding, "audit.view_protectionfinding", protection_rows_of),
 )}

@@ -36,8 +36,9 @@ from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 from rounds.window import window_opens
+from trail.models import AuditEvent, ChainHead
 
-from .models import AuditEvent, ChainHead, ProtectionFinding, ReconciliationReport
+from .models import ProtectionFinding, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
 from .reconciliation.selectors import ReportsKept, reports_kept
 
@@ -354,5 +355,5 @@ def _chain() -> ChainState:
         last = AuditEvent.objects.filter(hash=checked_by.chain_last_hash).values_list("seq", flat=True).first()
         events_since = None if last is None else head_seq - last
     return ChainState(head_seq=head_seq, checked_by=checked_by, events_since=events_since,
-                      url=reverse("admin:audit_auditevent_changelist"))
+                      url=reverse("admin:trail_auditevent_changelist"))
 

@@ -74,7 +74,7 @@ def migrate(url: str) -> None:
 
 def floor_open(tables: int, rounds: int) -> tuple[dict[str, str], dict[str, list[bytes]]]:
     """Register the tables and deal their rounds: ``(keys, bodies)`` by table code."""
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from progressive.models import PoolVersion
     from rounds.engine.progressive import Meters
     from rounds.models import TableConfigVersion

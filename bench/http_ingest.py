@@ -100,7 +100,7 @@ def _deal_job(job):
 
 
 def tables_register(codes: list[str], config: str) -> dict[str, str]:
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from rounds.services import table_register
 
     return {code: table_register(code=code, config_name=config, actor=SYSTEM).key for code in codes}
@@ -355,7 +355,7 @@ def checks(url: str) -> list[str]:
     from django.db import connection
     from django.db.models import Count, Sum
 
-    from audit.selectors import audit_chain_verify
+    from trail.selectors import audit_chain_verify
     from progressive.models import MeterEvent, Pool
     from rounds.models import Round
 

@@ -80,7 +80,7 @@ def seed(*, tables: int) -> int:
     """A few rounds of each table, posted through the one service that writes rounds."""
     import json
 
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from rounds.api.serializers import RoundRecordSerializer
     from rounds.models import Table, TableConfigVersion
     from rounds.services import Received, ingest_rounds, table_register
@@ -260,7 +260,7 @@ def lists() -> list[tuple[str, str]]:
         ("admin findings ?state=acknowledged", "/admin/rounds/finding/?state=acknowledged"),
         ("admin submissions", "/admin/rounds/submission/"),
         ("admin meter events", "/admin/progressive/meterevent/"),
-        ("admin audit events", "/admin/audit/auditevent/"),
+        ("admin audit events", "/admin/trail/auditevent/"),
     ]
 
 

@@ -143,7 +143,7 @@ def floor_open(database_url: str, *, tables: int, prefix: str = "L") -> dict:
 
 
 def _floor(tables: int, prefix: str) -> dict:
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from progressive.models import Pool
     from progressive.services import pool_create
     from rounds.models import TableConfig

@@ -68,7 +68,7 @@ def _history(*, days: int, per_day: int):
     from django.utils import timezone
 
     from audit.reconciliation.config import reconciliation_settings
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from infra.gaming_day import gaming_day_of
     from progressive.models import Pool
     from rounds.models import Table

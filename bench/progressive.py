@@ -261,7 +261,7 @@ class Bench:
 
     def _tables(self, workers: int, layout: str):
         """``workers`` fresh tables: on one new shared pool, or each on a new pool of its own."""
-        from audit.services import SYSTEM
+        from trail.services import SYSTEM
         from rounds.services import table_register
 
         tag = f"b{self.runs}"
@@ -278,7 +278,7 @@ class Bench:
 
     def _config(self, name: str):
         """A table configuration with us-30k's numbers, linked to a new pool like us-progressive."""
-        from audit.services import SYSTEM
+        from trail.services import SYSTEM
         from progressive.models import Pool
         from progressive.services import pool_create
         from rounds.models import TableConfig, TableConfigVersion

@@ -328,7 +328,7 @@ def deal_job(job: Job) -> tuple[int, int, int]:
 
 def chain_audit_events(url: str, audit_paths: list[str]) -> int:
     """Every round's ``round.stored`` event, hash-chained in one order, as the service writes them."""
-    from audit.chain import event_hash
+    from trail.chain import event_hash
 
     written = 0
     with psql(url) as conn:

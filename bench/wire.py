@@ -90,7 +90,7 @@ def bodies(count: int, seed: int) -> dict[str, list[dict]]:
 
 def store(dealt: dict[str, list[dict]], read: Callable) -> list:
     """Every round stored through the service, then read back as the API reads it."""
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from rounds.selectors import round_list
     from rounds.services import Received, ingest_rounds, table_register
 

@@ -10,7 +10,7 @@
    meter events go on from the pool's ledger (each one's meter after it the
    one before's plus its delta) and the pool's row is moved to the last one;
    the cloned audit events are chained in this process (each one's hash over
-   its own content and the one before, ``audit.chain.event_hash``) and
+   its own content and the one before, ``trail.chain.event_hash``) and
    written with COPY, and the chain's head is moved to the last one. So the
    chain and the ledger verify, and the service goes on writing after them.
    Then ``VACUUM ANALYZE``.
@@ -234,8 +234,8 @@ def chain_clones(cursor) -> dict[str, int]:
 
     Runs inside ``bench.lists.clone``'s transaction, with ``clone_of`` there and the
     append-only triggers standing aside (``session_replication_role = replica``)."""
-    from audit.chain import HASHED_FIELDS, event_hash
-    from audit.models import AuditEvent, ChainHead
+    from trail.chain import HASHED_FIELDS, event_hash
+    from trail.models import AuditEvent, ChainHead
     from progressive.models import MeterEvent, Pool
     from psycopg.types.json import Jsonb
 
@@ -374,7 +374,7 @@ class Undo(Exception):
 def measure(args) -> dict:
     from django.db.models import Count
 
-    from audit.models import AuditEvent
+    from trail.models import AuditEvent
     from progressive.models import MeterEvent
     from rounds.models import Finding, Round, Seat, Submission
 
@@ -544,7 +544,7 @@ def _exports(timer: Timer, day, report_pk) -> None:
             return lines - 1, size
         return call
 
-    from audit.models import AuditEvent
+    from trail.models import AuditEvent
     from infra.gaming_day import gaming_day_of
 
     # The seed's events were written when it was posted, not on the gaming day its rounds

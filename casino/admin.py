@@ -6,8 +6,8 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from audit.services import Actor, audit_record
 from infra.request_ids import request_id_of
+from trail.services import Actor, audit_record
 
 User = get_user_model()
 WATCHED = ("username", "email", "is_active", "is_staff", "is_superuser")
@@ -44,7 +44,7 @@ class AuditedUserAdmin(UserAdmin):
 
     def user_change_password(self, request, id, form_url=""):
         # A password set by someone else is a hand on the account like a role given: the audit
-        # log keeps who set it (and dual control reads it: audit.approvals.approver_tie).
+        # log keeps who set it (and dual control reads it: trail.approvals.approver_tie).
         response = super().user_change_password(request, id, form_url)
         if request.method == "POST" and response.status_code == 302:
             user = User.objects.get(pk=id)

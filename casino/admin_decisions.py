@@ -5,7 +5,7 @@ configuration version that changes what is paid) has the same page: what was
 asked, and, for someone who may decide it, approve or reject with a note (the
 asker may only withdraw). ``SecondApprovalAdmin`` is that page; each model's
 admin names the permission that decides it and calls its own services. The
-rules of who may decide live in ``audit.approvals``, behind those services.
+rules of who may decide live in ``trail.approvals``, behind those services.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path
 
-from audit.services import Actor
 from infra.request_ids import request_id_of
 from infra.validation import FieldErrors
+from trail.services import Actor
 
 
 class DecisionForm(forms.Form):

@@ -30,8 +30,8 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from audit.exports import csv_download, export_allowed, export_of
-from audit.services import Actor, audit_record
 from infra.request_ids import request_id_of
+from trail.services import Actor, audit_record
 
 TEMPLATE = "admin/export_change_list.html"
 _EXPORTING = "_csv_export"  # set on the request while the export builds its ChangeList

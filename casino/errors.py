@@ -93,7 +93,7 @@ def api_exception_handler(exc, context):
 
 def _log_refusal(request, exc) -> None:
     """Someone who proved who they are tried what their role does not allow: keep a trace."""
-    from audit.services import Actor, audit_record
+    from trail.services import Actor, audit_record
 
     user = getattr(request, "user", None)
     if getattr(user, "is_table", False):

@@ -134,7 +134,7 @@ def cache_reachable() -> None:
 
 
 def audit_chain_head_readable() -> None:
-    from audit.models import ChainHead
+    from trail.models import ChainHead
 
     list(ChainHead.objects.filter(pk=1).values_list("seq", "hash"))
 

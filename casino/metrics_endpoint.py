@@ -95,7 +95,8 @@ class DatabaseFigures:
     """Gauges read from the database at each scrape: exact whichever worker answers."""
 
     def collect(self):
-        from audit.models import ChainHead, ReconciliationReport
+        from audit.models import ReconciliationReport
+        from trail.models import ChainHead
         from infra.gaming_day import gaming_day_of
         from infra.work import State
         from progressive.models import Pool

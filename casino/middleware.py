@@ -9,8 +9,8 @@ from django.contrib.messages.middleware import MessageMiddleware as _MessageMidd
 from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 
-from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
 from casino.errors import error_body
+from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
 from infra.refusals import REFUSALS
 from infra.request_ids import HEADER, request_id_given, request_id_of
 
@@ -60,7 +60,7 @@ class TableKeyOnAdminMiddleware:
                 # Nobody proved who they are: the application's log, throttled, never the audit log.
                 REFUSALS.note("table key on the admin", f"{request.method} {request.path}"[:200])
             else:
-                from audit.services import Actor, audit_record
+                from trail.services import Actor, audit_record
 
                 audit_record(
                     actor=Actor.of_table(table), action="admin.table_key_refused", object_type="endpoint",

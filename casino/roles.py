@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 # Apps whose every model auditors may read.
-AUDITED_APPS = ("rounds", "progressive", "audit")
+AUDITED_APPS = ("trail", "rounds", "progressive", "audit")
 # Celery's own tables (task results, the beat's schedules): the service's machinery,
 # not the casino's records, so only admins, who keep the nightly schedule, see them.
 MACHINERY_APPS = ("django_celery_results", "django_celery_beat")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from audit.services import Actor, audit_record
+from trail.services import Actor, audit_record
 
 from .roles import ROLE_NAMES, STAFF_ROLES
 

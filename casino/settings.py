@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "django_celery_results",
     "axes",
+    "trail",
     "audit",
     "progressive",
     "rounds",
@@ -384,7 +385,7 @@ METER_SECOND_APPROVAL_ABOVE = env_amounts("METER_SECOND_APPROVAL_ABOVE", "SEK=10
 # amount, so that twelve small adjustments are judged as the one large one they make.
 METER_SECOND_APPROVAL_WINDOW_HOURS = env_positive_int("METER_SECOND_APPROVAL_WINDOW_HOURS", "24")
 # A person the asker created, gave a role or otherwise changed within this many days
-# cannot be the second person on the asker's request (audit.approvals).
+# cannot be the second person on the asker's request (trail.approvals).
 APPROVER_INDEPENDENCE_DAYS = env_positive_int("APPROVER_INDEPENDENCE_DAYS", "30")
 
 REST_FRAMEWORK = {

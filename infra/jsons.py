@@ -9,7 +9,7 @@ the json module does, so every input is judged exactly as before.
 
 Hashes are not made here: a round's record hash and the audit chain keep the
 json module's own canonical form (rounds.services.ingest.record_hash,
-audit.chain), whose bytes every stored hash was computed over.
+trail.chain), whose bytes every stored hash was computed over.
 """
 
 from __future__ import annotations

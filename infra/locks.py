@@ -55,7 +55,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.Round",),
     ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
     ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
-    ("audit.ChainHead",),
+    ("trail.ChainHead",),
 )
 _RANK_OF = {label: rank for rank, labels in enumerate(RANKS) for label in labels}
 

@@ -46,7 +46,7 @@ class SecondApproval(models.Model):
     """Something one person asked for that takes effect only when a second person approves it.
 
     Dual control's common part: who asked, the state, and the one decision
-    (``audit.approvals`` decides who may take it). The concrete request adds
+    (``trail.approvals`` decides who may take it). The concrete request adds
     what was asked and what its approval made.
     """
 

@@ -22,8 +22,8 @@ from django.utils.safestring import SafeString, mark_safe
 from audit import charts
 from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from audit.selectors import pool_meter_history
-from audit.services import Actor
 from casino.admin_decisions import SecondApprovalAdmin
+from trail.services import Actor
 
 from .configuration import (
     VERSION_NUMBERS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from audit.recorded import VersionDifference, snapshots_recorded, versions_differences, versions_record
+from trail.recorded import VersionDifference, snapshots_recorded, versions_differences, versions_record
 
 from .models import Pool, PoolVersion
 from .services import pool_version_snapshot

@@ -7,7 +7,7 @@ what happened and that it was undone.
 
 from __future__ import annotations
 
-from audit.services import Actor
+from trail.services import Actor
 
 from .ledger import LedgerDraft, ledger_write
 from .models import MeterEvent, Pool

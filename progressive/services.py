@@ -15,13 +15,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from audit.approvals import decision_refusal, decision_write
-from audit.services import Actor, audit_record
 from infra import locks
 from infra.models import ZERO, SecondApproval
 from infra.validation import NON_FIELD
 from rounds.engine.progressive import Meters
 from rounds.engine.versions import in_force
+from trail.approvals import decision_refusal, decision_write
+from trail.services import Actor, audit_record
 
 from .configuration import (
     MONEY_LIMIT,
@@ -341,7 +341,7 @@ class ApprovalError(ProgressiveError):
     def __init__(self, message: str, *, field: str = NON_FIELD, conflict: bool = False, code: str = ""):
         super().__init__(message, field=field)
         self.conflict = conflict  # decided already, or an approver tied to the asker: the API answers 409
-        self.code = code  # audit.approvals.Refusal.code
+        self.code = code  # trail.approvals.Refusal.code
 
 
 def second_approval_needed(*, pool: Pool, delta: Decimal, actor: Actor | None = None) -> bool:
@@ -436,7 +436,7 @@ def adjustment_reject(*, asked: MeterAdjustmentRequest, actor: Actor, note: str,
 
 def _pending_locked(asked: SecondApproval, actor: Actor, *, approving: bool, what: str) -> SecondApproval:
     """``asked`` (a request on a pool whose lock the caller holds) locked, once ``actor`` may
-    decide it (``audit.approvals``); ``what`` names its kind."""
+    decide it (``trail.approvals``); ``what`` names its kind."""
     locked = locks.rows_locked(type(asked).objects.filter(pk=asked.pk).select_related("pool"), [asked.pk]).get()
     refusal = decision_refusal(asked=locked, actor=actor, approving=approving, what=f"{what} {locked.pk}")
     if refusal is not None:

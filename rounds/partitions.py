@@ -35,12 +35,12 @@ from django.conf import settings
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 from django.utils import timezone
 
-from audit.protections import PARTITIONED
-from audit.services import SYSTEM, audit_record
 from infra import partitioning
 from infra.gaming_day import gaming_day_of
 from rounds.models import ArchivedMonth, Round, Seat
 from rounds.window import window_opens
+from trail.protections import PARTITIONED
+from trail.services import SYSTEM, audit_record
 
 logger = logging.getLogger(__name__)
 

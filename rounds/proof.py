@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from django.db.models import BigIntegerField, CharField, Min, OuterRef, Subquery
 from django.db.models.functions import Cast
 
-from audit.models import AuditEvent
 from rounds.api.intake import UnreadableBody, parse_json
 from rounds.api.serializers import RoundRecordSerializer, record_fast
 from rounds.models import Round, Submission
 from rounds.services import record_hash
+from trail.models import AuditEvent
 
 CHUNK = 2000
 

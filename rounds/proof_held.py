@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from audit.models import AuditEvent
 from rounds.engine.findings import DEALT_OUTSIDE_WINDOW
 from rounds.models import Finding, Round
+from trail.models import AuditEvent
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Abs, Coalesce
 
-from audit.models import AuditEvent
 from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
+from trail.models import AuditEvent
 
 from .engine.versions import in_force
 from .engine.vocabulary import BETS

@@ -71,7 +71,7 @@ def _pages(env: dict) -> dict[str, str]:
         pages["05-report"] = f"/admin/audit/reconciliationreport/{ids['report']}/change/"
     if ids["pool"]:
         pages["06-pool"] = f"/admin/progressive/pool/{ids['pool']}/change/"
-    pages["07-audit-log"] = "/admin/audit/auditevent/"
+    pages["07-audit-log"] = "/admin/trail/auditevent/"
     # Game protection: the queue, the planted cheats' findings and the hole-carder's page.
     pages["08-protection-queue"] = "/admin/audit/protectionfinding/"
     if ids["carding"]:

@@ -8,10 +8,10 @@ from django.apps import apps
 from django.db import transaction
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM
 from progressive.proof_versions import pool_versions_record
 from rounds.proof_versions import config_versions_record
 from rounds.services import table_register
+from trail.services import SYSTEM
 
 
 def ship_configuration() -> None:
@@ -114,7 +114,7 @@ def auditor(db, django_user_model):
 
     user = django_user_model.objects.create_user("auditor", password="a-long-test-password")
     user.user_permissions.add(
-        *Permission.objects.filter(codename__startswith="view_", content_type__app_label__in=["rounds", "progressive", "audit"])
+        *Permission.objects.filter(codename__startswith="view_", content_type__app_label__in=["trail", "rounds", "progressive", "audit"])
     )
     return user
 

@@ -33,8 +33,8 @@ meter_triggers_off = as_superuser
 def chain_rehashed_from(event, actor_name: str) -> None:
     """An event edited and every hash after it written again, and the head to match: a chain that
     follows from itself, which only an anchor kept outside catches."""
-    from audit.chain import HASHED_FIELDS, event_hash
-    from audit.models import AuditEvent, ChainHead
+    from trail.chain import HASHED_FIELDS, event_hash
+    from trail.models import AuditEvent, ChainHead
 
     prev_hash = AuditEvent.objects.get(seq=event.seq - 1).hash if event.seq > 1 else None
     rows = list(AuditEvent.objects.filter(seq__gte=event.seq).order_by("seq").values_list("pk", *HASHED_FIELDS))

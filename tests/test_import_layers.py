@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ("infra", "casino", "rounds", "progressive", "audit")
+PROJECT = ("infra", "trail", "casino", "rounds", "progressive", "audit")
 
 # Plain Python, no Django: the engine, game protection's mathematics, and the report's
 # arithmetic and statistics.
@@ -21,10 +21,8 @@ PURE = (
 )
 # Shared infrastructure every app stands on.
 INFRASTRUCTURE = ("infra",)
-# audit.protections: the database's guards of the records, which the partitions' maker names;
-# audit.recorded: a version held to what the chain recorded of it.
-AUDIT_LOG = ("audit.services", "audit.models", "audit.chain", "audit.approvals", "audit.protections",
-             "audit.recorded")
+# The audit trail: the log, its walk, the database's guards of the records, dual control.
+AUDIT_LOG = ("trail",)
 RECONCILIATION = ("audit.reconciliation",)
 
 # progressive's core: what rounds stands on (a round is judged by a pool version,

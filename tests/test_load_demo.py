@@ -38,7 +38,7 @@ def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
     assert not auditor.is_superuser and auditor.is_staff
     assert auditor.check_password(passwords["auditor"])
     assert auditor.has_perm("rounds.view_round") and auditor.has_perm("progressive.view_pool")
-    assert auditor.has_perm("audit.view_auditevent")
+    assert auditor.has_perm("trail.view_auditevent")
     assert list(auditor.groups.values_list("name", flat=True)) == ["auditor"]
     assert not auditor.has_perm("rounds.change_round")
 

@@ -12,23 +12,23 @@ from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from audit.models import VarianceFinding
-from audit.services import SYSTEM, audit_record
 from infra import locks
 from progressive.models import Pool
 from rounds.models import Finding, Round
 from rounds.services import VoidError, ingest, round_void, table_register
 from tests.progressive.records import ROUNDS, us_rounds
+from trail.services import SYSTEM, audit_record
 
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ("casino", "rounds", "progressive", "audit")
+APPS = ("infra", "trail", "casino", "rounds", "progressive", "audit")
 
 
-def test_no_module_but_casino_locks_takes_a_row_lock():
+def test_no_module_but_infra_locks_takes_a_row_lock():
     """A lock taken anywhere else would be outside the order: every one goes through infra.locks."""
     takers = []
     for app in APPS:
         for path in (ROOT / app).rglob("*.py"):
-            if "migrations" in path.parts or path == ROOT / "casino" / "locks.py":
+            if "migrations" in path.parts or path == ROOT / "infra" / "locks.py":
                 continue
             text = path.read_text()
             if "select_for_update(" in text:
@@ -42,7 +42,7 @@ def test_no_module_but_casino_locks_takes_a_row_lock():
 @pytest.mark.django_db
 def test_a_lock_below_one_already_held_is_refused_before_the_database_is_asked():
     pool = Pool.objects.get(code="us-progressive")
-    with pytest.raises(locks.LockOrderError, match="progressive.Pool is locked after audit.ChainHead"):
+    with pytest.raises(locks.LockOrderError, match="progressive.Pool is locked after trail.ChainHead"):
         with transaction.atomic():
             audit_record(actor=SYSTEM, action="test.head_first")
             list(locks.rows_locked(Pool.objects.filter(pk=pool.pk), [pool.pk]))
@@ -187,5 +187,5 @@ def _thread(work, errors: list, start: threading.Barrier) -> threading.Thread:
 
 def test_the_order_names_every_model_the_service_locks():
     assert {label for rank in locks.RANKS for label in rank} >= {
-        "progressive.Pool", "rounds.Round", "audit.ChainHead", "rounds.Finding",
+        "progressive.Pool", "rounds.Round", "trail.ChainHead", "rounds.Finding",
     }

@@ -7,10 +7,10 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from casino.services import RoleError, user_roles_set
 from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ def _perms(group: str) -> set[str]:
 def test_each_role_exists_with_its_permissions():
     assert _perms("table") == set()
     auditor, supervisor, admin = _perms("auditor"), _perms("supervisor"), _perms("admin")
-    assert {"rounds.view_round", "rounds.view_submission", "audit.view_auditevent",
+    assert {"rounds.view_round", "rounds.view_submission", "trail.view_auditevent",
             "progressive.view_meterevent", "rounds.work_finding"} <= auditor
     assert not {p for p in auditor if p.split(".")[1].startswith(("add_", "change_", "delete_"))}
     assert "progressive.adjust_meter" not in auditor and "rounds.void_round" not in auditor

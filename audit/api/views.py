@@ -19,9 +19,9 @@ from audit.exports import (
     finding_rows,
     round_rows,
 )
-from audit.services import Actor, audit_record
-from infra.request_ids import request_id_of
 from infra.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
+from infra.request_ids import request_id_of
+from trail.services import Actor, audit_record
 
 MAX_DAYS = 366
 

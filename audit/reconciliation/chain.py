@@ -1,8 +1,8 @@
 """The audit chain checked in segments that can run side by side.
 
-The walk is ``audit.selectors.audit_chain_verify``'s, cut into ranges of
+The walk is ``trail.selectors.audit_chain_verify``'s, cut into ranges of
 sequence numbers: each segment checks that its events are all there, that
-each one's hash is its own content's (``audit.chain.event_hash``, the one
+each one's hash is its own content's (``trail.chain.event_hash``, the one
 definition), and that each follows the one before, the first one following
 the last event of the previous segment as stored. Every segment passing is
 the whole chain passing, and a million events take two workers half the time.
@@ -21,9 +21,9 @@ from __future__ import annotations
 from datetime import date
 
 from audit.anchors import AnchorRefused, anchors_earlier
-from audit.chain import GENESIS, HASHED_FIELDS, event_hash
-from audit.models import AuditEvent, ChainHead
-from audit.selectors import anchor_broken, anchor_latest, anchors_not_held
+from trail.chain import GENESIS, HASHED_FIELDS, event_hash
+from trail.models import AuditEvent, ChainHead
+from trail.selectors import anchor_broken, anchor_latest, anchors_not_held
 
 SEGMENT = 250_000
 

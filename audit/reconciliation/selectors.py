@@ -25,8 +25,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
 
+from audit.models import ReconciliationReport, SeatScore
 from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
-from audit.models import AuditEvent, ChainHead, ReconciliationReport, SeatScore
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from infra.jsons import read_json
@@ -35,6 +35,7 @@ from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import OVERPAID, UNDERPAID
+from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
 from .figures import (

@@ -23,16 +23,16 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from audit.models import ReconciliationPart, ReconciliationReport
-from audit.services import SYSTEM, audit_record
+from audit.proof_findings import finding_states_unrecorded
 from infra import locks, replicas
 from infra.gaming_day import gaming_day_of
 from progressive.models import Pool, PoolVersion
 from progressive.proof_versions import pool_versions_differences
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
-from rounds.proof_findings import finding_states_unrecorded
 from rounds.proof_held import held_differences
 from rounds.proof_versions import config_versions_differences
+from trail.services import SYSTEM, audit_record
 
 from . import selectors
 from .bands import report_bands_write

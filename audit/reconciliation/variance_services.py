@@ -9,9 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.models import ReconciliationReport, VarianceFinding, VarianceTestSetting
-from audit.services import SYSTEM, Actor, AuditEntry, audit_record, audit_record_many
 from infra import locks
 from infra.validation import ErrorList, FieldErrors, decimal_of
+from trail.services import SYSTEM, Actor, AuditEntry, audit_record, audit_record_many
 
 from .variance_tests import (
     PERCENT,

@@ -11,8 +11,6 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.services import Actor
-from infra.request_ids import request_id_of
 from infra.openapi import (
     EVERY_REQUEST,
     JSON_BODY,
@@ -26,6 +24,7 @@ from infra.openapi import (
 )
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
+from infra.request_ids import request_id_of
 from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool, PoolVersionRequest
 from progressive.selectors import (
     adjustment_request_list,
@@ -51,6 +50,7 @@ from progressive.services import (
     reading_record,
 )
 from rounds.authentication import IsTable, TableKeyAuthentication
+from trail.services import Actor
 
 from .filters import (
     MeterAdjustmentRequestFilter,
@@ -94,7 +94,7 @@ class Decided(APIException):
 
 
 class NotIndependent(APIException):
-    """An approver the asker created or changed lately (``audit.approvals``): no one else's doing fixes it."""
+    """An approver the asker created or changed lately (``trail.approvals``): no one else's doing fixes it."""
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "not_independent"

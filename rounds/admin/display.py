@@ -16,7 +16,6 @@ from audit.admin import (
     admin_change_link,
     json_block,
 )
-from audit.models import AuditEvent
 from infra.work import ALLOWED, NOTE_REQUIRED
 from rounds.admin.findings import WORK_VERBS
 from rounds.engine.findings import PAYOUT_MISMATCH
@@ -28,6 +27,7 @@ from rounds.models import (
     Submission,
 )
 from rounds.selectors import round_trail
+from trail.models import AuditEvent
 
 STATUS_COLOURS = {
     Round.Status.VERIFIED: "#1b7a34",

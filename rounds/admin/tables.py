@@ -19,7 +19,6 @@ from audit.admin import (
     ReadOnlyTabularInline,
     json_block,
 )
-from audit.services import Actor
 from casino.admin_decisions import SecondApprovalAdmin
 from infra.request_ids import request_id_of
 from rounds.admin.display import changelist_url
@@ -39,6 +38,7 @@ from rounds.services import (
     config_version_create,
     config_version_reject,
 )
+from trail.services import Actor
 
 
 def key_state(key: TableKey) -> str:

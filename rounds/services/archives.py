@@ -39,11 +39,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 from psycopg import sql
 
-from audit.services import SYSTEM, Actor, audit_record
 from infra import partitioning
 from infra.gaming_day import gaming_day_of
 from rounds import partitions
 from rounds.models import ArchivedMonth
+from trail.services import SYSTEM, Actor, audit_record
 
 ROUNDS, SEATS = partitions.TABLES
 MANIFEST = "manifest.json"

@@ -1,7 +1,7 @@
 """The second supervisor's decision on a configuration version that changes what is paid.
 
 Mirrors a large meter adjustment (``progressive.services.adjustment_approve``),
-with the same rules of who may decide (``audit.approvals``). An approved
+with the same rules of who may decide (``trail.approvals``). An approved
 version starts at the later of what was asked and the moment of approval:
 a round dealt while the request waited was judged by the version then in
 force, and that verdict stays the verdict.
@@ -12,11 +12,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from audit.approvals import decision_refusal, decision_write
-from audit.services import Actor, audit_record
 from infra import locks
 from infra.validation import NON_FIELD
 from rounds.models import ConfigVersionRequest, TableConfig
+from trail.approvals import decision_refusal, decision_write
+from trail.services import Actor, audit_record
 
 from .configs import ConfigError, config_numbers_check, latest_checked, version_write
 

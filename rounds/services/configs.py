@@ -11,7 +11,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from audit.services import Actor, audit_record
 from infra import locks
 from infra.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
 from progressive.models import Pool
@@ -25,6 +24,7 @@ from rounds.engine.rules import (
     table_rules,
 )
 from rounds.models import ConfigVersionRequest, Round, TableConfig, TableConfigVersion
+from trail.services import Actor, audit_record
 
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 # What a version stores and its audit snapshot shows: the engine's numbers.

@@ -10,11 +10,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from audit.services import Actor, audit_record
 from infra import locks
 from infra.validation import FieldErrors
 from infra.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
 from rounds.models import Finding
+from trail.services import Actor, audit_record
 
 
 class FindingTransitionError(FieldErrors):

@@ -33,7 +33,6 @@ from datetime import date
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
-from audit.services import Actor, AuditEntry, audit_record_many
 from infra.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
@@ -44,6 +43,7 @@ from rounds.engine.versions import in_force
 from rounds.models import ROUND_ID_UNIQUE, Round, RoundKey, Submission, Table
 from rounds.selectors import round_detail
 from rounds.window import outside_window, window_opens
+from trail.services import Actor, AuditEntry, audit_record_many
 
 from . import round_rows, versions, write_plan
 from .combiner import Combiner

@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from audit.services import SYSTEM, AuditEntry
 from infra.rows import new_row
 from progressive.ledger import PoolOffLedger
 from rounds.engine.findings import POOL_OFF_LEDGER
 from rounds.engine.verdict import status_after_service_finding
 from rounds.models import Finding
+from trail.services import SYSTEM, AuditEntry
 
 from .steps import NewRound
 

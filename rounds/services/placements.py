@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from audit.services import Actor, audit_record
 from infra import locks
 from infra.validation import FieldErrors
 from rounds.models import LateRound, Round
+from trail.services import Actor, audit_record
 
 
 class PlacementError(FieldErrors):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from audit.services import Actor, AuditEntry
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.engine.verdict import status_after_service_finding
 from rounds.models import Finding, Round, Submission
+from trail.services import Actor, AuditEntry
 
 from .submissions import body_keep
 

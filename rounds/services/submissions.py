@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from audit.services import Actor, audit_record
 from rounds.models import Submission, Table
+from trail.services import Actor, audit_record
 
 from .round_rows import submission_row
 

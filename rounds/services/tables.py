@@ -11,9 +11,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from audit.services import Actor, audit_record
 from infra import locks
 from rounds.models import Table, TableConfig, TableKey
+from trail.services import Actor, audit_record
 
 KEY_PREFIX = "ta"
 

@@ -12,7 +12,7 @@ findings and meter events it has, and a batch of rounds in the same number
 3. ``write``: the rounds, seats, findings, meter events, the pools moved to
    their last events (``progressive.ledger``) and the kept bodies, then the
    audit chain's head locked, in one string of statements;
-4. the audit events and the head's new tip (``audit.services``);
+4. the audit events and the head's new tip (``trail.services``);
 5. the commit, which does not wait for the disk, so the pools' and the head's
    locks go free at once; then ``durable`` waits until the disk holds it. A
    round is never answered before it is durable.
@@ -35,12 +35,12 @@ from datetime import date
 from django.conf import settings
 from django.db import connection, transaction
 
-from audit.services import audit_head_lock_statement
 from infra import locks, sql
 from infra.rows import new_row
 from progressive.ledger import TRIGGERS, ledger_statements
 from progressive.models import MeterEvent, Pool, PoolVersion
 from rounds.models import Finding, LateRound, Round, RoundKey, Seat, Submission, TableConfigVersion
+from trail.services import audit_head_lock_statement
 
 # (pk, effective_from, version number) of each version of a configuration or pool.
 Versions = dict[int, list[tuple]]
@@ -193,7 +193,7 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
     ``late``, stored after its gaming day ended); with ``head_too`` the audit head locked
     last, in the same round trip.
 
-    Returns the head (seq, hash) for ``audit.services.audit_record_many``, or None.
+    Returns the head (seq, hash) for ``trail.services.audit_record_many``, or None.
     """
     statements = []
     if connection.vendor != "postgresql":

@@ -13,18 +13,19 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from audit.models import AuditEvent, ProtectionFinding
+from audit.models import ProtectionFinding
 from audit.protection.services import day_protect
 from audit.reconciliation.services import report_run
 from audit.reconciliation.variance_services import variance_findings_raise
 from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
-from audit.services import Actor
 from progressive.models import Pool
 from progressive.services import pool_version_create
 from rounds.models import Finding, Round, Submission, TableConfig, TableKey
 from rounds.services import config_version_create
-from tests.security.people import person
 from tests import examples
+from tests.security.people import person
+from trail.models import AuditEvent
+from trail.services import Actor
 
 pytestmark = pytest.mark.django_db
 

@@ -16,16 +16,16 @@ from django.test import Client
 from audit.admin import AuditEventAdmin
 from audit.admin_reports import ReconciliationReportAdmin
 from audit.exports import moment
-from audit.models import AuditEvent
 from audit.reconciliation.services import report_run
 from rounds.admin.findings import FindingAdmin
 from rounds.admin.rounds import RoundAdmin
 from rounds.models import Finding, Round, Table
 from tests import examples
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 ROUNDS, FINDINGS, EVENTS, REPORTS = (
-    "/admin/rounds/round/", "/admin/rounds/finding/", "/admin/audit/auditevent/",
+    "/admin/rounds/round/", "/admin/rounds/finding/", "/admin/trail/auditevent/",
     "/admin/audit/reconciliationreport/",
 )
 # ISO 8601 to the microsecond with the UTC offset, as every moment of every export is written.

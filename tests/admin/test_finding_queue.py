@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from audit.models import AuditEvent
 from rounds.models import Finding, Round
 from tests import examples
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 QUEUE = "/admin/rounds/finding/"

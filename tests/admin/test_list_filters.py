@@ -87,7 +87,7 @@ def _choices(admin_client, model: str, field: str) -> list:
     return list(spec.lookup_choices)
 
 
-@pytest.mark.parametrize("model,field", [("audit.auditevent", "action"), ("audit.auditevent", "object_type")])
+@pytest.mark.parametrize("model,field", [("trail.auditevent", "action"), ("trail.auditevent", "object_type")])
 def test_values_read_from_an_index_are_djangos_distinct_values(admin_client, stored, model, field):  # noqa: F811
     from django.apps import apps
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.test import Client
 
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from progressive.models import Pool, PoolVersion, PoolVersionRequest
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

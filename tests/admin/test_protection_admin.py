@@ -20,7 +20,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from audit.models import AuditEvent, ProtectionFinding, SeatScore
+from audit.models import ProtectionFinding, SeatScore
 from audit.protection.selectors import player_figures, player_leak_course
 from audit.protection.services import day_protect
 from infra.money_display import money
@@ -31,6 +31,7 @@ from rounds.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
 from tests.protection.wire import body_of
 from tests.rounds.engine_rules import SE_50KR
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 QUEUE = "/admin/audit/protectionfinding/"

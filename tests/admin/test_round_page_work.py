@@ -15,12 +15,12 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, audit_record
 from rounds.models import Finding, Round
 from rounds.selectors import round_trail
 from rounds.services import finding_transition
 from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM, audit_record
 
 pytestmark = pytest.mark.django_db
 NOTE = "paid the player the 50.00 short, slip 4411"
@@ -50,7 +50,7 @@ def viewer(django_user_model) -> Client:
     """Staff who may read every round and finding but not work them."""
     user = django_user_model.objects.create_user("viewer", is_staff=True)
     user.user_permissions.add(*Permission.objects.filter(
-        codename__startswith="view_", content_type__app_label__in=["rounds", "progressive", "audit"],
+        codename__startswith="view_", content_type__app_label__in=["trail", "rounds", "progressive", "audit"],
     ))
     client = Client()
     client.force_login(user)
@@ -276,7 +276,7 @@ def test_the_trail_lists_the_round_stored_and_every_move_of_its_findings_with_no
     assert "finding.open" in reopened and "resolved → open" in reopened
     assert "the slip was for another seat" in reopened and finding_link in reopened
     for event, row in zip(events, rows, strict=True):
-        assert f'href="/admin/audit/auditevent/{event.pk}/change/"' in row
+        assert f'href="/admin/trail/auditevent/{event.pk}/change/"' in row
 
 
 def test_the_trail_shows_the_casinos_local_time(flagged, staff, settings):
@@ -324,7 +324,7 @@ def test_every_read_only_admins_history_is_the_audit_log_of_the_object(flagged, 
     finding = Finding.objects.get(round=flagged)
     history = client.get(reverse("admin:rounds_finding_history", args=[finding.pk]))
     assert history.status_code == 302
-    log = f"/admin/audit/auditevent/?object_type=rounds.finding&object_id={finding.pk}"
+    log = f"/admin/trail/auditevent/?object_type=rounds.finding&object_id={finding.pk}"
     assert history["Location"] == log
     assert client.get(history["Location"]).status_code == 200
     client.raise_request_exception = False

@@ -11,7 +11,6 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from audit.services import SYSTEM
 from audit.tonight import tonight
 from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
@@ -19,6 +18,7 @@ from progressive.services import reading_record
 from rounds.models import Finding, Round
 from tests import examples
 from tests.api import records
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from audit.selectors import audit_chain_verify
 from rounds.api import intake
 from rounds.models import Round, Submission
 from rounds.services import ingest
+from trail.selectors import audit_chain_verify
 
 from .records import BATCH, record
 

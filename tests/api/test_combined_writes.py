@@ -14,11 +14,11 @@ from django.db import connection, transaction
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
-from audit.selectors import audit_chain_verify
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, Pool
 from rounds.models import Round, Submission
 from rounds.services import ingest, table_register
+from trail.selectors import audit_chain_verify
+from trail.services import SYSTEM
 
 from .records import ROUNDS, us_record
 

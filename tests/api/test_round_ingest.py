@@ -10,10 +10,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, Pool
 from rounds.models import Finding, Round, Seat, Submission, TableKey
 from rounds.services import table_register
+from trail.services import SYSTEM
 
 from .records import ROUNDS, record, seat, us_record
 

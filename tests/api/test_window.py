@@ -11,11 +11,11 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
 from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
 from tests.api.records import BATCH, ROUNDS, record
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="partitioning is PostgreSQL's")
@@ -36,7 +36,7 @@ def _relations() -> int:
 
 
 def _person(django_user_model, role: str) -> APIClient:
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from casino.services import user_roles_set
 
     user = django_user_model.objects.create_user(f"{role}-w", password="pw-for-tests-only")

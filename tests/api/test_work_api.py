@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from progressive.models import MeterEvent
 from rounds.models import Finding, Round
 from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

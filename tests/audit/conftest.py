@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, audit_record
+from trail.models import AuditEvent
+from trail.services import SYSTEM, audit_record
 
 ANCHOR_KEY = "a-test-anchor-key"
 

@@ -18,10 +18,10 @@ from django.db import connection
 from django.utils import timezone
 
 from audit.anchors import ANCHOR_FILE, Anchor, AnchorRefused, anchor_line, anchor_write, anchors_read
-from audit.models import AuditEvent, ChainHead
-from audit.selectors import audit_chain_verify
 from tests.audit.conftest import ANCHOR_KEY, events_written
 from tests.insider import chain_rehashed_from
+from trail.models import AuditEvent, ChainHead
+from trail.selectors import audit_chain_verify
 
 pytestmark = pytest.mark.django_db
 
@@ -235,7 +235,7 @@ def test_beat_anchors_each_gaming_day_after_its_reconciliation(anchored):
 
 
 def test_check_deploy_asks_for_a_place_and_a_key(settings):
-    from audit.checks import anchor_signed
+    from trail.checks import anchor_signed
 
     settings.AUDIT_ANCHOR_PATH = settings.AUDIT_ANCHOR_URL = settings.AUDIT_ANCHOR_KEY = ""
     assert [m.id for m in anchor_signed()] == ["audit.W002"]

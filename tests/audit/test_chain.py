@@ -8,11 +8,11 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
 
-from audit.models import AuditEvent
-from audit.selectors import audit_chain_verify
-from audit.services import SYSTEM, audit_record
 from rounds.models import Submission
 from tests.insider import chain_rehashed_from
+from trail.models import AuditEvent
+from trail.selectors import audit_chain_verify
+from trail.services import SYSTEM, audit_record
 
 pytestmark = pytest.mark.django_db
 
@@ -130,19 +130,19 @@ def test_every_stored_round_is_in_the_chain(table_client):
 def test_events_written_during_a_walk_do_not_look_like_a_break(monkeypatch):
     """A round stored while the chain is walked must not make the chain look cut short."""
     _write(3)
-    import audit.selectors
+    import trail.selectors
 
-    real_filter = audit.selectors.ChainHead.objects.filter
+    real_filter = trail.selectors.ChainHead.objects.filter
     arrived = []
 
     def write_then_read_head(*args, **kwargs):
         if not arrived:  # another request commits an event as the walk reaches the head
             arrived.append(True)
-            monkeypatch.setattr(audit.selectors.ChainHead.objects, "filter", real_filter)
+            monkeypatch.setattr(trail.selectors.ChainHead.objects, "filter", real_filter)
             _write(1)
         return real_filter(*args, **kwargs)
 
-    monkeypatch.setattr(audit.selectors.ChainHead.objects, "filter", write_then_read_head)
+    monkeypatch.setattr(trail.selectors.ChainHead.objects, "filter", write_then_read_head)
     result = audit_chain_verify()
     assert result.ok, result.problem
 
@@ -161,7 +161,7 @@ def test_a_chain_rehashed_from_an_edited_event_is_caught_by_the_anchor_kept_outs
 
 
 def test_events_removed_from_the_end_with_the_head_moved_back_are_caught_by_the_anchor():
-    from audit.models import ChainHead
+    from trail.models import ChainHead
 
     events = _write(3)
     anchor = (events[-1].seq, events[-1].hash)

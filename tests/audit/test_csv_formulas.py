@@ -46,7 +46,7 @@ def hostile(table_client, django_user_model):
         assert client.post("/api/v1/rounds/", record, format="json").status_code == 201
     reader = django_user_model.objects.create_user("+reader", password="a-long-test-password")
     reader.user_permissions.add(*Permission.objects.filter(
-        codename__startswith="view_", content_type__app_label__in=["rounds", "progressive", "audit"]))
+        codename__startswith="view_", content_type__app_label__in=["trail", "rounds", "progressive", "audit"]))
     api = APIClient()
     api.force_authenticate(django_user_model.objects.get(pk=reader.pk))
     return api

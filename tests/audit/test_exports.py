@@ -14,9 +14,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from audit.exports import Period, csv_lines, moment, round_rows
-from audit.models import AuditEvent
 from rounds.models import Finding
 from tests import examples
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 DAY = "2026-11-28"

@@ -16,14 +16,14 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from audit.anchors import anchor_write
-from audit.models import AuditEvent
 from audit.reconciliation.chain import chain_merge, chain_segment_verify, chain_segments_of_night
-from audit.selectors import audit_chain_verify
 from rounds.models import Round
 from rounds.proof import rounds_stored_after
 from tests import examples
 from tests.audit.conftest import events_written
 from tests.insider import as_superuser, chain_rehashed_from
+from trail.models import AuditEvent
+from trail.selectors import audit_chain_verify
 
 pytestmark = pytest.mark.django_db
 ROUNDS = "/api/v1/rounds/"

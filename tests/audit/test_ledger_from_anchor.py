@@ -15,11 +15,11 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from audit.anchors import anchor_write, ledger_positions_anchored
-from audit.models import AuditEvent
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import pool_ledger_check_since
 from tests.insider import as_superuser
 from tests.progressive.records import us_rounds
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 POOL = "us-progressive"

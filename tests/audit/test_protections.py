@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from audit.checks import protections_in_force
-from audit.protections import (
+from trail.checks import protections_in_force
+from trail.protections import (
     MissingProtection,
     protections_expected,
     protections_missing,

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples
 from tests.browser import chromium
+from trail.services import SYSTEM
 
 PASSWORD = "browser-test-password"
 

@@ -14,12 +14,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from rounds.admin.findings import FindingAdmin
 from tests import examples
 from tests.browser import chromium, signed_in
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 PASSWORD = "browser-test-password"
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from rounds.models import Finding, Round
 from tests import examples
 from tests.browser import chromium, signed_in
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 PASSWORD = "browser-test-password"
 NOTE = "paid the player the 50.00 short, slip 4411"

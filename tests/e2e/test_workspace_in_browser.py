@@ -13,12 +13,12 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from audit.services import SYSTEM
-from infra.gaming_day import gaming_day_of
 from casino.services import user_roles_set
+from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
 from tests import examples
 from tests.browser import chromium, signed_in
+from trail.services import SYSTEM
 
 PASSWORD = "browser-test-password"
 

@@ -22,13 +22,13 @@ from urllib.parse import urlsplit
 import pytest
 from django.db import connection
 
-from audit.selectors import audit_chain_verify
-from audit.services import SYSTEM
 from progressive.models import Pool
 from progressive.selectors import pool_ledger_check
 from rounds.models import Round, Submission
 from rounds.services import table_register
 from tests import examples
+from trail.selectors import audit_chain_verify
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "sqlite", reason="the embedded default's SQLite file: scripts/test's SQLite pass"

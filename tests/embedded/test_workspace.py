@@ -10,12 +10,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from audit.services import SYSTEM
 from audit.tonight import tonight
-from infra.gaming_day import gaming_day_of
 from casino.services import user_roles_set
+from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
 from tests import examples
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

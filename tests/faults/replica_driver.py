@@ -31,7 +31,7 @@ def _auditor():
         user.set_password("a-long-test-password")
         user.save()
         user.user_permissions.add(*Permission.objects.filter(
-            codename__startswith="view_", content_type__app_label__in=["rounds", "progressive", "audit"]))
+            codename__startswith="view_", content_type__app_label__in=["trail", "rounds", "progressive", "audit"]))
     return user
 
 

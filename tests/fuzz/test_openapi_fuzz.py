@@ -56,12 +56,12 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from audit.services import SYSTEM
 from rounds.services import table_register
 from tests import examples
 from tests.api.records import us_record
 from tests.rollback import block_of_the_test
 from tests.security.people import PASSWORD, person
+from trail.services import SYSTEM
 
 from .schema import OPERATIONS, SCHEMA_PATH, TABLE_OPERATIONS
 

@@ -11,11 +11,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import localize
 
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, MeterReading, Pool, PoolVersion
 from progressive.services import reading_record
 from tests import examples
 from tests.progressive.records import ROUNDS
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

@@ -17,12 +17,12 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import pool_ledger_check
 from rounds.models import Round, Submission
 from rounds.services import table_register
 from tests.progressive.records import ROUNDS, contribution, lit_wagers, us_rounds
+from trail.services import SYSTEM
 
 THREADS = 8
 TABLES = ("Q01", "Q02", "Q03", "Q04")

@@ -10,8 +10,6 @@ import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, Actor
 from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool
 from progressive.services import (
     ApprovalError,
@@ -21,6 +19,8 @@ from progressive.services import (
     meter_adjust,
 )
 from tests.security.people import person, person_client
+from trail.models import AuditEvent
+from trail.services import SYSTEM, Actor
 
 POOL = "us-progressive"  # USD, shipped with a reseed of 10,000.00
 ABOVE = Decimal("10000")

@@ -14,12 +14,12 @@ from types import SimpleNamespace
 import pytest
 from django.utils import timezone
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, Actor
 from progressive import services
 from progressive.models import MeterAdjustmentRequest, MeterEvent, Pool
 from progressive.services import adjustment_approve, meter_adjust, moved_alone
 from tests.security.people import person, person_client
+from trail.models import AuditEvent
+from trail.services import SYSTEM, Actor
 
 pytestmark = pytest.mark.django_db
 

@@ -9,13 +9,13 @@ import pytest
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
 
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, Pool, PoolVersion
 from progressive.selectors import HIT_HISTORY_MINIMUM, pool_hit_history, pool_ledger_check
 from progressive.services import meter_adjust
 from tests import examples
 from tests.insider import meter_triggers_off
 from tests.progressive.records import ROUNDS, us_rounds
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 TRIGGER = "progressive_meterevent_append_only"

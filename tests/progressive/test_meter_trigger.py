@@ -7,10 +7,10 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust
 from tests import examples
+from trail.services import SYSTEM
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

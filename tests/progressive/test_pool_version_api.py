@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from audit.services import Actor
 from casino.services import user_roles_set
 from progressive.models import Pool, PoolVersionRequest
 from tests.security.people import person, person_client
+from trail.services import Actor
 
 pytestmark = pytest.mark.django_db
 

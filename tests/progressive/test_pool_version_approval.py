@@ -14,8 +14,6 @@ import pytest
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, Actor
 from casino.services import user_roles_set
 from progressive.models import Pool, PoolVersion, PoolVersionRequest
 from progressive.services import (
@@ -29,6 +27,8 @@ from progressive.services import (
 from rounds.models import Round
 from tests.progressive.records import ROUNDS, us_rounds
 from tests.security.people import person
+from trail.models import AuditEvent
+from trail.services import SYSTEM, Actor
 
 pytestmark = pytest.mark.django_db
 

@@ -17,11 +17,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from audit import approvals
-from audit.services import Actor
 from casino.services import user_roles_set
 from progressive.models import MeterAdjustmentRequest, Pool
 from progressive.services import ApprovalError, adjustment_approve, meter_adjust
 from tests.security.people import person
+from trail.services import Actor
 
 pytestmark = pytest.mark.django_db
 

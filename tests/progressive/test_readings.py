@@ -8,8 +8,6 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, Actor
 from progressive.models import MeterReading, Pool
 from progressive.services import (
     NotLinkedError,
@@ -19,6 +17,8 @@ from progressive.services import (
     reading_record,
 )
 from tests.progressive.records import ROUNDS, us_rounds
+from trail.models import AuditEvent
+from trail.services import SYSTEM, Actor
 
 pytestmark = pytest.mark.django_db
 READINGS = "/api/v1/meter-readings/"

@@ -8,8 +8,6 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone as dj_timezone
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, Actor
 from progressive import services
 from progressive.models import MeterEvent, Pool, PoolVersion
 from progressive.selectors import pool_ledger_check
@@ -23,6 +21,8 @@ from progressive.services import (
 )
 from rounds.models import TableConfig, TableConfigVersion
 from tests.progressive.records import ROUNDS, us_rounds
+from trail.models import AuditEvent
+from trail.services import SYSTEM, Actor
 
 pytestmark = pytest.mark.django_db
 

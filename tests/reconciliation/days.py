@@ -120,7 +120,7 @@ def client_for(code: str, config: str):
     """An API client holding a fresh key of table ``code`` (what ``table_client`` makes)."""
     from rest_framework.test import APIClient
 
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from rounds.services import table_register
 
     issued = table_register(code=code, config_name=config, actor=SYSTEM)

@@ -12,13 +12,13 @@ from django.utils import timezone
 from audit.models import ReconciliationReport
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.services import report_run
-from audit.services import SYSTEM, Actor
 from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
 from progressive.services import adjustment_approve, meter_adjust, pool_version_approve, pool_version_create
 from rounds.models import TableConfig
 from rounds.services import config_version_approve, config_version_create
 from tests.security.people import person
+from trail.services import SYSTEM, Actor
 
 pytestmark = pytest.mark.django_db
 

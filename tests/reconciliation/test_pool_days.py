@@ -19,11 +19,11 @@ from django.utils import timezone
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.selectors import report_rollup
 from audit.reconciliation.services import report_run
-from audit.services import SYSTEM
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust
 from tests.progressive.records import contribution, lit_wagers, us_rounds
+from trail.services import SYSTEM
 
 from .days import DAY, moved
 

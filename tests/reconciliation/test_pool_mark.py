@@ -16,15 +16,15 @@ from decimal import Decimal
 import pytest
 
 from audit.models import ReconciliationReport
-from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.chain import segment_in_turn
+from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.pool_ledger import pool_ledger_figures, pool_mark_reported
 from audit.reconciliation.selectors import window_of
 from audit.reconciliation.services import report_run
-from audit.services import SYSTEM
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust
 from tests.progressive.records import us_rounds
+from trail.services import SYSTEM
 
 from .days import DAY, moved
 from .test_pool_days import POOL, _check, _pool, _post, _tamper, _today

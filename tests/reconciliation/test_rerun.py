@@ -9,10 +9,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from audit.models import AuditEvent, ReconciliationPart, ReconciliationReport
+from audit.models import ReconciliationPart, ReconciliationReport
 from audit.reconciliation import services
 from audit.reconciliation.selectors import report_current
 from audit.tasks import reconcile_day
+from trail.models import AuditEvent
 from django_celery_beat.models import PeriodicTask
 from tests import examples
 

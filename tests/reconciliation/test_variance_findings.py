@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db.models import ProtectedError
 from django.test import Client
 
-from audit.models import AuditEvent, ReconciliationReport, VarianceFinding, VarianceTestSetting
+from audit.models import ReconciliationReport, VarianceFinding, VarianceTestSetting
 from audit.reconciliation.variance_selectors import variance_test_settings
 from audit.reconciliation.variance_services import (
     VarianceTestSettingError,
@@ -20,11 +20,12 @@ from audit.reconciliation.variance_services import (
     variance_test_configure,
 )
 from audit.reconciliation.variance_tests import DEFAULTS, Period, PeriodFigures, Scope, comar, kansas
-from audit.services import SYSTEM
-from infra import work
 from casino.services import user_roles_set
+from infra import work
 from rounds.models import Finding
 from rounds.services import FindingTransitionError, finding_transition
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from audit.models import VarianceFinding
 from audit.reconciliation.services import report_run
 from audit.reconciliation.variance_services import variance_test_configure
-from audit.services import SYSTEM
+from trail.services import SYSTEM
 
 from .days import DAY, post_day
 

@@ -14,15 +14,15 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
-from audit.selectors import audit_chain_verify
-from audit.services import SYSTEM
 from infra.gaming_day import gaming_day_of
 from rounds import partitions
 from rounds.models import ArchivedMonth, Round, RoundKey, Seat, Submission
 from rounds.services import table_register
 from rounds.services.archives import ArchiveError, month_archive, month_attach
 from tests.api.records import BATCH, ROUNDS, record
+from trail.models import AuditEvent
+from trail.selectors import audit_chain_verify
+from trail.services import SYSTEM
 
 JANUARY, FEBRUARY = date(2011, 1, 1), date(2011, 2, 1)
 on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="partitioning is PostgreSQL's")

@@ -15,8 +15,6 @@ import pytest
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM, Actor
 from casino.services import user_roles_set
 from rounds.models import ConfigVersionRequest, Round, TableConfig, TableConfigVersion
 from rounds.services import (
@@ -28,6 +26,8 @@ from rounds.services import (
 )
 from tests import examples
 from tests.security.people import person
+from trail.models import AuditEvent
+from trail.services import SYSTEM, Actor
 
 pytestmark = pytest.mark.django_db
 

@@ -8,12 +8,12 @@ from decimal import Decimal
 
 import pytest
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from progressive.models import Pool
 from rounds.models import Round, TableConfig, TableConfigVersion
 from rounds.services import ConfigError, config_version_create
 from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from audit.models import AuditEvent
 from rounds.models import Finding
 from rounds.services import FindingTransitionError, finding_transition
 from tests import examples
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 

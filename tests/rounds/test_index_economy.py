@@ -10,8 +10,6 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.models import ProtectedError
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from progressive.models import MeterEvent
 from rounds import partitions
@@ -19,6 +17,8 @@ from rounds.models import Finding, Round, RoundKey, Table
 from rounds.services import round_void, table_register
 from tests import examples
 from tests.api.records import ROUNDS, record
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's schema")
 

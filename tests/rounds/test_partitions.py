@@ -10,13 +10,13 @@ from django.db import IntegrityError, ProgrammingError, connection, transaction
 from django_celery_beat.models import PeriodicTask
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM
 from infra.partitioning import partition_by_month
 from rounds import partitions
 from rounds.models import Round, RoundKey, Seat
 from rounds.services import table_register, write_plan
 from rounds.tasks import partitions_ahead
 from tests.api.records import ROUNDS, record
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="partitioning is PostgreSQL's")
 
@@ -169,8 +169,8 @@ def test_a_month_whose_rounds_went_to_the_default_partition_is_made_with_them_mo
     """A round held apart, dated past the months made ahead, lies in the default partition; when
     the schedule reaches its month, the month is made with its rows moved in, not refused, so a
     table's clock cannot keep a month out of its partition."""
-    from audit.models import AuditEvent
-    from audit.protections import protections_missing
+    from trail.models import AuditEvent
+    from trail.protections import protections_missing
 
     client = table_client()
     answer = client.post(ROUNDS, record("R-1", dealt_at="2017-05-05T22:00:00+02:00"), format="json").json()

@@ -7,13 +7,13 @@ from decimal import Decimal
 import pytest
 from django.db.models import Sum
 
-from audit.models import AuditEvent
-from audit.services import SYSTEM
 from casino.services import user_roles_set
 from progressive.models import MeterEvent, Pool
 from rounds.models import Round
 from rounds.services import VoidError, round_void
 from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

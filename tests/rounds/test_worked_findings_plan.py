@@ -1,7 +1,7 @@
 """The nightly check of findings' states reads the worked ones by their index, not every finding ever raised.
 
 A plan assertion (PostgreSQL): with only bitmap scans allowed, the query
-``rounds.proof_findings`` runs for each kind of finding is answered from
+``audit.proof_findings`` runs for each kind of finding is answered from
 its worked index; without that index (before rounds 0024 and audit 0018)
 it could only be a scan of the whole table, every night, over the years.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
-from rounds.proof_findings import WORKED, worked_findings
+from audit.proof_findings import WORKED, worked_findings
 
 pytestmark = [
     pytest.mark.django_db,

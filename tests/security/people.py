@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM
 from casino.roles import roles_sync
 from casino.services import user_roles_set
+from trail.services import SYSTEM
 
 PASSWORD = "a-long-test-password"
 

@@ -7,9 +7,9 @@ import logging
 import pytest
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
 from casino import middleware
 from infra.refusals import RefusalTally
+from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 

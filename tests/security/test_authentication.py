@@ -17,10 +17,10 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
 from rounds import authentication
 from rounds.models import TableKey
 from tests.api.records import ROUNDS, record
+from trail.models import AuditEvent
 
 from .people import person
 

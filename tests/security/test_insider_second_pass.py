@@ -173,7 +173,7 @@ def test_a_pay_table_raised_in_a_stored_version_is_named_and_so_are_the_rounds_i
 
 
 def test_a_pool_meter_moved_is_named_and_its_next_round_is_stored(us_rounds, auditor_client, capsys):
-    from audit.models import AuditEvent
+    from trail.models import AuditEvent
 
     pool = Pool.objects.get(code="us-progressive")
     ledger_meter = pool.meter
@@ -205,7 +205,7 @@ def test_a_pool_meter_moved_is_named_and_its_next_round_is_stored(us_rounds, aud
 
 
 def test_a_broken_chain_does_not_stop_the_rest_of_the_checks(us_rounds, capsys):
-    from audit.models import AuditEvent
+    from trail.models import AuditEvent
 
     flagged = us_rounds.rounds.filter(status="flagged").first()
     event = AuditEvent.objects.filter(action="round.stored").order_by("seq")[2]
@@ -275,7 +275,7 @@ def test_a_pool_versions_award_lines_raised_in_the_row_are_named(us_rounds, caps
     """A pool version's pay lines settle every Progressive under it: edited past the triggers,
     the version is named against what the chain recorded when it was made (the shipped pool's
     on the migrate, a new pool's with the pool, a later version's as it was made)."""
-    from audit.services import SYSTEM
+    from trail.services import SYSTEM
     from progressive.models import PoolVersion
     from progressive.services import pool_create
 

@@ -20,7 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from tests.fuzz.schema import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("casino", "rounds", "progressive", "audit")
+APPS = ("infra", "trail", "casino", "rounds", "progressive", "audit")
 
 
 def routes(patterns=None, prefix: str = "") -> list[str]:

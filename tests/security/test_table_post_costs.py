@@ -21,11 +21,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM
 from rounds import authentication
 from rounds.models import Table, TableKey
 from rounds.services import table_register
 from tests.api.records import ROUNDS, record
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 

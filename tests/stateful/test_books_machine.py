@@ -43,7 +43,6 @@ from hypothesis.stateful import (
 )
 from rest_framework.test import APIClient
 
-from audit.services import SYSTEM, Actor
 from progressive.models import Pool
 from progressive.reversal import ReversalError
 from progressive.services import MeterError, meter_adjust
@@ -52,6 +51,7 @@ from rounds.models import Finding, Round, Submission
 from rounds.services import VoidError, record_hash, round_void, table_register
 from tests.rollback import rolled_back_block
 from tests.security.people import person
+from trail.services import SYSTEM, Actor
 
 from . import invariants
 from .records import SE_50KR, US_30K, almost_valid, round_records

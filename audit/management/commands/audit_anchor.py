@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from audit.anchors import AnchorRefused, anchor_write
-from audit.services import SYSTEM
+from trail.services import SYSTEM
 
 
 class Command(BaseCommand):

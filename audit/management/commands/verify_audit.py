@@ -4,7 +4,7 @@ It reports every kind of damage it finds in one run, each named, and exits 1
 at the end if there was any (the last line counts them):
 
 - the database's protections (PostgreSQL): every trigger protecting the
-  records there and enabled (``audit.protections``);
+  records there and enabled (``trail.protections``);
 - the audit chain: each event present, following the one before, its hash
   its own content's; the walk goes on past a break and names each one;
 - anchors kept outside: ``--expect SEQ:HASH`` (an ``anchor`` line an
@@ -24,7 +24,7 @@ at the end if there was any (the last line counts them):
   recorded when it was made (``rounds.proof_versions``), and each pool version
   (``progressive.proof_versions``);
 - the findings' work: each worked state, note and name against its last
-  audit event (``rounds.proof_findings``); a round held apart from the books
+  audit event (``audit.proof_findings``); a round held apart from the books
   only if found outside the window and never placed (``rounds.proof_held``);
 - the pools: each pool's meter, overflow and reserve against its ledger,
   every event following the one before (``progressive.selectors``), from
@@ -49,8 +49,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from audit.anchors import AnchorRefused, anchors_earlier, anchors_read, ledger_positions_anchored
-from audit.protections import protections_missing
-from audit.selectors import anchor_latest, audit_chain_verify
+from trail.protections import protections_missing
+from trail.selectors import anchor_latest, audit_chain_verify
 
 ANCHOR = re.compile(r"(?P<seq>[0-9]+):(?P<hash>[0-9a-f]{64})")
 
@@ -142,7 +142,7 @@ class Command(BaseCommand):
         from progressive.proof_versions import pool_versions_differences
         from progressive.selectors import pool_ledger_check_since
         from rounds.proof import bodies_differences, rounds_stored_after
-        from rounds.proof_findings import finding_states_unrecorded
+        from audit.proof_findings import finding_states_unrecorded
         from rounds.proof_held import held_differences
         from rounds.proof_versions import config_versions_differences, config_versions_recorded
 

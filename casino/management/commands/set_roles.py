@@ -3,9 +3,9 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from audit.services import SYSTEM
 from casino.roles import ROLE_NAMES
 from casino.services import RoleError, user_roles_set
+from trail.services import SYSTEM
 
 
 class Command(BaseCommand):

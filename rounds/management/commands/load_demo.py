@@ -40,16 +40,16 @@ from django.http.request import validate_host
 from django.test import Client
 from django.utils import timezone
 
-from audit.services import SYSTEM
+from casino.services import user_roles_set
 from infra import locks
 from infra.gaming_day import gaming_day_of
-from casino.services import user_roles_set
 from progressive.models import Pool
 from progressive.services import pool_meters
 from rounds.models import Finding, Round, Table
 from rounds.selectors import config_version_in_force, pool_version_in_force
 from rounds.services import table_register
 from rounds.simulation import TableSimulator
+from trail.services import SYSTEM
 
 DEMO_TABLES = (("S01", "se-50kr"), ("S02", "se-50kr"), ("U01", "us-30k"), ("U02", "us-30k"))
 CHEATS_AT = "S01"  # the table where the planted cheats sit (rounds.simulation.PLANTED)

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
-from audit.services import SYSTEM
 from rounds.models import TableConfig
 from rounds.services import table_register
+from trail.services import SYSTEM
 
 
 class Command(BaseCommand):

@@ -142,7 +142,7 @@ def audit_head_lock_statement() -> sql.Statement:
     No row means the chain has no head yet; ``audit_record_many`` makes one.
     """
     if connection.vendor == "postgresql":
-        return locks.raw_lock_statement("audit.ChainHead", _HEAD_LOCK, [1])
+        return locks.raw_lock_statement("trail.ChainHead", _HEAD_LOCK, [1])
     return locks.rows_locked_statement(ChainHead.objects.filter(pk=1).values_list("seq", "hash"), [1])
 
 

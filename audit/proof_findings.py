@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from audit.models import AuditEvent, ProtectionFinding, VarianceFinding
+from audit.models import ProtectionFinding, VarianceFinding
 from infra.work import UNTOUCHED, State, WorkedFinding
 from rounds.models import Finding
+from trail.models import AuditEvent
 
 # Every finding an auditor works, each moved only through infra.work's transition and its event.
 WORKED: tuple[type[WorkedFinding], ...] = (Finding, VarianceFinding, ProtectionFinding)

@@ -1,0 +1,107 @@
+"""A database made by the code before the re-housing, migrated by today's, keeps everything.
+
+Models moved between apps keep their tables (only Django's state moves), so a
+casino's database must come through ``migrate`` with every row, every trigger
+that protects the records and every chain hash as they were, and the log's
+permissions still granted. The database is made by the project as it stood
+before the move (``BEFORE``, taken from git), with the demo's rounds, reports,
+people and audit events in it; then today's ``migrate`` runs on it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import tarfile
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from bench.load import Throwaway
+
+ROOT = Path(__file__).resolve().parents[1]
+# The last commit before models moved between apps (the audit log to the trail).
+BEFORE = "1b191a3"
+
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the copy is a PostgreSQL database")
+
+
+def _tree_before(into: Path) -> Path:
+    archive = subprocess.run(["git", "archive", "--format=tar", BEFORE], cwd=ROOT, capture_output=True,
+                             check=False)
+    assert archive.returncode == 0, (
+        f"this test needs the project's history (git archive {BEFORE}): {archive.stderr.decode()[-500:]}")
+    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def _manage(tree: Path, database: Throwaway, *args: str) -> str:
+    env = {**os.environ, "DATABASE_URL": database.url, "DJANGO_SETTINGS_MODULE": "casino.settings",
+           "DJANGO_ENV": "development", "CELERY_BROKER_URL": "", "LOG_LEVEL": "WARNING",
+           "AUDIT_ANCHOR_PATH": "", "AUDIT_ANCHOR_URL": "", "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "manage.py", *args], cwd=tree, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, f"manage.py {' '.join(args)} in {tree}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def _state(database: Throwaway) -> dict:
+    """Every table's rows, every trigger, the chain's head and who may read the log."""
+    import psycopg
+
+    with psycopg.connect(database.url) as db:
+        tables = [name for (name,) in db.execute(
+            "SELECT format('%I', c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition "
+            "AND c.relname NOT IN ('django_migrations', 'django_content_type', 'auth_permission')")]
+        rows = {table: db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in tables}
+        triggers = sorted(db.execute(
+            "SELECT c.relname, t.tgname, t.tgenabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE NOT t.tgisinternal").fetchall())
+        head = db.execute("SELECT seq, hash FROM audit_chainhead").fetchall()
+        last = db.execute("SELECT seq, hash FROM audit_auditevent ORDER BY seq DESC LIMIT 1").fetchone()
+        log_grants = sorted(db.execute(
+            "SELECT g.name, p.id, p.codename, ct.app_label FROM auth_group g "
+            "JOIN auth_group_permissions gp ON gp.group_id = g.id JOIN auth_permission p ON p.id = gp.permission_id "
+            "JOIN django_content_type ct ON ct.id = p.content_type_id "
+            "WHERE ct.model IN ('auditevent', 'chainhead')").fetchall())
+    return {"rows": rows, "triggers": triggers, "head": head, "last": last, "log_grants": log_grants}
+
+
+@pytest.fixture
+def database(settings):
+    server = settings.DATABASES["default"]
+    address = f"postgres://{server['USER']}@{server['HOST'] or '127.0.0.1'}:{server['PORT'] or 5432}"
+    made = Throwaway(address, name=f"ta_copy_{os.getpid()}_{secrets.token_hex(3)}")
+    with made._admin() as admin:
+        admin.execute(f'CREATE DATABASE "{made.name}"')
+    try:
+        yield made
+    finally:
+        made.drop()
+
+
+def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(database, tmp_path):
+    before = _tree_before(tmp_path / "before")
+    _manage(before, database, "migrate", "--no-input", "-v", "0")
+    _manage(before, database, "load_demo", "--history", "2")
+    made = _state(database)
+    assert made["rows"]["audit_auditevent"] > 0 and made["rows"]["rounds_round"] > 0
+    assert {app for *_, app in made["log_grants"]} == {"audit"}  # granted where the old code put the log
+
+    _manage(ROOT, database, "migrate", "--no-input", "-v", "0")
+    moved = _state(database)
+
+    assert moved["rows"] == made["rows"]
+    assert moved["triggers"] == made["triggers"]
+    assert moved["head"] == made["head"] and moved["last"] == made["last"]
+    # The same permission rows, granted to the same groups, now the trail's.
+    assert [grant[:3] for grant in moved["log_grants"]] == [grant[:3] for grant in made["log_grants"]]
+    assert {app for *_, app in moved["log_grants"]} == {"trail"}
+    assert "every protection of the records is in force" in _manage(ROOT, database, "verify_audit")
+    _manage(ROOT, database, "migrate", "--check")  # nothing left to apply
