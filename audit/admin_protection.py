@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.admin_exports import CsvExportAdmin
+from infra import charts
 from infra.money_display import money
 from infra.work import UNRESOLVED, State
 from rounds.admin.display import changelist_url, finding_moves
@@ -35,9 +35,10 @@ from rounds.admin.findings import QueueFilter, WorkActions, finding_moved_from_p
 from rounds.models import Round
 from rounds.protection.codes import ProtectionCode
 from rounds.protection.scoring import knowledge_words
+from trail.admin import ReadOnlyAdmin, admin_change_link
+from trail.admin_exports import CsvExportAdmin
 
-from . import charts
-from .admin import ReadOnlyAdmin, admin_change_link
+from .exports import PROTECTION_FINDINGS
 from .models import ProtectionFinding
 from .protection.config import protection_config
 from .protection.selectors import (
@@ -126,6 +127,7 @@ class LeakRow:
 @admin.register(ProtectionFinding)
 class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     """The game-protection queue: players, dealers, pairs and tables the tests found, to work."""
+    csv_export = PROTECTION_FINDINGS
 
     work_permission = "work_protectionfinding"
     change_form_template = "admin/protection/change_form.html"

@@ -1,4 +1,4 @@
-"""Reconciliation reports in the admin: read-only, as tables and charts (audit.charts).
+"""Reconciliation reports in the admin: read-only, as tables and charts (infra.charts).
 
 Money is written with its currency and grouped digits (infra.money_display),
 hold in percent, a band on one line; every flag links to the rounds behind it.
@@ -21,13 +21,15 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
-from casino.admin_exports import CsvExportAdmin
+from infra import charts
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.rules import BETS
 from rounds.models import Table
+from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
+from trail.admin_exports import CsvExportAdmin
 
-from . import charts, selectors
-from .admin import ReadOnlyAdmin, ReadOnlyTabularInline
+from . import selectors
+from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.figures import keeps_currencies
 from .reconciliation.staleness import late_rounds_of, stale_marked
@@ -241,6 +243,8 @@ class PartInline(ReadOnlyTabularInline):
 
 @admin.register(ReconciliationReport)
 class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
+    csv_export = REPORTS
+
     list_display = ("__str__", "status", "stale", "rounds", "flags", "drift", "chain_ok", "created_at",
                     "finished_at")
     list_filter = ("status", "chain_ok")

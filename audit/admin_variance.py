@@ -15,9 +15,9 @@ from django.utils.safestring import SafeString
 
 from infra.request_ids import request_id_of
 from rounds.admin.findings import WorkActions
+from trail.admin import ReadOnlyAdmin, admin_change_link
 from trail.services import Actor
 
-from .admin import ReadOnlyAdmin, admin_change_link
 from .models import VarianceFinding, VarianceTestSetting
 from .reconciliation.variance_services import (
     VarianceTestSettingError,

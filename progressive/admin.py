@@ -19,10 +19,9 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from audit import charts
-from audit.admin import ReadOnlyAdmin, ReadOnlyTabularInline
-from audit.selectors import pool_meter_history
 from casino.admin_decisions import SecondApprovalAdmin
+from infra import charts
+from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from trail.services import Actor
 
 from .configuration import (
@@ -33,7 +32,7 @@ from .configuration import (
     pool_numbers_check,
 )
 from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
-from .selectors import HIT_KINDS, pool_version_current
+from .selectors import HIT_KINDS, pool_meter_history, pool_version_current
 from .services import (
     adjustment_approve,
     adjustment_reject,
@@ -60,7 +59,7 @@ def round_link(event: MeterEvent) -> str:
 
 
 def pool_meter_chart(pool: Pool) -> SafeString:
-    """The pool's meter over its last days from its ledger, awards and reseeds marked (audit.charts)."""
+    """The pool's meter over its last days from its ledger, awards and reseeds marked (infra.charts)."""
     history = pool_meter_history(pool=pool, days=METER_CHART_DAYS)
     if history.since is not None:
         title = f"{pool.code}: the meter over the last {METER_CHART_DAYS} days ({pool.currency})"

@@ -93,7 +93,7 @@ def test_the_audit_log_stands_below_the_apps_that_write_it():
 def test_rounds_and_progressive_never_import_reconciliation():
     below_reconciliation = [p for p in PROJECT if p != "audit"] + list(AUDIT_LOG) + list(PURE) + [
         "audit.selectors", "audit.exports", "audit.shifts", "audit.statistics", "audit.api", "audit.admin",
-        "audit.charts",
+        "infra.charts",
     ]
     assert _wrong(["rounds", "progressive"], below_reconciliation) == []
 

@@ -21,9 +21,9 @@ from rest_framework import generics, serializers
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.pagination import CursorPagination
 
-from audit.exports import csv_text
 from audit.models import ReconciliationReport
 from audit.reconciliation.figures import keeps_currencies
+from infra.exports import csv_text
 from infra.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
@@ -132,7 +132,7 @@ def report_rows(figures: dict):
 def period_rows(period: str, figures: dict):
     """One row per scope, key, currency and bet; the bands sit on the trips, base-game and total rows.
 
-    Ids that tables send (dealers, players) are made inert by the CSV writer (``audit.exports``).
+    Ids that tables send (dealers, players) are made inert by the CSV writer (``infra.exports``).
     """
     scopes = [("casino", {"all": figures.get("casino", {})})]
     scopes += [(scope[:-1], figures.get(scope, {})) for scope in SCOPES]

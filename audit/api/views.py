@@ -1,5 +1,5 @@
 """CSV exports for auditors: streamed, for any period of gaming days (the admin's lists have
-theirs too: ``casino.admin_exports``)."""
+theirs too: ``trail.admin_exports``)."""
 
 from __future__ import annotations
 
@@ -10,22 +10,17 @@ from rest_framework.authentication import BasicAuthentication, SessionAuthentica
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from audit.exports import (
-    EXPORTS,
-    Period,
-    audit_rows,
-    csv_download,
-    export_allowed,
-    finding_rows,
-    round_rows,
-)
+from audit.exports import EXPORTS
+from infra.exports import Period, csv_download, export_allowed
 from infra.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
 from infra.request_ids import request_id_of
+from rounds.exports import finding_rows, round_rows
+from trail.exports import audit_rows
 from trail.services import Actor, audit_record
 
 MAX_DAYS = 366
 
-# What the API exports, each as its period's rows; who may is the export's own (audit.exports).
+# What the API exports, each as its period's rows; who may is the export's own (audit.exports.EXPORTS).
 PERIOD_ROWS = {"rounds": round_rows, "findings": finding_rows, "audit-log": audit_rows}
 
 

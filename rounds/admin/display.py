@@ -12,10 +12,6 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
-from audit.admin import (
-    admin_change_link,
-    json_block,
-)
 from infra.work import ALLOWED, NOTE_REQUIRED
 from rounds.admin.findings import WORK_VERBS
 from rounds.engine.findings import PAYOUT_MISMATCH
@@ -27,6 +23,10 @@ from rounds.models import (
     Submission,
 )
 from rounds.selectors import round_trail
+from trail.admin import (
+    admin_change_link,
+    json_block,
+)
 from trail.models import AuditEvent
 
 STATUS_COLOURS = {

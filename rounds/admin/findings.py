@@ -23,17 +23,12 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.text import capfirst
 
-from audit.admin import (
-    IndexedValuesFilter,
-    ReadOnlyAdmin,
-    admin_change_link,
-)
 from infra import locks
-from casino.admin_exports import CsvExportAdmin
-from infra.request_ids import request_id_of
 from infra.money_display import money
 from infra.partitioning import month_of
+from infra.request_ids import request_id_of
 from infra.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
+from rounds.exports import FINDINGS
 from rounds.models import (
     Finding,
     TableConfigVersion,
@@ -43,6 +38,12 @@ from rounds.services import (
     FindingTransitionError,
     finding_transition,
 )
+from trail.admin import (
+    IndexedValuesFilter,
+    ReadOnlyAdmin,
+    admin_change_link,
+)
+from trail.admin_exports import CsvExportAdmin
 
 
 class QueueFilter(admin.SimpleListFilter):
@@ -328,6 +329,8 @@ class WorkActions:
 @admin.register(Finding)
 class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     """The auditors' queue: findings of every round, worked through by state."""
+    csv_export = FINDINGS
+
 
     # Fits a 1,366-pixel screen: the table's round id names the round (and links it),
     # the seat and bet share a column, and who moved the finding last closes the row.

@@ -19,18 +19,12 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from audit.admin import (
-    ReadOnlyAdmin,
-    admin_change_link,
-    json_block,
-    text_block,
-)
-from casino.admin_exports import CsvExportAdmin
-from infra.request_ids import request_id_of
 from infra.money_display import money
+from infra.request_ids import request_id_of
 from rounds.admin.display import round_sheet, status_badge
 from rounds.admin.findings import CurrencyFilter, finding_moved_from_page
 from rounds.engine.findings import ALL_CODES
+from rounds.exports import ROUNDS
 from rounds.models import (
     Finding,
     Round,
@@ -47,6 +41,13 @@ from rounds.selectors import (
     rounds_with_player,
 )
 from rounds.services import PlacementError, round_place
+from trail.admin import (
+    ReadOnlyAdmin,
+    admin_change_link,
+    json_block,
+    text_block,
+)
+from trail.admin_exports import CsvExportAdmin
 
 # A rejected body can be a whole batch; the page shows this much, the download all of it.
 BODY_SHOWN_CHARS = 200_000
@@ -127,6 +128,8 @@ class RoundChangeList(ChangeList):
 
 @admin.register(Round)
 class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
+    csv_export = ROUNDS
+
     list_display = (
         "status_shown", "table", "round_id", "dealt", "dealer", "dealer_hand", "finding_count",
         "wagered", "settled", "paid", "difference",

@@ -13,12 +13,6 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from audit.admin import (
-    ReadOnlyAdmin,
-    ReadOnlyStackedInline,
-    ReadOnlyTabularInline,
-    json_block,
-)
 from casino.admin_decisions import SecondApprovalAdmin
 from infra.request_ids import request_id_of
 from rounds.admin.display import changelist_url
@@ -37,6 +31,12 @@ from rounds.services import (
     config_version_approve,
     config_version_create,
     config_version_reject,
+)
+from trail.admin import (
+    ReadOnlyAdmin,
+    ReadOnlyStackedInline,
+    ReadOnlyTabularInline,
+    json_block,
 )
 from trail.services import Actor
 

@@ -1,4 +1,4 @@
-"""The charts (audit.charts, pygal's SVG drawn on the server) on the report's and the pool's pages,
+"""The charts (infra.charts, pygal's SVG drawn on the server) on the report's and the pool's pages,
 the series they read (audit.selectors) and the report page's numbers and links.
 
 The days are those of tests/reconciliation (tests/reconciliation/days.py), reconciled as the
@@ -16,11 +16,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from audit import charts, selectors
+from audit import selectors
 from audit.admin_reports import amount, band_text, count, hold, key_values, rounds_url
 from audit.models import ReconciliationReport
 from audit.reconciliation.services import report_run
+from infra import charts
 from progressive.models import MeterEvent, Pool
+from progressive.selectors import pool_meter_history
 from rounds.models import Finding, Round, Table
 from tests.reconciliation.days import DAY, NEXT_DAY, post_day
 
@@ -143,7 +145,7 @@ def test_mismatches_by_dealer_and_week_count_payout_findings_only(reports):
 def test_a_pools_meter_history_is_sampled_from_its_ledger_in_three_queries(reports):
     pool = Pool.objects.get(code="us-progressive")
     with CaptureQueriesContext(connection) as queries:
-        history = selectors.pool_meter_history(pool=pool, points=10)
+        history = pool_meter_history(pool=pool, points=10)
     assert len(queries) == 3
     ledger = {e.seq: e for e in MeterEvent.objects.filter(pool=pool)}
     assert history.last_seq == pool.last_event_seq == max(ledger)

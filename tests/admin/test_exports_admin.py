@@ -13,14 +13,14 @@ from datetime import UTC, date, datetime
 import pytest
 from django.test import Client
 
-from audit.admin import AuditEventAdmin
 from audit.admin_reports import ReconciliationReportAdmin
-from audit.exports import moment
 from audit.reconciliation.services import report_run
+from infra.exports import moment
 from rounds.admin.findings import FindingAdmin
 from rounds.admin.rounds import RoundAdmin
 from rounds.models import Finding, Round, Table
 from tests import examples
+from trail.admin import AuditEventAdmin
 from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
@@ -201,9 +201,9 @@ def test_staff_without_the_permission_see_no_button_and_are_refused_the_file(dea
 @pytest.mark.parametrize("url", [ROUNDS, FINDINGS, EVENTS, REPORTS])
 def test_the_button_and_the_file_follow_the_export_permission(dealt, auditor, monkeypatch, url):
     assert "Download CSV" in auditor.get(url).content.decode()
-    import casino.admin_exports
+    import trail.admin_exports
 
-    monkeypatch.setattr(casino.admin_exports, "export_allowed", lambda user, export: False)
+    monkeypatch.setattr(trail.admin_exports, "export_allowed", lambda user, export: False)
     page = auditor.get(url)
     assert page.status_code == 200 and "Download CSV" not in page.content.decode()
     assert auditor.get(f"{url}export.csv").status_code == 403
@@ -231,9 +231,9 @@ def test_parameters_the_list_cannot_read_lead_back_to_it(dealt, auditor):
 
 
 def test_rows_cross_chunk_boundaries_in_the_lists_order(dealt, auditor, monkeypatch):
-    import audit.exports
+    import infra.exports
 
-    monkeypatch.setattr(audit.exports, "CHUNK", 4)
+    monkeypatch.setattr(infra.exports, "CHUNK", 4)
     listed = _listed(auditor, ROUNDS, {})
     rows = _csv(auditor.get(f"{ROUNDS}export.csv"))
     seats = [(r.table.code, r.round_id, s.seat) for r in listed for s in r.seats.order_by("seat")]

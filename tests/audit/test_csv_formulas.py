@@ -13,8 +13,8 @@ from django.contrib.auth.models import Permission
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.exports import spreadsheet_text
 from audit.reconciliation.services import report_run
+from infra.exports import spreadsheet_text
 from tests import examples
 
 pytestmark = pytest.mark.django_db

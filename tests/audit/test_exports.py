@@ -13,7 +13,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.exports import Period, csv_lines, moment, round_rows
+from infra.exports import Period, csv_lines, moment
+from rounds.exports import round_rows
 from rounds.models import Finding
 from tests import examples
 from trail.models import AuditEvent
@@ -113,9 +114,9 @@ def test_tables_and_strangers_cannot_export(table_client, django_user_model):
 
 def test_rows_cross_chunk_boundaries_without_loss(posted, monkeypatch):
     """The cursor is read a chunk at a time (memory for a million rows is bench/'s to show)."""
-    import audit.exports
+    import infra.exports
 
-    monkeypatch.setattr(audit.exports, "CHUNK", 5)
+    monkeypatch.setattr(infra.exports, "CHUNK", 5)
     period = Period(date(2026, 11, 28), date(2026, 11, 28))
     lines = csv_lines(round_rows(period))
     assert next(lines).startswith("table,round,")

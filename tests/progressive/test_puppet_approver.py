@@ -16,11 +16,11 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit import approvals
 from casino.services import user_roles_set
 from progressive.models import MeterAdjustmentRequest, Pool
 from progressive.services import ApprovalError, adjustment_approve, meter_adjust
 from tests.security.people import person
+from trail import approvals
 from trail.services import Actor
 
 pytestmark = pytest.mark.django_db

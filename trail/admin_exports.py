@@ -2,11 +2,11 @@
 
 ``CsvExportAdmin``, put before a ModelAdmin's other bases, adds the address
 ``<changelist>/export.csv`` and the button (top right, among the object tools,
-like "Add"), to people who may export the model (``audit.exports.export_allowed``,
-as the API's exports ask). The export builds the list's own ``ChangeList`` from
+like "Add"), to people who may take the admin's export (``csv_export``, an
+``infra.exports.Export``; ``export_allowed`` as the API's exports ask). The export builds the list's own ``ChangeList`` from
 the request, so the rows are the list's: its filters (a filter's default too,
 applied when its parameter is absent), its search and its ordering. They are
-written by the export's generator (``audit.exports``, which knows each model's
+written by the export's generator (each app's ``exports``, which knows its model's
 columns) and streamed a chunk at a time, read where a replica may serve them,
 after the ``export.downloaded`` audit event, which says what was exported and how
 the list was filtered.
@@ -29,21 +29,22 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from audit.exports import csv_download, export_allowed, export_of
+from infra.exports import Export, csv_download, export_allowed
 from infra.request_ids import request_id_of
-from trail.services import Actor, audit_record
+
+from .services import Actor, audit_record
 
 TEMPLATE = "admin/export_change_list.html"
 _EXPORTING = "_csv_export"  # set on the request while the export builds its ChangeList
 
 
 class CsvExportAdmin:
-    """The list's rows as CSV, for a ModelAdmin of a model ``audit.exports`` exports."""
+    """The list's rows as CSV: ``csv_export`` says which columns and who may download them."""
+
+    csv_export: Export
 
     def csv_export_allowed(self, request) -> bool:
-        return self.has_view_or_change_permission(request) and export_allowed(
-            request.user, export_of(self.model)
-        )
+        return self.has_view_or_change_permission(request) and export_allowed(request.user, self.csv_export)
 
     def get_urls(self):
         opts = self.model._meta
@@ -74,7 +75,7 @@ class CsvExportAdmin:
     def csv_export_view(self, request):
         if not self.csv_export_allowed(request):
             raise PermissionDenied("exporting this list needs its export permission")
-        export = export_of(self.model)
+        export = self.csv_export
         setattr(request, _EXPORTING, True)
         try:
             cl = self.get_changelist_instance(request)
