@@ -28,9 +28,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from infra import charts
+from infra.admin_links import changelist_url
 from infra.money_display import money
 from infra.work import UNRESOLVED, State
-from rounds.admin.display import changelist_url, finding_moves
+from rounds.admin.display import finding_moves
 from rounds.admin.findings import QueueFilter, WorkActions, finding_moved_from_page
 from rounds.models import Round
 from rounds.protection.codes import ProtectionCode

@@ -19,21 +19,24 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from infra import charts
 from rounds.engine.findings import PAYOUT_MISMATCH
 from rounds.engine.rules import BETS
 from rounds.models import Table
+from rounds.window import window_opens
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from trail.admin_exports import CsvExportAdmin
 
 from . import selectors
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
+from .reconciliation.config import day_to_reconcile
 from .reconciliation.figures import keeps_currencies
 from .reconciliation.staleness import late_rounds_of, stale_marked
-from .reconciliation.selectors import NO_DEALER
+from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import ClockError, gaming_day_window, parse_shifts
 
 TABLE_STYLE = "border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 12px;"
@@ -262,13 +265,6 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
     def changelist_view(self, request, extra_context=None):
         # What an operator must not have to look for: ended days without their report, stale ones, a stuck run.
         from django.contrib import messages
-        from django.utils import timezone
-
-        from rounds.window import window_opens
-
-        from .reconciliation.selectors import reports_kept
-        from .reconciliation.services import day_to_reconcile
-
         kept = reports_kept(books_open=window_opens(), last_ended=day_to_reconcile())
         if kept.days_missing:
             messages.warning(request, f"{kept.days_missing} ended gaming day(s) have no current report "

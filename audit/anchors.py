@@ -52,6 +52,7 @@ from trail.selectors import anchor_latest, audit_chain_verify
 from trail.services import SYSTEM, Actor, audit_record
 
 from .anchor_post import anchor_post
+from .reconciliation.config import day_to_reconcile
 
 log = logging.getLogger(__name__)
 
@@ -201,8 +202,6 @@ def anchor_write(*, gaming_day: date | None = None, actor: Actor = SYSTEM) -> An
         log.error("ALERT: no anchor written: %s", refused)
         raise
     if gaming_day is None:
-        from .reconciliation.services import day_to_reconcile
-
         gaming_day = day_to_reconcile()
     anchor = Anchor(verified.last_seq, verified.last_hash, gaming_day, timezone.now(), signed=bool(key))
     # Where each pool's ledger stands, kept in the chain the next anchor pins: a later proof walks on from it.

@@ -81,7 +81,7 @@ def seed(*, tables: int) -> int:
     import json
 
     from trail.services import SYSTEM
-    from rounds.api.serializers import RoundRecordSerializer
+    from rounds.wire.serializers import RoundRecordSerializer
     from rounds.models import Table, TableConfigVersion
     from rounds.services import Received, ingest_rounds, table_register
     from rounds.simulation import simulate_rounds

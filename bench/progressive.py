@@ -243,7 +243,7 @@ class Bench:
 
         import json
 
-        from rounds.api.serializers import RoundRecordSerializer
+        from rounds.wire.serializers import RoundRecordSerializer
         from rounds.services import ingest_round
 
         def prepare(record):

@@ -3,14 +3,14 @@
     cd /work/main && .venv/bin/python -m bench.wire            # 2,000 rounds a configuration, about a minute
     cd /work/main && .venv/bin/python -m bench.wire --quick    # 500, about half a minute
 
-``rounds.api.contract`` states every field once, and ``rounds.api.shapes``
+``rounds.wire.contract`` states every field once, and ``rounds.wire.shapes``
 makes the fast reader (``record_fast``) and the answer's writer
 (``round_data``) from that table. Before it, both were written by hand. This
 puts the two side by side in one process, on the same rounds:
 
 - *old* is the hand-written code exactly as it was at ``--before`` (default
-  f569e0c, the last commit with it): ``rounds/api/fields.py`` and
-  ``rounds/api/serializers.py`` are read from git into a package of their own;
+  f569e0c, the last commit with it): ``rounds/wire/fields.py`` and
+  ``rounds/wire/serializers.py`` are read from git into a package of their own;
 - *new* is the working tree's.
 
 The rounds are dealt by ``bench.dealing`` (4 seats, both shipped
@@ -53,7 +53,7 @@ from bench import scaffold
 from bench.dealing import VARIANTS, deal_rounds
 
 BEFORE = "f569e0c"  # the last commit whose reader and answer were written by hand
-OLD_FILES = ("rounds/api/fields.py", "rounds/api/serializers.py")
+OLD_FILES = ("rounds/wire/fields.py", "rounds/wire/serializers.py")
 TABLES = {"se-50kr": "W01", "us-30k": "W02"}
 
 
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(scaffold.machine_lines(url)))
         with tempfile.TemporaryDirectory() as temporary:
             old = old_code(args.before, Path(temporary))
-            from rounds.api import serializers as new
+            from rounds.wire import serializers as new
 
             dealt = bodies(count, args.seed)
             for config, wires in dealt.items():

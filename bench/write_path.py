@@ -40,10 +40,10 @@ sys.path.insert(0, os.getcwd())
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 import django
 django.setup()
-from rounds.api.serializers import RoundRecordSerializer
 from rounds.models import Table, TableConfigVersion
 from rounds.services import Received, ingest_round, ingest_rounds, table_register
 from rounds.simulation import simulate_rounds
+from rounds.wire.serializers import RoundRecordSerializer
 from trail.services import SYSTEM
 
 prefix, count, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -3,15 +3,16 @@ somewhere, and a first page that says what went wrong tonight (``audit.tonight``
 
 Django's default site calls itself "Django administration" and links "View
 site" to ``/``, where this service has no page. The one site class here is the
-project's ``admin.site`` (``default_site`` below, installed in place of
-``django.contrib.admin``), so every registration stays as it is.
+project's ``admin.site`` (``casino.apps.CasinoAdminConfig``'s ``default_site``,
+installed in place of ``django.contrib.admin``), so every registration stays as it is.
 """
 
 from __future__ import annotations
 
 from django.contrib.admin import AdminSite
-from django.contrib.admin.apps import AdminConfig
 from django.urls import reverse_lazy
+
+from audit.tonight import tonight
 
 
 class CasinoAdminSite(AdminSite):
@@ -31,11 +32,5 @@ class CasinoAdminSite(AdminSite):
         """The tonight page above the list of models, for whoever may read rounds and findings."""
         extra_context = dict(extra_context or {})
         if request.user.has_perms(["rounds.view_round", "rounds.view_finding"]):
-            from audit.tonight import tonight  # the models load after the admin's app
-
             extra_context["tonight"] = tonight()
         return super().index(request, extra_context)
-
-
-class CasinoAdminConfig(AdminConfig):
-    default_site = "casino.admin_site.CasinoAdminSite"

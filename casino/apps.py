@@ -1,5 +1,13 @@
 from django.apps import AppConfig, apps
+from django.contrib.admin import apps as admin_apps
 from django.db.models.signals import post_migrate
+
+
+class CasinoAdminConfig(admin_apps.AdminConfig):
+    # Installed by its path, in django.contrib.admin's place; "casino" itself is CasinoConfig.
+    default = False
+    # Its site is read once every model is loaded: the site's first page reads them.
+    default_site = "casino.admin_site.CasinoAdminSite"
 
 
 class CasinoConfig(AppConfig):

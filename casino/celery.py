@@ -20,6 +20,8 @@ import os
 from celery import Celery
 from celery.signals import setup_logging, worker_init
 
+from rounds.engine.evaluator import fill_rank_table
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
@@ -36,8 +38,6 @@ app.autodiscover_tasks()
 def _tables_before_forking(**kwargs) -> None:
     """The hand evaluator's rank table, filled in the worker's parent before it forks its
     pool, so that every child re-verifies at full speed from its first round."""
-    from rounds.engine.evaluator import fill_rank_table
-
     fill_rank_table()
 
 

@@ -1,6 +1,4 @@
-"""One shape for every API error.
-
-``{"code": "...", "message": "...", "errors": {field: [messages]}, "request_id": "..."}``
+"""Every API error in its one shape (``infra.error_shape``).
 
 Expected failures keep their 4xx (Django's own 404 and 403, and a body past
 the size limit, 413, included); a database that cannot serve right now is a
@@ -16,7 +14,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from rest_framework import status
 from rest_framework.exceptions import (
     APIException,
@@ -28,16 +26,13 @@ from rest_framework.exceptions import (
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from infra.error_shape import error_body
 from infra.request_ids import request_id_of
+from trail.services import Actor, audit_record
+
+from .error_pages import page_not_found_page, permission_denied_page
 
 logger = logging.getLogger(__name__)
-
-
-def error_body(code: str, message: str, request, errors=None) -> dict:
-    body = {"code": code, "message": message, "request_id": request_id_of(request)}
-    if errors is not None:
-        body["errors"] = errors
-    return body
 
 
 def api_exception_handler(exc, context):
@@ -93,8 +88,6 @@ def api_exception_handler(exc, context):
 
 def _log_refusal(request, exc) -> None:
     """Someone who proved who they are tried what their role does not allow: keep a trace."""
-    from trail.services import Actor, audit_record
-
     user = getattr(request, "user", None)
     if getattr(user, "is_table", False):
         actor = Actor.of_table(user.table)
@@ -115,10 +108,6 @@ def _log_refusal(request, exc) -> None:
 
 def page_not_found(request, exception=None):
     """A path no route matches: the API's error shape under /api/, the admin's page elsewhere."""
-    from django.http import JsonResponse
-
-    from .error_pages import page_not_found_page
-
     if request.path.startswith("/api/"):
         return JsonResponse(
             error_body("not_found", f"No endpoint at {request.path}.", request), status=404
@@ -128,10 +117,6 @@ def page_not_found(request, exception=None):
 
 def permission_denied(request, exception=None):
     """A refusal outside the API's views: the error shape under /api/, the admin's page elsewhere."""
-    from django.http import JsonResponse
-
-    from .error_pages import permission_denied_page
-
     if request.path.startswith("/api/"):
         return JsonResponse(
             error_body("permission_denied", "You do not have permission to perform this action.", request),

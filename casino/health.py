@@ -20,10 +20,17 @@ import threading
 import time
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+
+from trail.models import ChainHead
+
+from .celery import app
+from .metrics_endpoint import metrics
 
 logger = logging.getLogger("casino.health")
 
@@ -106,8 +113,6 @@ def migrations_applied() -> bool:
     if _MIGRATED:
         # The code of a running process never gains a migration, and none is ever unapplied.
         return True
-    from django.db.migrations.executor import MigrationExecutor
-
     executor = MigrationExecutor(connection)
     plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
     if plan:
@@ -121,21 +126,15 @@ def broker_reachable() -> None:
     """The Celery broker answers, when there is one (without, tasks run inline)."""
     if not settings.CELERY_BROKER_URL:
         return
-    from casino.celery import app
-
     with app.connection_for_write(settings.CELERY_BROKER_URL, connect_timeout=BROKER_TIMEOUT_SECONDS) as broker:
         broker.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_SECONDS)
 
 
 def cache_reachable() -> None:
-    from django.core.cache import cache
-
     cache.get("readyz-probe")
 
 
 def audit_chain_head_readable() -> None:
-    from trail.models import ChainHead
-
     list(ChainHead.objects.filter(pk=1).values_list("seq", "hash"))
 
 
@@ -161,8 +160,6 @@ class ProbesMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
-        from casino.metrics_endpoint import metrics
-
         self.views = {"/healthz": healthz, "/readyz": readyz, "/metrics": metrics}
 
     def __call__(self, request):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from contextvars import ContextVar
 
+from django.core.signals import request_finished
 from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
 
@@ -45,8 +46,6 @@ class RequestLogContextMiddleware:
     """
 
     def __init__(self, get_response):
-        from django.core.signals import request_finished
-
         self.get_response = get_response
         request_finished.connect(_request_forget, dispatch_uid="casino.logs.request_forget")
 

@@ -33,10 +33,20 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from django.db.models import Count, OuterRef, Subquery
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
+from audit.models import ReconciliationReport
+from audit.reconciliation.config import day_to_reconcile
+from audit.reconciliation.selectors import reports_kept
 from infra.client_address import client_address, within
+from infra.gaming_day import gaming_day_of
+from infra.work import State
+from progressive.models import Pool
+from rounds.models import Finding, Round, Table
+from rounds.window import window_opens
+from trail.models import ChainHead
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 
@@ -78,8 +88,6 @@ def process_figures() -> bytes:
     """The instruments of ``infra.metrics``: every worker's, added up, in multiprocess mode."""
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return generate_latest(REGISTRY)
-    from prometheus_client import multiprocess
-
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
     return generate_latest(registry)
@@ -95,13 +103,6 @@ class DatabaseFigures:
     """Gauges read from the database at each scrape: exact whichever worker answers."""
 
     def collect(self):
-        from audit.models import ReconciliationReport
-        from trail.models import ChainHead
-        from infra.gaming_day import gaming_day_of
-        from infra.work import State
-        from progressive.models import Pool
-        from rounds.models import Finding, Round
-
         day = gaming_day_of(timezone.now())
         rounds = GaugeMetricFamily(
             "table_audit_rounds_today", "Rounds stored for the current gaming day, by table and status.",
@@ -158,10 +159,6 @@ class DatabaseFigures:
 
 def _reports_kept():
     """Whether every ended gaming day since the books opened has its report, and whether one is stuck."""
-    from audit.reconciliation.selectors import reports_kept
-    from audit.reconciliation.services import day_to_reconcile
-    from rounds.window import window_opens
-
     kept = reports_kept(books_open=window_opens(), last_ended=day_to_reconcile())
     yield GaugeMetricFamily(
         "table_audit_reconciliation_days_missing",
@@ -186,10 +183,6 @@ def _clock_offsets(day) -> GaugeMetricFamily:
     """Each table's clock against the service's, by its round received last today: dealt_at
     minus received_at (a round is in flight a moment, so a little below 0 is a right clock;
     past the clock tolerance the round is flagged dealt_in_future)."""
-    from django.db.models import OuterRef, Subquery
-
-    from rounds.models import Round, Table
-
     offsets = GaugeMetricFamily(
         "table_audit_table_clock_offset_seconds",
         "dealt_at minus received_at of each table's round received last in the current gaming day.",
@@ -204,6 +197,4 @@ def _clock_offsets(day) -> GaugeMetricFamily:
 
 
 def _count():
-    from django.db.models import Count
-
     return Count("id")

@@ -8,11 +8,14 @@ from django.contrib.auth.middleware import AuthenticationMiddleware as _Authenti
 from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from rest_framework.exceptions import AuthenticationFailed, Throttled
 
-from casino.errors import error_body
 from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
+from infra.error_shape import error_body
 from infra.refusals import REFUSALS
 from infra.request_ids import HEADER, request_id_given, request_id_of
+from rounds.authentication import TableKeyAuthentication
+from trail.services import Actor, audit_record
 
 
 class RequestIdMiddleware:
@@ -60,8 +63,6 @@ class TableKeyOnAdminMiddleware:
                 # Nobody proved who they are: the application's log, throttled, never the audit log.
                 REFUSALS.note("table key on the admin", f"{request.method} {request.path}"[:200])
             else:
-                from trail.services import Actor, audit_record
-
                 audit_record(
                     actor=Actor.of_table(table), action="admin.table_key_refused", object_type="endpoint",
                     object_id=request.path[:64], object_repr=f"{request.method} {request.path}"[:200],
@@ -73,10 +74,6 @@ class TableKeyOnAdminMiddleware:
 
 def _table_proven(request: HttpRequest):
     """The table whose key the request carries, if the key is one in force; None otherwise."""
-    from rest_framework.exceptions import AuthenticationFailed, Throttled
-
-    from rounds.authentication import TableKeyAuthentication
-
     try:
         proven = TableKeyAuthentication().authenticate(request)
     except (AuthenticationFailed, Throttled):  # Throttled: too many wrong keys from its address

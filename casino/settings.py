@@ -90,7 +90,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0
 
 INSTALLED_APPS = [
     # django.contrib.admin, with the service's name on it (casino/admin_site.py).
-    "casino.admin_site.CasinoAdminConfig",
+    "casino.apps.CasinoAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

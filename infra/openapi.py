@@ -1,4 +1,4 @@
-"""The API's one error shape (``casino.errors``) and the refusals its operations share,
+"""The API's one error shape (``infra.error_shape``) and the refusals its operations share,
 as docs/openapi.yaml states them.
 
 Each view lists every status it can answer; a refusal that means the same

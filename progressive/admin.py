@@ -19,9 +19,9 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from casino.admin_decisions import SecondApprovalAdmin
 from infra import charts
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
+from trail.admin_decisions import SecondApprovalAdmin
 from trail.services import Actor
 
 from .configuration import (

@@ -13,7 +13,8 @@ from infra.models import ImmutableModel, SecondApproval, money_field
 from infra.work import WorkedFinding, worked_index
 from rounds.engine.evaluator import CATEGORIES
 from rounds.engine.rules import TABLE_NUMBERS, TableRules, table_rules
-from rounds.engine.vocabulary import BETS, Decision, FindingCode, RoundStatus
+from rounds.engine.vocabulary import BETS, Decision, FindingCode
+from rounds.wire.statuses import RoundStatusChoices
 
 CATEGORY_CHOICES = [(name, name.replace("_", " ")) for name in CATEGORIES]
 
@@ -200,7 +201,7 @@ REFERS_TO_ROUND = {"on_delete": models.PROTECT, "db_constraint": False}
 
 
 class Round(models.Model):
-    Status = models.TextChoices("Status", [(status.name, status.value) for status in RoundStatus])
+    Status = RoundStatusChoices
 
     # No foreign key of its own on PostgreSQL: the round's key (migration 0009)
     # already holds its table to its RoundKey's, whose table must exist, and a

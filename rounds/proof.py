@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from django.db.models import BigIntegerField, CharField, Min, OuterRef, Subquery
 from django.db.models.functions import Cast
 
-from rounds.api.intake import UnreadableBody, parse_json
-from rounds.api.serializers import RoundRecordSerializer, record_fast
 from rounds.models import Round, Submission
 from rounds.services import record_hash
+from rounds.wire.json_body import UnreadableBody, parse_json
+from rounds.wire.serializers import RoundRecordSerializer, record_fast
 from trail.models import AuditEvent
 
 CHUNK = 2000

@@ -238,7 +238,7 @@ def test_ended_days_without_their_report_and_a_report_stuck_running(settings):
     from datetime import UTC, datetime
 
     from audit.models import ReconciliationReport
-    from audit.reconciliation.services import day_to_reconcile
+    from audit.reconciliation.config import day_to_reconcile
     from rounds.window import window_opens
 
     settings.ROUND_WINDOW_OPENS = day_to_reconcile() - timedelta(days=40)

@@ -29,11 +29,11 @@ from infra.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_ite
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
 from infra.work import State
-from rounds.api.fields import MoneyField, NoneIfBlankCharField
 from rounds.api.views import DealtAtCursor
 from rounds.models import Round, Seat
 from rounds.protection.codes import PROTECTION_CODES
 from rounds.protection.scoring import DEALER_CARD, companion_knowledge
+from rounds.wire.fields import MoneyField, NoneIfBlankCharField
 
 from .reports import AUTHENTICATION, NewestFirst
 

@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
 from django.conf import settings
+from django.utils import timezone
 
 from audit.seat_covariance import SeatCovariance, load_seat_covariance
 from audit.shifts import Shift, parse_shifts
+from infra.gaming_day import gaming_day_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +82,10 @@ def engine_version() -> str:
     for path in sorted(ENGINE_DIR.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return f"engine-sha256:{digest.hexdigest()[:16]}"
+
+
+def day_to_reconcile(*, now: datetime | None = None) -> date:
+    """The gaming day that ended last: the nightly job's day."""
+    clock = reconciliation_settings()
+    today = gaming_day_of(now or timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
+    return today - timedelta(days=1)

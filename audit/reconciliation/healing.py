@@ -29,6 +29,7 @@ from audit.models import ReconciliationPart, ReconciliationReport
 from infra import locks
 
 from . import selectors
+from .config import day_to_reconcile
 from .lease import lease_expired
 from .staleness import days_stale
 
@@ -38,8 +39,6 @@ PartStatus = ReconciliationPart.Status
 
 def last_day_to_heal(*, now: datetime) -> date:
     """The last gaming day that ended at least ``RECONCILIATION_SETTLE_SECONDS`` ago."""
-    from .services import day_to_reconcile
-
     return day_to_reconcile(now=now - timedelta(seconds=settings.RECONCILIATION_SETTLE_SECONDS))
 
 

@@ -25,7 +25,6 @@ from django.utils import timezone
 from audit.models import ReconciliationPart, ReconciliationReport
 from audit.proof_findings import finding_states_unrecorded
 from infra import locks, replicas
-from infra.gaming_day import gaming_day_of
 from progressive.models import Pool, PoolVersion
 from progressive.proof_versions import pool_versions_differences
 from rounds.models import Table, TableConfigVersion
@@ -37,7 +36,7 @@ from trail.services import SYSTEM, audit_record
 from . import selectors
 from .bands import report_bands_write
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments_of_night
-from .config import ReconciliationSettings, reconciliation_settings
+from .config import ReconciliationSettings, day_to_reconcile, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
 from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
 from .lease import Heartbeat, lease_expired
@@ -554,11 +553,3 @@ def _wait_for_parts(report: ReconciliationReport, poll_seconds: float = 0.5) -> 
 def days_to_reconcile(*, books_open: date, now: datetime | None = None) -> list[date]:
     """The ended gaming days of the books without a current report of their own, oldest first."""
     return selectors.days_without_report(books_open=books_open, last_ended=day_to_reconcile(now=now))
-
-
-def day_to_reconcile(*, now: datetime | None = None) -> date:
-    """The gaming day that ended last: the nightly job's day."""
-    clock = reconciliation_settings()
-    today = gaming_day_of(now or timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
-    return today - timedelta(days=1)
-

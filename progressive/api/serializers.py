@@ -10,7 +10,7 @@ from rest_framework import serializers
 from infra.models import MONEY
 from progressive.models import MeterAdjustmentRequest, PoolVersionRequest
 from progressive.selectors import pool_version_current
-from rounds.api.fields import AmountField, OffsetDateTimeField, StrictCharField, StrictSlugField
+from rounds.wire.fields import AmountField, OffsetDateTimeField, StrictCharField, StrictSlugField
 
 
 class PayLineSerializer(serializers.Serializer):

@@ -9,7 +9,6 @@ from decimal import Decimal
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
 from infra.work import ALLOWED, NOTE_REQUIRED
@@ -44,11 +43,6 @@ def status_badge(status: str) -> SafeString:
         STATUS_COLOURS.get(status, "#666"),
         status,
     )
-
-
-def changelist_url(model, **params) -> str:
-    url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
-    return f"{url}?{urlencode(params)}" if params else url
 
 
 # ---- the round sheet: what the change page of a round lays out ---------------

@@ -13,9 +13,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from casino.admin_decisions import SecondApprovalAdmin
+from infra.admin_links import changelist_url
 from infra.request_ids import request_id_of
-from rounds.admin.display import changelist_url
 from rounds.forms import ConfigVersionForm
 from rounds.models import (
     ConfigVersionRequest,
@@ -38,6 +37,7 @@ from trail.admin import (
     ReadOnlyTabularInline,
     json_block,
 )
+from trail.admin_decisions import SecondApprovalAdmin
 from trail.services import Actor
 
 

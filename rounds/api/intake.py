@@ -16,15 +16,15 @@ from django.db import OperationalError
 
 # LengthRequired: read_body raises it, and the views catch it from here.
 from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked  # noqa: F401
-from casino.errors import error_body
-from infra.jsons import read_json, write_json
+from infra.error_shape import error_body
+from infra.jsons import write_json
 from infra.metrics import BATCH_ROUNDS, INGEST_SECONDS
 from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.partitions import MonthArchived
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse
-
-from .serializers import RoundRecordSerializer, record_fast, round_data
+from rounds.wire.json_body import storable
+from rounds.wire.serializers import RoundRecordSerializer, record_fast, round_data
 
 logger = logging.getLogger(__name__)
 
@@ -34,10 +34,6 @@ class Answer:
     status: int
     body: dict
     kept: int = 0  # bytes of body this answer kept (a Submission's), for the table's hourly budget
-
-
-class UnreadableBody(ValueError):
-    pass
 
 
 class BodyTooLarge(ValueError):
@@ -102,36 +98,6 @@ def _read_chunked(http, limit: int | None) -> bytes:
         raise BodyTooLarge(limit=limit, size=len(past.read), first=first, chunked=True) from None
 
 
-def storable(value):
-    """``value`` as text PostgreSQL keeps: NUL characters and lone surrogates (which
-    JSON's ``\\ud800`` escapes can carry, and UTF-8 cannot) written out as escapes.
-
-    Error messages may quote what the table sent (an unknown decision, an
-    unknown ``paid`` key); the refusal must still be kept, not turn into a 500.
-    """
-    if isinstance(value, str):
-        if value.isascii():
-            return value.replace("\x00", "\\x00")
-        return value.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
-    if isinstance(value, dict):
-        return {storable(k): storable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [storable(v) for v in value]
-    return value
-
-
-def _no_constants(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def parse_json(body: bytes):
-    """JSON as tables must send it: UTF-8, no NaN or Infinity, not absurdly deep."""
-    try:
-        return read_json(body, parse_constant=_no_constants)
-    except (ValueError, RecursionError) as exc:
-        raise UnreadableBody(f"The body is not valid JSON: {exc}") from None
-
-
 @INGEST_SECONDS.labels(endpoint="round").time()
 def receive_round(*, table: Table, payload, body: bytes, request, request_id: str) -> Answer:
     record, refusal = _check(table, payload, body, request, request_id)
@@ -141,7 +107,7 @@ def receive_round(*, table: Table, payload, body: bytes, request, request_id: st
         result = ingest_round(table=table, record=record, body=body, request_id=request_id)
     except OperationalError as error:
         _kept_anyway(table, [Received(record, body)], error, request_id)
-        raise  # the database cannot serve: a 503 to retry (casino.errors)
+        raise  # the database cannot serve: a 503 to retry (casino.errors, the API's handler)
     except MonthArchived as archived:
         return _refuse_archived(table, Received(record, body), archived, request, request_id)
     except Exception as error:

@@ -9,7 +9,6 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from infra.request_ids import request_id_of
 from infra.openapi import (
     EVERY_REQUEST,
     NOT_AUTHENTICATED,
@@ -21,17 +20,18 @@ from infra.openapi import (
 )
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
+from infra.request_ids import request_id_of
 from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
 from rounds.throttling import TableKeptBytesThrottle, kept_bytes_charge
+from rounds.wire.json_body import UnreadableBody, parse_json
+from rounds.wire.serializers import FindingSerializer, RoundRecordSerializer, RoundSerializer
 
 from .examples import POST_BATCH_EXAMPLES, POST_ROUND_EXAMPLES
 from .filters import FindingFilter, RoundFilter
 from .intake import (
     BodyTooLarge,
     LengthRequired,
-    UnreadableBody,
-    parse_json,
     read_body,
     receive_batch,
     receive_round,
@@ -41,7 +41,6 @@ from .intake import (
     request_body_limit,
     round_body_limit,
 )
-from .serializers import FindingSerializer, RoundRecordSerializer, RoundSerializer
 
 MAX_BATCH = 1000
 

@@ -10,8 +10,8 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from infra.request_ids import request_id_of
 from infra.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refusal
+from infra.request_ids import request_id_of
 from rounds.authentication import TableKeyAuthentication
 from rounds.models import Finding, Round
 from rounds.selectors import round_detail
@@ -23,9 +23,8 @@ from rounds.services import (
     round_place,
     round_void,
 )
-
-from .fields import StrictCharField
-from .serializers import FindingSerializer, RoundSerializer
+from rounds.wire.fields import StrictCharField
+from rounds.wire.serializers import FindingSerializer, RoundSerializer
 
 
 def person_with(permission: str) -> type[BasePermission]:

@@ -1,4 +1,4 @@
-"""rounds.api.contract: one statement of each field, which the reader, the refusals,
+"""rounds.wire.contract: one statement of each field, which the reader, the refusals,
 the answer and the schema all follow; and the contract's limits on amounts."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
 from infra.models import MONEY
-from rounds.api import contract
-from rounds.api.serializers import RoundRecordSerializer, record_fast, round_data
-from rounds.api.shapes import Amount, Money, NotPlain
 from rounds.models import Finding, Round, Seat, Table, TableConfig, TableConfigVersion
 from rounds.selectors import round_detail
+from rounds.wire import contract
+from rounds.wire.serializers import RoundRecordSerializer, record_fast, round_data
+from rounds.wire.shapes import Amount, Money, NotPlain
 
 from .records import ROUNDS, record
 

@@ -10,10 +10,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rounds.api.filters import RoundFilter
-from rounds.api.serializers import RoundRecordSerializer
 from rounds.models import Finding, Round, Seat
 from rounds.selectors import round_list
 from rounds.services import ingest_round
+from rounds.wire.serializers import RoundRecordSerializer
 
 from .records import FINDINGS, HOLES, ROUNDS, record, seat
 

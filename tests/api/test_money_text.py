@@ -1,4 +1,4 @@
-"""rounds.api.fields.money_text: two decimals, remembered per value, the same text every time;
+"""rounds.wire.fields.money_text: two decimals, remembered per value, the same text every time;
 and the bounded memo behind it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rounds.api import fields
-from rounds.api.fields import money_text
-from rounds.api.memo import BoundedMemo
+from rounds.wire import fields
+from rounds.wire.fields import money_text
+from rounds.wire.memo import BoundedMemo
 
 # As wide as the answer's amounts: 18 digits before the point.
 AMOUNTS = st.decimals(min_value=-10**18 + 1, max_value=10**18 - 1, allow_nan=False, allow_infinity=False,

@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infra import sql
-from rounds.api import contract
-from rounds.api.serializers import RoundRecordSerializer, RoundSerializer, record_fast
 from rounds.models import Round, Submission, TableConfig
 from rounds.selectors import config_version_in_force, pool_version_in_force, round_detail
 from rounds.simulation import simulate_rounds
+from rounds.wire import contract
+from rounds.wire.serializers import RoundRecordSerializer, RoundSerializer, record_fast
 
 from .records import BATCH, ROUNDS, record, us_record
 

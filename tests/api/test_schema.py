@@ -10,7 +10,7 @@ import yaml
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 
-from rounds.api import contract
+from rounds.wire import contract
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
 REGENERATE = ".venv/bin/python manage.py spectacular --file docs/openapi.yaml"

@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from rounds import simulation
-from rounds.api.serializers import RoundRecordSerializer
 from rounds.engine import judge_round
 from rounds.engine.progressive import Meters
 from rounds.engine.record import round_from_wire
@@ -19,6 +18,7 @@ from rounds.engine.rules import DECISION_MULTIPLES
 from rounds.models import TableConfig
 from rounds.selectors import config_version_in_force, pool_version_in_force
 from rounds.simulation import TableSimulator, simulate_rounds
+from rounds.wire.serializers import RoundRecordSerializer
 
 START = datetime(2026, 11, 28, 18, 0, tzinfo=ZoneInfo("Europe/Stockholm"))
 CLEAN = {"dealer_error_rate": 0, "rule_break_rate": 0, "void_rate": 0}

@@ -46,9 +46,9 @@ from rest_framework.test import APIClient
 from progressive.models import Pool
 from progressive.reversal import ReversalError
 from progressive.services import MeterError, meter_adjust
-from rounds.api.serializers import RoundRecordSerializer
 from rounds.models import Finding, Round, Submission
 from rounds.services import VoidError, record_hash, round_void, table_register
+from rounds.wire.serializers import RoundRecordSerializer
 from tests.rollback import rolled_back_block
 from tests.security.people import person
 from trail.services import SYSTEM, Actor

@@ -18,7 +18,7 @@ from django.urls import path
 
 from infra.request_ids import request_id_of
 from infra.validation import FieldErrors
-from trail.services import Actor
+from .services import Actor
 
 
 class DecisionForm(forms.Form):

@@ -2,7 +2,7 @@
 
 Each comes as the DRF field that reads it from a record (and words what is
 wrong) and, where an answer writes it, the DRF field that documents it.
-``rounds.api.contract`` says which field of the record or answer is which.
+``rounds.wire.contract`` says which field of the record or answer is which.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The round record on the wire (ROUND_RECORD.md): shape in, stored verdict out.
 
-Every field is stated once, in ``rounds.api.contract``; the serializers here
+Every field is stated once, in ``rounds.wire.contract``; the serializers here
 are made from it. The input serializers check shape only and give the record
 its canonical form (cards as ``Ah``, amounts with two decimals, defaults
 filled in). Every rule of the game is the engine's, reached through

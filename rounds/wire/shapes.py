@@ -1,6 +1,6 @@
 """How one list of fields becomes a fast reader, a DRF serializer, a fast writer and a schema.
 
-``rounds.api.contract`` states each field of the round record and of the
+``rounds.wire.contract`` states each field of the round record and of the
 answer once, as a kind below with its bounds, default and whether it may be
 without a value. From a record's fields come
 
@@ -663,7 +663,7 @@ class Answer(Shape):
 
 def _serializer_class(shape: Shape, base: type, fields: dict) -> type[serializers.Serializer]:
     name = f"{shape.name}Serializer"
-    namespace = {**fields, "shape": shape, "__module__": "rounds.api.serializers", "__qualname__": name,
+    namespace = {**fields, "shape": shape, "__module__": "rounds.wire.serializers", "__qualname__": name,
                  "__doc__": shape.doc}
     return type(base)(name, (base,), namespace)
 

@@ -2,7 +2,7 @@
 
 What a table posts is ``RECORD``; what it gets back is ``ROUND``. Each line
 below is one field on the wire: its kind, bounds, default, and whether it may
-be without a value. ``rounds.api.shapes`` makes from these lines the fast
+be without a value. ``rounds.wire.shapes`` makes from these lines the fast
 reader of a record, the DRF serializers that word every refusal, the writer of
 the answer, and so the OpenAPI schema: a field added here is in all of them.
 
@@ -13,9 +13,9 @@ given another meaning.
 from __future__ import annotations
 
 from infra.models import MONEY
+from infra.work import State
 from rounds.engine.findings import ALL_CODES
 from rounds.engine.rules import BETS, DECISION_MULTIPLES
-from rounds.models import Finding, Round
 
 from .shapes import (
     Amount,
@@ -32,6 +32,7 @@ from .shapes import (
     Record,
     Text,
 )
+from .statuses import RoundStatusChoices
 
 # ROUND_RECORD.md "amounts": a wager has at most 12 integer digits; a paid
 # amount at most 15, the 500:1 Blind on the largest wager.
@@ -141,7 +142,7 @@ FINDING = Answer("Finding", [
     Money("claimed", max_digits=ANSWER_MONEY_DIGITS, optional=True),
     Text("detail"),
     Flag("informational"),
-    Choice("state", choices=tuple(Finding.State.choices)),
+    Choice("state", choices=tuple(State.choices)),
 ])
 
 ROUND_METER_EVENT = Answer("RoundMeterEvent", [
@@ -172,7 +173,7 @@ ROUND = Answer("Round", [
     Day("gaming_day"),
     Text("dealer", optional=True),
     Flag("void"),
-    Choice("status", choices=tuple(Round.Status.choices)),
+    Choice("status", choices=tuple(RoundStatusChoices.choices)),
     Cards("board", count=5, optional=True),
     Cards("dealer_cards", count=2, optional=True),
     Text("dealer_hand", optional=True),

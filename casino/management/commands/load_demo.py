@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import json
 import random
-from io import StringIO
 import secrets
 import time
+from io import StringIO
 from datetime import datetime, timedelta
 from datetime import time as clock
 from zoneinfo import ZoneInfo
