@@ -159,7 +159,7 @@ def on_starting(server):
     # The hand evaluator's rank table, filled in the master before it forks
     # (0.4 s): each worker, and each one that replaces a recycled worker,
     # starts with every hand's rank instead of working them out as they come.
-    from rounds.engine.evaluator import fill_rank_table
+    from game.evaluator import fill_rank_table
 
     fill_rank_table()
 

@@ -22,9 +22,9 @@ from django.utils.http import urlencode
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from game.findings import PAYOUT_MISMATCH
+from game.rules import BETS
 from infra import charts
-from rounds.engine.findings import PAYOUT_MISMATCH
-from rounds.engine.rules import BETS
 from rounds.models import Table
 from rounds.window import window_opens
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline

@@ -53,7 +53,7 @@ simulation is tested equal to them.
 
 The evaluator in bulk
 ---------------------
-Hands are valued exactly as ``rounds.engine.evaluator.evaluate`` values them
+Hands are valued exactly as ``game.evaluator.evaluate`` values them
 (the same integers), through two tables built by calling ``evaluate`` on one
 representative hand per entry: the rank multiset of 5 to 7 cards (split into
 ranks 2–8 and 9–A so the tables stay small and dense) and, for a flush, the
@@ -95,8 +95,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rounds.engine.cards import RANKS, Card, rank_of, suit_of
-from rounds.engine.evaluator import (
+from game.cards import RANKS, Card, rank_of, suit_of
+from game.evaluator import (
     CATEGORIES, CATEGORY_INDEX, HIGH_CARD, PAIR, STRAIGHT, THREE_OF_A_KIND, TWO_PAIR,
     category_of, evaluate,
 )

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from django.db.models import Count, DateField, F, Q
 from django.db.models.functions import TruncWeek
 
-from rounds.engine.findings import PAYOUT_MISMATCH
+from game.findings import PAYOUT_MISMATCH
 from rounds.models import Finding
 from rounds.selectors import OVERPAID, UNDERPAID
 

@@ -24,7 +24,7 @@ from functools import cache
 from itertools import combinations
 from math import comb
 
-# Category indices as the engine numbers them (rounds.engine.evaluator.CATEGORIES).
+# Category indices as the engine numbers them (game.evaluator.CATEGORIES).
 HIGH_CARD, PAIR, TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE = range(7)
 FOUR_OF_A_KIND, STRAIGHT_FLUSH, ROYAL_FLUSH = 7, 8, 9
 RANKS = 13

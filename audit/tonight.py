@@ -28,11 +28,11 @@ from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
 
+from game.vocabulary import FindingCode
 from infra.admin_links import changelist_url
 from infra.gaming_day import gaming_day_of
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
-from rounds.engine.vocabulary import FindingCode
 from rounds.models import Finding, Round, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 from rounds.window import window_opens

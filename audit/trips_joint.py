@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rounds.engine.evaluator import CATEGORIES
+from game.evaluator import CATEGORIES
 from rounds.protection import hand_arrays as ha
 
 DATA = Path(__file__).with_name("data") / "trips_joint.json"  # written by manage.py trips_joint --write

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from bench import treys_settlement
-from rounds.engine.cards import card_text
-from rounds.engine.rules import DECISION_MULTIPLES, PoolRules, TableRules, pay_line, pay_table
+from game.cards import card_text
+from game.rules import DECISION_MULTIPLES, PoolRules, TableRules, pay_line, pay_table
 
 DECK = tuple(range(52))
 SEATS_PER_ROUND = 4

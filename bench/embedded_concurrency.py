@@ -76,7 +76,7 @@ def floor_open(tables: int, rounds: int) -> tuple[dict[str, str], dict[str, list
     """Register the tables and deal their rounds: ``(keys, bodies)`` by table code."""
     from trail.services import SYSTEM
     from progressive.models import PoolVersion
-    from rounds.engine.progressive import Meters
+    from game.progressive import Meters
     from rounds.models import TableConfigVersion
     from rounds.services import table_register
 

@@ -45,14 +45,14 @@ from bench.dealing import (
     deal_hands,
     deal_rounds,
 )
-from rounds.engine.cards import card_text
-from rounds.engine.evaluator import category_name, cards_key, evaluate, evaluate_keyed
-from rounds.engine.progressive import Meters, settle_progressive
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS
-from rounds.engine.settlement import settle_game
-from rounds.engine.validation import duplicate_cards, rule_breaks
-from rounds.engine.verdict import VERIFIED, judge_round
+from game.cards import card_text
+from game.evaluator import category_name, cards_key, evaluate, evaluate_keyed
+from game.progressive import Meters, settle_progressive
+from game.record import round_from_wire
+from game.rules import BETS
+from game.settlement import settle_game
+from game.validation import duplicate_cards, rule_breaks
+from game.verdict import VERIFIED, judge_round
 
 GOAL = 3.0  # rounds per second: judge_round over the treys settlement, on every variant
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,8 +179,8 @@ def evaluator_rates(hands: Sequence[Hand], repeats: int) -> dict[str, float]:
             evaluate7(cards)
 
     runs = {
-        "rounds.engine evaluate": ours,
-        "rounds.engine evaluate_keyed (board key reused)": ours_keyed,
+        "game evaluate": ours,
+        "game evaluate_keyed (board key reused)": ours_keyed,
         "treys Evaluator().evaluate": with_treys,
         "phevaluator evaluate_cards (C)": with_phevaluator,
         "eval7 evaluate (Cython)": with_eval7,
@@ -281,7 +281,7 @@ def machine() -> list[str]:
 
 def evaluator_import_seconds() -> float:
     """CPU seconds a fresh interpreter takes to import the evaluator (best of three)."""
-    code = ("import time; t = time.process_time(); import rounds.engine.evaluator; "
+    code = ("import time; t = time.process_time(); import game.evaluator; "
             "print(time.process_time() - t)")
     runs = [
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -303,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(machine()))
     print(f"seed {args.seed}{' (quick)' if args.quick else ''}; every figure is the best of "
           f"{repeats} passes, in CPU time of this process")
-    print(f"importing rounds.engine.evaluator: {evaluator_import_seconds() * 1000:.0f} ms")
+    print(f"importing game.evaluator: {evaluator_import_seconds() * 1000:.0f} ms")
 
     hands = deal_hands(hand_count, args.seed)
     check_evaluators(hands)

@@ -87,7 +87,7 @@ def deal(table: str, count: int, seed: int, rules, pool, meters) -> list[dict]:
 def _deal_job(job):
     table, count, seed, config = job
     from progressive.models import PoolVersion
-    from rounds.engine.progressive import Meters
+    from game.progressive import Meters
     from rounds.models import TableConfigVersion
 
     version = TableConfigVersion.objects.filter(config__name=config).order_by("-version").first()

@@ -186,8 +186,8 @@ def _plain(value):
 
 def engine_rules(floor: dict):
     """The floor's configuration and pool as the engine (and the simulator) takes them."""
-    from rounds.engine.evaluator import CATEGORY_INDEX
-    from rounds.engine.rules import PoolRules, TableRules, pay_line, pay_table
+    from game.evaluator import CATEGORY_INDEX
+    from game.rules import PoolRules, TableRules, pay_line, pay_table
 
     r, p = floor["rules"], floor["pool"]
     rules = TableRules(

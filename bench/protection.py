@@ -135,7 +135,7 @@ def _dealt(rounds: int, seed: int) -> list:
 # It reads only what every version of the scoring has had, so either checkout can run it.
 _WORKER = """
 import pickle, sys, time
-from rounds.engine.record import round_from_wire
+from game.record import round_from_wire
 from rounds.protection import scoring, values
 from rounds.protection.flop_table import shipped_table as flop_table
 from rounds.protection.preflop import shipped_table

@@ -160,12 +160,12 @@ def deal_job(job: Job) -> tuple[int, int, int]:
     import django
 
     django.setup()
-    from rounds.engine import judge_round
-    from rounds.engine.cards import cards_text
-    from rounds.engine.evaluator import PAIR, category_name, category_of, evaluate
-    from rounds.engine.progressive import Meters
-    from rounds.engine.record import round_from_wire
-    from rounds.engine.rules import BETS
+    from game import judge_round
+    from game.cards import cards_text
+    from game.evaluator import PAIR, category_name, category_of, evaluate
+    from game.progressive import Meters
+    from game.record import round_from_wire
+    from game.rules import BETS
     from rounds.models import TableConfigVersion
     from progressive.models import PoolVersion
 

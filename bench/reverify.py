@@ -74,7 +74,7 @@ def worker(task: str, url: str) -> dict:
     from django.db import connection
 
     from bench.reconcile import DAY
-    from rounds.engine.evaluator import fill_rank_table
+    from game.evaluator import fill_rank_table
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")

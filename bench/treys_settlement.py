@@ -3,7 +3,7 @@
 This is what a careful engineer writes in an afternoon with a public evaluator:
 read the round, rank every hand with ``treys``, pay Ante, Blind, Play and Trips
 by the tables, apply the aggregate limit, then run the Progressive. It shares
-no code with ``rounds.engine`` (only the wire format and RULES.md), so the
+no code with ``game`` (only the wire format and RULES.md), so the
 benchmark can also use it to check the engine, round by round.
 
 The same settlement runs with ``phevaluator`` or ``eval7`` ranking the hands

@@ -43,8 +43,12 @@ django.setup()
 from rounds.models import Table, TableConfigVersion
 from rounds.services import Received, ingest_round, ingest_rounds, table_register
 from rounds.simulation import simulate_rounds
-from rounds.wire.serializers import RoundRecordSerializer
-from trail.services import SYSTEM
+try:
+    from rounds.wire.serializers import RoundRecordSerializer
+    from trail.services import SYSTEM
+except ImportError:  # a revision from before the re-housing (issue 29)
+    from rounds.api.serializers import RoundRecordSerializer
+    from audit.services import SYSTEM
 
 prefix, count, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 code = "B" + prefix[-6:]

@@ -20,7 +20,7 @@ import os
 from celery import Celery
 from celery.signals import setup_logging, worker_init
 
-from rounds.engine.evaluator import fill_rank_table
+from game.evaluator import fill_rank_table
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 

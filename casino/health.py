@@ -73,7 +73,7 @@ def readiness_failing() -> list[str]:
 
 def readiness_degraded() -> list[str]:
     """The names of the checks that fail now but leave the service serving: the cache, whose
-    throttles then let requests through (``rounds.throttling``). Checked at the same pace."""
+    throttles then let requests through (``api.throttling``). Checked at the same pace."""
     return _failing(DEGRADATIONS, _DEGRADED)
 
 

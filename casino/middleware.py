@@ -10,11 +10,11 @@ from django.contrib.sessions.middleware import SessionMiddleware as _SessionMidd
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 
+from api.authentication import TableKeyAuthentication
 from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
 from infra.error_shape import error_body
 from infra.refusals import REFUSALS
 from infra.request_ids import HEADER, request_id_given, request_id_of
-from rounds.authentication import TableKeyAuthentication
 from trail.services import Actor, audit_record
 
 
@@ -29,7 +29,7 @@ class RequestIdMiddleware:
         return response
 
 
-# Where tables post rounds (rounds/api/urls.py under casino/urls.py's "api/v1/").
+# Where tables post rounds (api/rounds/urls.py under casino/urls.py's "api/v1/").
 TABLE_POSTS = frozenset({"/api/v1/rounds/", "/api/v1/rounds/batch"})
 
 

@@ -157,7 +157,7 @@ AXES_CLIENT_IP_CALLABLE = "infra.client_address.client_address"
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"],
-         # A cache that does not answer is let through (rounds.throttling), after this long.
+         # A cache that does not answer is let through (api.throttling), after this long.
          "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}}
         if os.environ.get("CACHE_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
@@ -165,11 +165,11 @@ CACHES = {
 }
 
 # A table key proven once is remembered by each web worker for this many
-# seconds (rounds.authentication._ProvenKeys): a key revoked or a table
+# seconds (api.authentication._ProvenKeys): a key revoked or a table
 # deactivated stops working in every worker within this time. 0: never remembered.
 TABLE_KEY_CACHE_SECONDS = float(os.environ.get("TABLE_KEY_CACHE_SECONDS", "5"))
 # Wrong table keys one address may send in a minute; past it each further wrong key
-# from there is a 429 until the minute ends, a right key still served (rounds.throttling);
+# from there is a 429 until the minute ends, a right key still served (api.throttling);
 # 0: never throttled. Each is logged and counted at /metrics either way.
 TABLE_KEY_FAILURES_PER_MINUTE = int(os.environ.get("TABLE_KEY_FAILURES_PER_MINUTE", "30"))
 
@@ -351,7 +351,7 @@ ROUND_BODY_KEPT_BYTES = int(os.environ.get("ROUND_BODY_KEPT_BYTES", str(4 * 1024
 TABLE_KEPT_BYTES_PER_HOUR = int(os.environ.get("TABLE_KEPT_BYTES_PER_HOUR", str(16 * 1024 * 1024)))
 
 # A round dealt later than the moment the service received it, by more than
-# this, is stored and flagged dealt_in_future (ROUND_RECORD.md; rounds.engine.clock).
+# this, is stored and flagged dealt_in_future (ROUND_RECORD.md; game.clock).
 CLOCK_TOLERANCE = timedelta(seconds=int(os.environ.get("CLOCK_TOLERANCE_SECONDS", "600")))
 # The window of gaming days the books accept (ROUND_RECORD.md, dealt_outside_window;
 # rounds.window): from the first day of the earliest open month (the month of
@@ -408,9 +408,9 @@ REST_FRAMEWORK = {
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_THROTTLE_CLASSES": [
-        "rounds.throttling.TableRateThrottle",
-        "rounds.throttling.PersonRateThrottle",
-        "rounds.throttling.AnonRateThrottle",
+        "api.throttling.TableRateThrottle",
+        "api.throttling.PersonRateThrottle",
+        "api.throttling.AnonRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         # A table deals a round a minute; the budget leaves room for catching up.

@@ -12,9 +12,9 @@ urlpatterns = [
     re_path(r"^admin/audit/auditevent/(?P<rest>.*)$",
             RedirectView.as_view(url="/admin/trail/auditevent/%(rest)s", query_string=True, permanent=True)),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("rounds.api.urls")),
-    path("api/v1/", include("progressive.api.urls")),
-    path("api/v1/", include("audit.api.urls")),
+    path("api/v1/", include("api.rounds.urls")),
+    path("api/v1/", include("api.progressive.urls")),
+    path("api/v1/", include("api.audit.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     # Answered first by casino.health.ProbesMiddleware; routed here as well, so they are in the inventory.

@@ -2,7 +2,7 @@
 
 A body sent ``Transfer-Encoding: chunked`` declares no Content-Length, and
 Django reads a request without one as having no body at all. The round
-intake (``rounds.api.intake``) and every other endpoint (``casino.middleware``)
+intake (``api.rounds.intake``) and every other endpoint (``casino.middleware``)
 read such a body here, one way: to its end where the WSGI server marks its
 input as ending with the body (``wsgi.input_terminated``, as gunicorn does),
 and never from a server that does not, whose input may run on into the next

@@ -1,6 +1,6 @@
 """Who may read what through the API.
 
-Tables authenticate with their own key (``rounds.authentication``) and are
+Tables authenticate with their own key (``api.authentication``) and are
 never Django users, so every permission here refuses them.
 """
 

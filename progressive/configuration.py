@@ -1,7 +1,7 @@
 """Checking a pool's numbers before anything is written.
 
 Every refusal names the field it is about, so the API and the admin can show
-it beside that field; the engine's own checks (``rounds.engine.rules``) run
+it beside that field; the engine's own checks (``game.rules``) run
 last, as the final word on whether the engine can settle by these numbers.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from decimal import Decimal
 
+from game.evaluator import CATEGORIES, CATEGORY_INDEX
+from game.rules import PAY_KINDS, QUALIFIERS, PoolRules, RulesError, pay_line
 from infra.validation import CENT, MONEY_LIMIT, ErrorList, FieldErrors, decimal_of, money_check
-from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
-from rounds.engine.rules import PAY_KINDS, QUALIFIERS, PoolRules, RulesError, pay_line
 
 # What a rate column (6 digits, 4 decimals) holds.
 RATE_PLACES = 4

@@ -26,11 +26,11 @@ from decimal import Decimal
 from django.db import connection
 from django.utils import timezone
 
+from game.progressive import MeterEvent as EngineEvent
+from game.vocabulary import METER_MOVES, ROUND_EVENT_KINDS
 from infra import sql
 from infra.models import ZERO
 from infra.rows import new_row
-from rounds.engine.progressive import MeterEvent as EngineEvent
-from rounds.engine.vocabulary import METER_MOVES, ROUND_EVENT_KINDS
 
 from .models import MeterEvent, Pool
 

@@ -13,9 +13,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from game.rules import PayLine, PoolRules, pay_line
+from game.vocabulary import MeterEventKind
 from infra.models import ZERO, ImmutableModel, SecondApproval, money_field
-from rounds.engine.rules import PayLine, PoolRules, pay_line
-from rounds.engine.vocabulary import MeterEventKind
 
 
 class Pool(models.Model):
@@ -91,7 +91,7 @@ class PoolVersion(ImmutableModel):
 
 
 class MeterEvent(ImmutableModel):
-    # Every kind, a round's and a person's: rounds.engine.vocabulary.MeterEventKind.
+    # Every kind, a round's and a person's: game.vocabulary.MeterEventKind.
     Kind = models.TextChoices("Kind", [(kind.name, kind.value) for kind in MeterEventKind])
 
     # Indexed by meter_event_seq_unique, which leads with it.

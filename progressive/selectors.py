@@ -11,9 +11,9 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
+from game.versions import in_force
+from game.vocabulary import METER_MOVES
 from infra.models import ZERO
-from rounds.engine.versions import in_force
-from rounds.engine.vocabulary import METER_MOVES
 
 from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
 
@@ -43,7 +43,7 @@ def adjustment_request_list() -> QuerySet[MeterAdjustmentRequest]:
 
 
 def pool_version_in_force(*, pool: Pool, at: datetime) -> PoolVersion:
-    """The version of ``pool`` that judges a round dealt at ``at`` (``rounds.engine.versions.in_force``)."""
+    """The version of ``pool`` that judges a round dealt at ``at`` (``game.versions.in_force``)."""
     versions = list(PoolVersion.objects.filter(pool=pool).select_related("pool"))
     if not versions:
         raise PoolVersion.DoesNotExist(f"pool {pool.code} has no version")

@@ -15,11 +15,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from game.progressive import Meters
+from game.versions import in_force
 from infra import locks
 from infra.models import ZERO, SecondApproval
 from infra.validation import NON_FIELD
-from rounds.engine.progressive import Meters
-from rounds.engine.versions import in_force
 from trail.approvals import decision_refusal, decision_write
 from trail.services import Actor, audit_record
 

@@ -9,10 +9,9 @@ from itertools import chain, islice
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import QuerySet
 
+from game.rules import BETS
 from infra import exports as csv_export
 from infra.exports import Column, Export, Period, formed, header, moment, plain, rows_of
-
-from .engine.rules import BETS
 from .models import Finding, Round, Seat
 
 # A row a seat, read of the seat; the round's amounts are in its configuration's currency.

@@ -6,8 +6,8 @@ import json
 
 from django import forms
 
+from game.evaluator import CATEGORIES
 from progressive.models import Pool
-from rounds.engine.evaluator import CATEGORIES
 
 CATEGORY_CHOICES = [(name, name.replace("_", " ")) for name in CATEGORIES]
 

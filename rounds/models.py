@@ -9,11 +9,11 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from game.evaluator import CATEGORIES
+from game.rules import TABLE_NUMBERS, TableRules, table_rules
+from game.vocabulary import BETS, Decision, FindingCode
 from infra.models import ImmutableModel, SecondApproval, money_field
 from infra.work import WorkedFinding, worked_index
-from rounds.engine.evaluator import CATEGORIES
-from rounds.engine.rules import TABLE_NUMBERS, TableRules, table_rules
-from rounds.engine.vocabulary import BETS, Decision, FindingCode
 from rounds.wire.statuses import RoundStatusChoices
 
 CATEGORY_CHOICES = [(name, name.replace("_", " ")) for name in CATEGORIES]
@@ -234,7 +234,7 @@ class Round(models.Model):
     record = models.JSONField()
     record_hash = models.CharField(max_length=64)
     # The moment the round reached the service, which its clock finding was judged
-    # against (rounds.engine.clock); the ingest sets it, as re-verification reads it.
+    # against (game.clock); the ingest sets it, as re-verification reads it.
     received_at = models.DateTimeField(default=timezone.now)
     # A supervisor's void after the fact ("machine malfunctions void all hands"):
     # the table's record stays as sent; the settlement becomes all zero.

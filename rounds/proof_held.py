@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rounds.engine.findings import DEALT_OUTSIDE_WINDOW
+from game.findings import DEALT_OUTSIDE_WINDOW
 from rounds.models import Finding, Round
 from trail.models import AuditEvent
 

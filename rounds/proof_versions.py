@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
-from rounds.engine.rules import STORED_TYPES, TABLE_NUMBERS, TableRules, table_rules
+from game.rules import STORED_TYPES, TABLE_NUMBERS, TableRules, table_rules
 from rounds.models import TableConfigVersion
 from rounds.services.configs import config_version_snapshot
 from trail.recorded import VersionDifference, snapshots_recorded, versions_differences, versions_record

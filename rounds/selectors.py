@@ -24,17 +24,16 @@ from django.db.models import (
 )
 from django.db.models.functions import Abs, Coalesce
 
+from game.versions import in_force
+from game.vocabulary import BETS
 from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
 from trail.models import AuditEvent
-
-from .engine.versions import in_force
-from .engine.vocabulary import BETS
 from .models import Finding, Round, Seat, TableConfig, TableConfigVersion
 
 
 def config_version_in_force(*, config: TableConfig, at: datetime) -> TableConfigVersion:
-    """The version of ``config`` that was in force at ``at`` (``rounds.engine.versions.in_force``)."""
+    """The version of ``config`` that was in force at ``at`` (``game.versions.in_force``)."""
     versions = TableConfigVersion.objects.filter(config=config).select_related("config", "pool")
     return _in_force(versions, at, f"configuration {config.name} has no version")
 

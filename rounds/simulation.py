@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-from rounds.engine import judge_round
-from rounds.engine.cards import cards_text, rank_of
-from rounds.engine.evaluator import (
+from game import judge_round
+from game.cards import cards_text, rank_of
+from game.evaluator import (
     ACE,
     FLUSH,
     FULL_HOUSE,
@@ -45,11 +45,11 @@ from rounds.engine.evaluator import (
     category_of,
     evaluate,
 )
-from rounds.engine.progressive import Meters
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
-from rounds.engine.settlement import floor_to
-from rounds.engine.verdict import SeatVerdict, Verdict
+from game.progressive import Meters
+from game.record import round_from_wire
+from game.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
+from game.settlement import floor_to
+from game.verdict import SeatVerdict, Verdict
 from rounds.protection.scoring import best_of
 from rounds.protection.values import PayTable, river_values
 

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from rounds.engine.progressive import in_contract_order
+from game.progressive import in_contract_order
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "shared" / "examples"
 # Each file is one table's rounds in order: (file, table code, configuration).
@@ -37,7 +37,7 @@ def as_decimals(results: dict) -> dict:
 
 
 def expected_events(example: dict) -> list[tuple]:
-    """The round's events in the contract's order (``rounds.engine.progressive.in_contract_order``):
+    """The round's events in the contract's order (``game.progressive.in_contract_order``):
     the examples list a round's contributions in the order of the body's seats, ROUND_RECORD.md
     records them highest seat first, like the awards."""
     return in_contract_order([

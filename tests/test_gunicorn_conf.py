@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_master_fills_the_rank_table_before_forking():
     # A fresh interpreter, as the master is: the table starts empty.
     script = (
-        "import runpy; from rounds.engine import evaluator\n"
+        "import runpy; from game import evaluator\n"
         "conf = runpy.run_path('gunicorn.conf.py')\n"
         "before = len(evaluator._BY_RANK_KEY)\n"
         "conf['on_starting'](None)\n"

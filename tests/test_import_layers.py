@@ -1,11 +1,11 @@
 """The folders are the layers: each imports only its own layer and the ones below it.
 
-Bottom to top: the engine (plain Python), the shared infrastructure, the wire
-contract, the audit trail, progressive's core, rounds, the APIs that stand on
-rounds' table keys, the auditors' side, and the project shell. A module
-belongs to the deepest folder of ``LAYERS`` that holds it (``rounds/engine``,
-not ``rounds``). Read from the source (no import is run), so a new import
-that goes the wrong way fails here before anyone has to untangle it.
+Bottom to top: the game (plain Python), the shared infrastructure, the wire
+contract, the audit trail, progressive, rounds, the auditors' side, the HTTP
+API and the project shell. A module belongs to the deepest folder of
+``LAYERS`` that holds it (``rounds/wire``, not ``rounds``). Read from the
+source (no import is run), so a new import that goes the wrong way fails
+here before anyone has to untangle it.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS = (
-    "rounds/engine",  # cards, hands, settlement, validation: plain Python
+    "game",  # cards, hands, settlement, validation: plain Python
     "infra",  # SQL, locks, partitions, the gaming day, money columns, CSV, charts, the API's shared pieces
     "rounds/wire",  # the contract with the tables: the round record, its answer, the wire's fields
     "trail",  # the hash-chained log every app writes, the records' guards, dual control
     "progressive",  # pools, versions, the meter and its ledger
-    "rounds",  # tables, configurations, rounds, findings; the table API
-    "progressive/api",  # the pools' API, which takes a table's key (rounds.authentication)
+    "rounds",  # tables, configurations, rounds, findings
     "audit",  # reconciliation, variance tests, game protection, the tonight page, exports
+    "api",  # the HTTP API over the apps, a table's key and the rates
     "casino",  # the shell: settings, URLs, middleware, admin site, health, metrics, Celery, the demo
 )
 PACKAGES = sorted({layer.split("/")[0] for layer in LAYERS})
@@ -33,7 +33,7 @@ PACKAGES = sorted({layer.split("/")[0] for layer in LAYERS})
 # Plain Python, no Django: the engine, game protection's mathematics, and the report's
 # arithmetic and statistics.
 PURE = (
-    "rounds.engine", "rounds.protection", "audit.statistics", "audit.reconciliation.figures",
+    "game", "rounds.protection", "audit.statistics", "audit.reconciliation.figures",
     "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.trips_joint",
 )
 
@@ -99,9 +99,9 @@ def test_the_layers_are_the_folders():
 
 def test_a_wrong_way_import_is_found():
     """The walk sees an import that runs up: the engine reading a model would be caught."""
-    assert layer_of("rounds.engine.cards") < layer_of("rounds.models") < layer_of("audit.tonight")
-    assert layer_of("progressive.api.views") > layer_of("rounds.authentication") > layer_of("progressive.ledger")
-    assert "rounds.authentication.TableKeyAuthentication" in EDGES["progressive.api.views"]
+    assert layer_of("game.cards") < layer_of("rounds.wire.contract") < layer_of("rounds.models") < layer_of("audit.tonight")
+    assert layer_of("api.progressive.views") > layer_of("audit.models") > layer_of("progressive.ledger")
+    assert "api.authentication.TableKeyAuthentication" in EDGES["api.progressive.views"]
 
 
 def test_the_pure_core_imports_nothing_of_the_project_but_itself():
@@ -109,6 +109,6 @@ def test_the_pure_core_imports_nothing_of_the_project_but_itself():
         return sorted(f"{source} -> {target}" for source, targets in EDGES.items() if _within(source, sources)
                       for target in targets if not _within(target, allowed))
 
-    assert wrong(["rounds.engine"], ["rounds.engine"]) == []
-    assert wrong(["rounds.protection"], ["rounds.protection", "rounds.engine"]) == []
+    assert wrong(["game"], ["game"]) == []
+    assert wrong(["rounds.protection"], ["rounds.protection", "game"]) == []
     assert wrong(PURE, PURE) == []

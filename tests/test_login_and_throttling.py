@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from rounds.throttling import TableRateThrottle
+from api.throttling import TableRateThrottle
 from tests import examples
 
 pytestmark = pytest.mark.django_db

@@ -50,11 +50,11 @@ def test_a_tables_request_logs_its_request_id_and_table(table_client, lines, mon
     def broken(**kwargs):
         raise RuntimeError("the store broke")
 
-    monkeypatch.setattr("rounds.api.intake.ingest_round", broken)
+    monkeypatch.setattr("api.rounds.intake.ingest_round", broken)
     client = table_client("S01", "se-50kr")
     response = client.post(ROUNDS, record("L-1"), format="json", HTTP_X_REQUEST_ID="req-logs-1")
     assert response.status_code == 500
-    written = [line for line in lines() if line["logger"] == "rounds.api.intake"]
+    written = [line for line in lines() if line["logger"] == "api.rounds.intake"]
     assert len(written) == 1
     line = written[0]
     assert list(line)[:7] == ["timestamp", "level", "logger", "message", "request_id", "table", "user"]

@@ -10,8 +10,8 @@ import sys
 import pytest
 from django.db import OperationalError, connection
 
-from infra import replicas
 from casino.routers import PrimaryReplicaRouter
+from infra import replicas
 from rounds.models import Round
 
 SETTINGS_OF = (

@@ -18,8 +18,8 @@ from decimal import Decimal
 from audit.models import SeatScore
 from audit.reconciliation.reverify import cached, judge_stored
 from audit.reconciliation.selectors import stored_rounds
+from game.evaluator import CATEGORIES, CATEGORY_INDEX
 from progressive.models import PoolVersion
-from rounds.engine.evaluator import CATEGORIES, CATEGORY_INDEX
 from rounds.models import Table, TableConfigVersion
 from rounds.protection import conformance, fingerprints, scoring
 from rounds.protection.codes import ProtectionCode

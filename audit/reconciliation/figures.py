@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
-from rounds.engine.findings import LIMIT_BREAK_CODES
-from rounds.engine.vocabulary import BETS, Bet
+from game.findings import LIMIT_BREAK_CODES
+from game.vocabulary import BETS, Bet
 
 BASE_BETS = (Bet.ANTE.value, Bet.BLIND.value, Bet.PLAY.value)
 ZERO = Decimal(0)

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from rounds.engine import Clock, judge_round
-from rounds.engine.clock import DEFAULT_TOLERANCE
-from rounds.engine.progressive import Meters, in_contract_order
-from rounds.engine.record import RoundRecord, round_from_wire
-from rounds.engine.rules import BETS, PoolRules, TableRules
-from rounds.engine.verdict import VOID, Verdict, status_after_service_finding
-from rounds.engine.vocabulary import SERVICE_CODES, MeterEventKind
+from game import Clock, judge_round
+from game.clock import DEFAULT_TOLERANCE
+from game.progressive import Meters, in_contract_order
+from game.record import RoundRecord, round_from_wire
+from game.rules import BETS, PoolRules, TableRules
+from game.verdict import VOID, Verdict, status_after_service_finding
+from game.vocabulary import SERVICE_CODES, MeterEventKind
 
 REVERSAL = MeterEventKind.REVERSAL.value
 

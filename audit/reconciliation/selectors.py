@@ -29,10 +29,10 @@ from audit.models import ReconciliationReport, SeatScore
 from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
 from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
+from game.findings import PAYOUT_MISMATCH
+from game.record import Amounts
 from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
-from rounds.engine.findings import PAYOUT_MISMATCH
-from rounds.engine.record import Amounts
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import OVERPAID, UNDERPAID
 from trail.models import AuditEvent, ChainHead
@@ -406,7 +406,7 @@ def players_sums(
 # ---- rounds streamed for re-verification -----------------------------------------
 
 
-@dataclass(slots=True)  # not frozen: one is built per stored round (see rounds.engine.record.SeatRecord)
+@dataclass(slots=True)  # not frozen: one is built per stored round (see game.record.SeatRecord)
 class StoredRound:
     pk: int
     round_id: str

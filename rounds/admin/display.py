@@ -11,10 +11,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from game.findings import PAYOUT_MISMATCH
+from game.rules import BETS
 from infra.work import ALLOWED, NOTE_REQUIRED
 from rounds.admin.findings import WORK_VERBS
-from rounds.engine.findings import PAYOUT_MISMATCH
-from rounds.engine.rules import BETS
 from rounds.models import (
     Finding,
     Round,

@@ -19,11 +19,11 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from game.findings import ALL_CODES
 from infra.money_display import money
 from infra.request_ids import request_id_of
 from rounds.admin.display import round_sheet, status_badge
 from rounds.admin.findings import CurrencyFilter, finding_moved_from_page
-from rounds.engine.findings import ALL_CODES
 from rounds.exports import ROUNDS
 from rounds.models import (
     Finding,

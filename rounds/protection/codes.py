@@ -1,6 +1,6 @@
 """What game protection can find: its codes, each declared once.
 
-A round's findings (``rounds.engine.vocabulary.FindingCode``) say what one
+A round's findings (``game.vocabulary.FindingCode``) say what one
 round got wrong; these say what many rounds show together about a player, a
 dealer, a pair of them or a table, so they are a vocabulary of their own.
 """

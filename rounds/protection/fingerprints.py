@@ -39,12 +39,12 @@ from enum import StrEnum
 from fractions import Fraction
 from math import comb
 
-from rounds.engine.evaluator import category_of
-from rounds.engine.record import RoundRecord
-from rounds.engine.rules import FOLD, TableRules
-from rounds.engine.settlement import floor_to
-from rounds.engine.verdict import Verdict
-from rounds.engine.vocabulary import Bet, FindingCode
+from game.evaluator import category_of
+from game.record import RoundRecord
+from game.rules import FOLD, TableRules
+from game.settlement import floor_to
+from game.verdict import Verdict
+from game.vocabulary import Bet, FindingCode
 
 ZERO = Decimal(0)
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rounds.engine.cards import Card
-from rounds.engine.vocabulary import Decision
+from game.cards import Card
+from game.vocabulary import Decision
 
 from .preflop import representative, starting_hand, starting_hands
 from .streets import CHECK

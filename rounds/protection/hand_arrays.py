@@ -2,7 +2,7 @@
 
 Scoring a decision means valuing every hand the unseen cards could still
 make: 990 dealer hands on the river, about a million (board, dealer) pairs
-on the flop. ``rounds.engine.evaluator`` values one hand at a time; this
+on the flop. ``game.evaluator`` values one hand at a time; this
 module values arrays of them with the same numbers, from the same two rule
 tables (``rank_values`` and ``flush_values``), so a value here is always the
 engine's value (``tests/protection/test_hand_arrays.py`` checks them against
@@ -32,7 +32,7 @@ from functools import cache
 
 import numpy as np
 
-from rounds.engine.evaluator import PAIR, flush_values, rank_values
+from game.evaluator import PAIR, flush_values, rank_values
 
 _LOW_RANKS = 6  # 2..7 in the low rank number, 8..A in the high one
 _LOW_SHIFT, _HIGH_SHIFT = 16, 30

@@ -35,10 +35,10 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rounds.engine.cards import Card
-from rounds.engine.evaluator import PAIR, TWO_PAIR, category_of, evaluate
-from rounds.engine.rules import DECISION_MULTIPLES
-from rounds.engine.vocabulary import Decision
+from game.cards import Card
+from game.evaluator import PAIR, TWO_PAIR, category_of, evaluate
+from game.rules import DECISION_MULTIPLES
+from game.vocabulary import Decision
 
 from . import values as v
 from .flop_table import FlopTable

@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rounds.engine.cards import RANKS, Card
-from rounds.engine.vocabulary import Decision
+from game.cards import RANKS, Card
+from game.vocabulary import Decision
 
 from .streets import CHECK, Street
 from .streets import OPTIONS as STREET_OPTIONS

@@ -24,10 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rounds.engine.cards import Card
-from rounds.engine.evaluator import HIGH_CARD, PAIR, category_of, evaluate
-from rounds.engine.record import RoundRecord
-from rounds.engine.vocabulary import DECISIONS, Decision
+from game.cards import Card
+from game.evaluator import HIGH_CARD, PAIR, category_of, evaluate
+from game.record import RoundRecord
+from game.vocabulary import DECISIONS, Decision
 
 from . import values as v
 from .flop_table import FlopTable

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from rounds.engine.vocabulary import Decision
+from game.vocabulary import Decision
 
 
 class Street(StrEnum):

@@ -51,10 +51,10 @@ from math import comb
 
 import numpy as np
 
-from rounds.engine.cards import Card
-from rounds.engine.evaluator import CATEGORIES
-from rounds.engine.rules import TableRules
-from rounds.engine.vocabulary import Decision
+from game.cards import Card
+from game.evaluator import CATEGORIES
+from game.rules import TableRules
+from game.vocabulary import Decision
 
 from . import hand_arrays as ha
 from .streets import CHECK

@@ -11,11 +11,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from infra import locks
-from infra.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
-from progressive.models import Pool
-from rounds.engine.evaluator import CATEGORY_INDEX
-from rounds.engine.rules import (
+from game.evaluator import CATEGORY_INDEX
+from game.rules import (
     MOST_PAY,
     STORED_TYPES,
     TABLE_NUMBERS,
@@ -23,6 +20,9 @@ from rounds.engine.rules import (
     pay_table,
     table_rules,
 )
+from infra import locks
+from infra.validation import CENT, ErrorList, FieldErrors, decimal_of, money_check
+from progressive.models import Pool
 from rounds.models import ConfigVersionRequest, Round, TableConfig, TableConfigVersion
 from trail.services import Actor, audit_record
 

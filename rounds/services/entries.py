@@ -49,7 +49,7 @@ class Entry:
     digest: str | None = None  # worked out by the request's own thread when the combiner stores it
     wire: object = None  # the record read for the engine (``round_from_wire``), likewise
     # When the service received it: a round dealt later than this is dealt_in_future
-    # (rounds.engine.clock), and the round's received_at is this moment.
+    # (game.clock), and the round's received_at is this moment.
     received_at: datetime = field(default_factory=timezone.now)
 
     @property

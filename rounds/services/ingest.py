@@ -33,13 +33,13 @@ from datetime import date
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 
+from game.record import round_from_wire
+from game.verdict import Clock, judge_prepared, prepare_round
+from game.versions import in_force
 from infra.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
 from rounds import partitions
-from rounds.engine.record import round_from_wire
-from rounds.engine.verdict import Clock, judge_prepared, prepare_round
-from rounds.engine.versions import in_force
 from rounds.models import ROUND_ID_UNIQUE, Round, RoundKey, Submission, Table
 from rounds.selectors import round_detail
 from rounds.window import outside_window, window_opens

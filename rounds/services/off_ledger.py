@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from game.findings import POOL_OFF_LEDGER
+from game.verdict import status_after_service_finding
 from infra.rows import new_row
 from progressive.ledger import PoolOffLedger
-from rounds.engine.findings import POOL_OFF_LEDGER
-from rounds.engine.verdict import status_after_service_finding
 from rounds.models import Finding
 from trail.services import SYSTEM, AuditEntry
 

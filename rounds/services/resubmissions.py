@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rounds.engine.findings import CONFLICTING_RESUBMISSION
-from rounds.engine.verdict import status_after_service_finding
+from game.findings import CONFLICTING_RESUBMISSION
+from game.verdict import status_after_service_finding
 from rounds.models import Finding, Round, Submission
 from trail.services import Actor, AuditEntry
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 from datetime import date, datetime
 
+from game import category_name
+from game.findings import DEALT_OUTSIDE_WINDOW
+from game.rules import BETS
+from game.settlement import ZERO
+from game.verdict import Prepared, Verdict, status_after_service_finding
 from infra.rows import new_row
-from rounds.engine import category_name
-from rounds.engine.rules import BETS
-from rounds.engine.settlement import ZERO
-from rounds.engine.findings import DEALT_OUTSIDE_WINDOW
-from rounds.engine.verdict import Prepared, Verdict, status_after_service_finding
 from rounds.models import Finding, Round, Seat, Submission, Table, TableConfigVersion
 
 

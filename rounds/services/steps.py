@@ -11,9 +11,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from game.verdict import Prepared
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent
-from rounds.engine.verdict import Prepared
 from rounds.models import Finding, Round, RoundKey, Seat, Submission, TableConfigVersion
 
 from .entries import Entry

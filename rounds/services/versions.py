@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from game.rules import PoolRules, TableRules
 from progressive.models import PoolVersion
-from rounds.engine.rules import PoolRules, TableRules
 from rounds.models import TableConfigVersion
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from game.rules import BETS
 from infra import locks
 from infra.models import ZERO
 from infra.validation import FieldErrors
 from progressive.reversal import ReversalError, meter_reverse_round
 from progressive.services import pool_lock
-from rounds.engine.rules import BETS
 from rounds.models import Round, Seat
 from trail.services import Actor, audit_record
 

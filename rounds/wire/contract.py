@@ -12,10 +12,10 @@ given another meaning.
 
 from __future__ import annotations
 
+from game.findings import ALL_CODES
+from game.rules import BETS, DECISION_MULTIPLES
 from infra.models import MONEY
 from infra.work import State
-from rounds.engine.findings import ALL_CODES
-from rounds.engine.rules import BETS, DECISION_MULTIPLES
 
 from .shapes import (
     Amount,

@@ -16,7 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rounds.engine.cards import RANKS, SUITS, CardError, card_text, parse_card
+from game.cards import RANKS, SUITS, CardError, card_text, parse_card
 
 from .memo import BoundedMemo
 

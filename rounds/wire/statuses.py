@@ -5,6 +5,6 @@ from __future__ import annotations
 
 from django.db import models
 
-from rounds.engine.vocabulary import RoundStatus
+from game.vocabulary import RoundStatus
 
 RoundStatusChoices = models.TextChoices("Status", [(status.name, status.value) for status in RoundStatus])

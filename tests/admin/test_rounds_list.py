@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from rounds.engine.vocabulary import BETS
+from game.vocabulary import BETS
 from rounds.models import Finding, Round
 from tests import examples
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rounds.api import intake
+from api.rounds import intake
 from rounds.models import Round, Submission
 from rounds.services import ingest
 from trail.selectors import audit_chain_verify

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from audit.reconciliation.selectors import stored_rounds
 from audit.reconciliation.reverify import round_differences
+from audit.reconciliation.selectors import stored_rounds
 from rounds.models import Finding, Round, Submission
 from tests.api.records import BATCH, ROUNDS, record
 

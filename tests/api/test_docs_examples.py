@@ -17,8 +17,8 @@ import pytest
 import yaml
 from django.conf import settings
 
+from api.rounds import examples as documented
 from casino.operations import OPERATIONS
-from rounds.api import examples as documented
 from tests import examples
 from tests.fuzz.schema import TABLE_OPERATIONS
 

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rounds.api.filters import RoundFilter
+from api.rounds.filters import RoundFilter
 from rounds.models import Finding, Round, Seat
 from rounds.selectors import round_list
 from rounds.services import ingest_round
@@ -127,7 +127,7 @@ def test_finding_and_player_filters_are_exists_subqueries(params):
 
 
 def test_a_round_is_on_one_page_only_when_its_findings_span_pages(auditor_client, stored, monkeypatch):
-    from rounds.api.views import DealtAtCursor
+    from api.rounds.views import DealtAtCursor
 
     monkeypatch.setattr(DealtAtCursor, "page_size", 1)
     seen, url = [], ROUNDS + "?code=payout_mismatch"

@@ -60,7 +60,7 @@ def test_a_post_the_database_cannot_serve_is_a_503_and_its_body_is_kept(table_cl
 
 
 def test_a_cache_that_fails_after_the_round_is_stored_does_not_make_it_a_500(table_client, monkeypatch):
-    from rounds import throttling
+    from api import throttling
 
     def down(*args, **kwargs):
         raise ConnectionError("the cache is down")
@@ -75,7 +75,7 @@ def test_a_cache_that_fails_after_the_round_is_stored_does_not_make_it_a_500(tab
 def test_a_store_that_fails_and_then_cannot_keep_its_body_is_still_answered_in_the_error_shape(
     table_client, monkeypatch,
 ):
-    from rounds.api import intake
+    from api.rounds import intake
 
     def broken(*args, **kwargs):
         raise RuntimeError("an engine bug")

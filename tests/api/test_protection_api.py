@@ -16,11 +16,11 @@ import yaml
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from audit.api.reports import NewestFirst
+from api.audit.reports import NewestFirst
+from api.rounds.views import DealtAtCursor
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.selectors import player_figures, player_leak_course
 from audit.protection.services import day_protect
-from rounds.api.views import DealtAtCursor
 from rounds.models import Round, Seat
 from rounds.protection import players as pl
 from rounds.protection.codes import ProtectionCode

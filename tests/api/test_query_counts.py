@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 # statement). The answer is built from the rows just written, not read back.
 # Production adds the wait for the disk after COMMIT (rounds.services.ingest).
 # The table's key is looked up only when this process has not proven it in the
-# last TABLE_KEY_CACHE_SECONDS (rounds.authentication._ProvenKeys): one more.
+# last TABLE_KEY_CACHE_SECONDS (api.authentication._ProvenKeys): one more.
 # It was 21 before rounds.services.ingest sent its writes together.
 # If this number moves, read the queries (pytest -vv prints them) first.
 POST_QUERIES = 6

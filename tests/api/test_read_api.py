@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
-from rounds.api.views import DealtAtCursor, NewestFirstCursor
+from api.rounds.views import DealtAtCursor, NewestFirstCursor
 from rounds.models import Finding, Round
 from rounds.services import finding_transition
 

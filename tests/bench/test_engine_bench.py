@@ -13,7 +13,7 @@ import pytest
 from bench import treys_settlement
 from bench.dealing import VARIANTS, deal_hands, deal_rounds
 from bench.engine import Disagreement, check_agreement, check_evaluators
-from rounds.engine.evaluator import CATEGORY_INDEX
+from game.evaluator import CATEGORY_INDEX
 
 ROUNDS = 200
 

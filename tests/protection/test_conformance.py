@@ -8,9 +8,9 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rounds.engine import judge_round
-from rounds.engine.evaluator import FLUSH, FULL_HOUSE, STRAIGHT
-from rounds.engine.settlement import floor_to
+from game import judge_round
+from game.evaluator import FLUSH, FULL_HOUSE, STRAIGHT
+from game.settlement import floor_to
 from rounds.protection.conformance import (
     ConformanceSettings,
     PayObservation,

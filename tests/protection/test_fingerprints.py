@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rounds.engine import judge_round
-from rounds.engine.progressive import Meters
-from rounds.engine.rules import DECISION_MULTIPLES
+from game import judge_round
+from game.progressive import Meters
+from game.rules import DECISION_MULTIPLES
 from rounds.protection.fingerprints import (
     EXPLANATIONS,
     Direction,

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.services import day_protect
-from rounds.engine import judge_round
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS
+from game import judge_round
+from game.record import round_from_wire
+from game.rules import BETS
 from rounds.protection.codes import ProtectionCode
 from tests.examples import last_gaming_day_evening
 from tests.rounds.engine_rules import SE_50KR

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rounds.engine.cards import parse_cards
+from game.cards import parse_cards
 from rounds.protection import preflop
 from rounds.protection.values import PayTable
 from tests.rounds.engine_rules import SE_50KR, US_30K

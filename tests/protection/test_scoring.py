@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from rounds.engine.record import RoundRecord, SeatRecord
-from rounds.engine.vocabulary import DECISIONS
+from game.record import RoundRecord, SeatRecord
+from game.vocabulary import DECISIONS
 from rounds.protection import scoring
 from rounds.protection import values as v
 from rounds.protection.preflop import shipped_table

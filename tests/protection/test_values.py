@@ -9,10 +9,10 @@ from itertools import combinations
 
 import pytest
 
-from rounds.engine.evaluator import evaluate
-from rounds.engine.record import RoundRecord, SeatRecord
-from rounds.engine.rules import DECISION_MULTIPLES
-from rounds.engine.settlement import settle_game
+from game.evaluator import evaluate
+from game.record import RoundRecord, SeatRecord
+from game.rules import DECISION_MULTIPLES
+from game.settlement import settle_game
 from rounds.protection import values as v
 from rounds.protection.streets import CHECK
 from tests.rounds.engine_rounds import cards

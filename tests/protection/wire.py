@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from rounds.engine import judge_round
-from rounds.engine.cards import cards_text
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS, DECISION_MULTIPLES, TableRules
+from game import judge_round
+from game.cards import cards_text
+from game.record import round_from_wire
+from game.rules import BETS, DECISION_MULTIPLES, TableRules
 from rounds.protection.players import DealtRound
 
 

@@ -20,11 +20,11 @@ import pytest
 
 from audit.reconciliation.reverify import REVERSAL, round_differences
 from audit.reconciliation.selectors import StoredRound, fetched_ahead
-from rounds.engine import judge_round
-from rounds.engine.findings import CONFLICTING_RESUBMISSION
-from rounds.engine.progressive import Meters
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS
+from game import judge_round
+from game.findings import CONFLICTING_RESUBMISSION
+from game.progressive import Meters
+from game.record import round_from_wire
+from game.rules import BETS
 from rounds.simulation import simulate_rounds
 from tests.rounds.engine_rules import US_30K, US_PROGRESSIVE
 

@@ -12,10 +12,10 @@ import pytest
 
 from audit import seat_covariance as sc
 from audit.statistics import seven_card_category_counts, trips_math
-from rounds.engine.cards import parse_cards
-from rounds.engine.evaluator import evaluate
-from rounds.engine.record import RoundRecord, SeatRecord
-from rounds.engine.verdict import judge_round
+from game.cards import parse_cards
+from game.evaluator import evaluate
+from game.record import RoundRecord, SeatRecord
+from game.verdict import judge_round
 
 from ..rounds.engine_rules import BLIND_PAYS, SE_50KR, TRIPS_PAYS
 

@@ -12,8 +12,8 @@ from audit.statistics import (
     Z_95, Z_997, category_counts, category_of_cards, seven_card_category_counts, trips_math,
     uniform_win_band, win_band,
 )
-from rounds.engine.evaluator import CATEGORY_INDEX, category_of, evaluate
-from rounds.engine.rules import pay_table
+from game.evaluator import CATEGORY_INDEX, category_of, evaluate
+from game.rules import pay_table
 
 SEED_TRIPS = {"royal_flush": "50", "straight_flush": "40", "four_of_a_kind": "30",
               "full_house": "8", "flush": "7", "straight": "4", "three_of_a_kind": "3"}

@@ -19,7 +19,7 @@ import pytest
 from audit import seat_covariance as sc
 from audit import trips_joint as tj
 from audit.statistics import trips_math
-from rounds.engine.evaluator import category_of, evaluate
+from game.evaluator import category_of, evaluate
 
 from ..rounds.engine_rules import BLIND_PAYS, TRIPS_PAYS
 

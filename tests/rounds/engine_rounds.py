@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from rounds.engine.cards import parse_cards
-from rounds.engine.record import RoundRecord, SeatRecord
-from rounds.engine.rules import DECISION_MULTIPLES
-from rounds.engine.verdict import Verdict
+from game.cards import parse_cards
+from game.record import RoundRecord, SeatRecord
+from game.rules import DECISION_MULTIPLES
+from game.verdict import Verdict
 
 ZERO = Decimal(0)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from rounds.engine.evaluator import CATEGORY_INDEX
-from rounds.engine.rules import PayLine, PoolRules, TableRules, pay_table
+from game.evaluator import CATEGORY_INDEX
+from game.rules import PayLine, PoolRules, TableRules, pay_table
 
 CENT = Decimal("0.01")
 

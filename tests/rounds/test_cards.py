@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rounds.engine.cards import (
+from game.cards import (
     RANKS,
     SUITS,
     CardError,

@@ -6,10 +6,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from rounds.engine import Clock, judge_round
-from rounds.engine.clock import DEFAULT_TOLERANCE, clock_findings
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import TableRules
+from game import Clock, judge_round
+from game.clock import DEFAULT_TOLERANCE, clock_findings
+from game.record import round_from_wire
+from game.rules import TableRules
 from tests.api.records import record
 
 RECEIVED = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)

@@ -6,10 +6,10 @@ from decimal import Decimal
 
 import pytest
 
-from rounds.engine.evaluator import category_name
-from rounds.engine.progressive import Meters
-from rounds.engine.record import round_from_wire
-from rounds.engine.verdict import judge_round
+from game.evaluator import category_name
+from game.progressive import Meters
+from game.record import round_from_wire
+from game.verdict import judge_round
 from tests import examples
 
 from .engine_rules import CONFIGS

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rounds.engine.progressive import Meters
-from rounds.engine.record import RoundRecord, SeatRecord
-from rounds.engine.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
-from rounds.engine.settlement import settle_game
-from rounds.engine.verdict import judge_prepared, judge_round, prepare_round
+from game.progressive import Meters
+from game.record import RoundRecord, SeatRecord
+from game.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
+from game.settlement import settle_game
+from game.verdict import judge_prepared, judge_round, prepare_round
 
 from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE
 

@@ -17,8 +17,8 @@ from math import comb, prod
 
 import pytest
 
-from rounds.engine.cards import parse_cards, rank_of, suit_of
-from rounds.engine.evaluator import (
+from game.cards import parse_cards, rank_of, suit_of
+from game.evaluator import (
     CATEGORIES,
     CATEGORY_INDEX,
     best_using_hole,
@@ -426,7 +426,7 @@ def test_best_using_hole_is_the_best_hand_whenever_that_beats_the_board():
 
 
 def test_the_rank_table_filled_at_once_holds_every_hand_as_the_lazy_path_works_it_out():
-    from rounds.engine import evaluator
+    from game import evaluator
 
     evaluator.fill_rank_table()
     filled = {key: value for key, value in evaluator._BY_RANK_KEY.items() if value}

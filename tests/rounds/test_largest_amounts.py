@@ -15,11 +15,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from game import findings as f
+from game.progressive import Meters
+from game.settlement import SeatSettlement, _apply_aggregate_limit
+from game.verdict import judge_round
 from infra.models import MONEY
-from rounds.engine import findings as f
-from rounds.engine.progressive import Meters
-from rounds.engine.settlement import SeatSettlement, _apply_aggregate_limit
-from rounds.engine.verdict import judge_round
 
 from .engine_rounds import codes, deal, results, seat
 from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE

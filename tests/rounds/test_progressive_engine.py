@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from rounds.engine.evaluator import CATEGORY_INDEX, category_of, evaluate_five
-from rounds.engine.progressive import Meters, settle_progressive, winning_line
-from rounds.engine.verdict import judge_round
+from game.evaluator import CATEGORY_INDEX, category_of, evaluate_five
+from game.progressive import Meters, settle_progressive, winning_line
+from game.verdict import judge_round
 
 from .engine_rounds import cards, deal, events, results, seat
 from .engine_rules import US_30K, US_PROGRESSIVE, US_PROGRESSIVE_LINES

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from rounds.engine.cards import CardError, parse_cards
-from rounds.engine.record import Amounts, round_from_wire
+from game.cards import CardError, parse_cards
+from game.record import Amounts, round_from_wire
 
 
 def _seat(**amounts) -> dict:

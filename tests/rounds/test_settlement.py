@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 
-from rounds.engine.evaluator import category_name
-from rounds.engine.progressive import Meters
-from rounds.engine.settlement import floor_to, settle_game
-from rounds.engine.verdict import judge_round
+from game.evaluator import category_name
+from game.progressive import Meters
+from game.settlement import floor_to, settle_game
+from game.verdict import judge_round
 
 from .engine_rounds import ZERO, bets, codes, deal, events, results, seat
 from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE

@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from game import judge_round
+from game.progressive import Meters
+from game.record import round_from_wire
+from game.rules import DECISION_MULTIPLES
 from rounds import simulation
-from rounds.engine import judge_round
-from rounds.engine.progressive import Meters
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import DECISION_MULTIPLES
 from rounds.models import TableConfig
 from rounds.selectors import config_version_in_force, pool_version_in_force
 from rounds.simulation import TableSimulator, simulate_rounds

@@ -7,12 +7,12 @@ from decimal import Decimal
 
 import pytest
 
-from rounds.engine import findings as f
-from rounds.engine.findings import Finding
-from rounds.engine.progressive import Meters
-from rounds.engine.record import round_from_wire
-from rounds.engine.validation import duplicate_cards, rule_breaks
-from rounds.engine.verdict import STATUSES, judge_round
+from game import findings as f
+from game.findings import Finding
+from game.progressive import Meters
+from game.record import round_from_wire
+from game.validation import duplicate_cards, rule_breaks
+from game.verdict import STATUSES, judge_round
 
 from .engine_rounds import codes, deal, results, seat
 from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE

@@ -1,8 +1,8 @@
 """One vocabulary: the engine declares each word and each configuration number once.
 
 The models' choices, their migrated columns, the services' numbers and the
-engine's own output are held to ``rounds.engine.vocabulary`` and
-``rounds.engine.rules.TABLE_NUMBERS`` here; any of them drifting fails a test.
+engine's own output are held to ``game.vocabulary`` and
+``game.rules.TABLE_NUMBERS`` here; any of them drifting fails a test.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from dataclasses import fields
 import pytest
 from django.db.migrations.loader import MigrationLoader
 
-from progressive.models import MeterEvent
-from rounds.engine import findings as f
-from rounds.engine import progressive as engine_progressive
-from rounds.engine import verdict as engine_verdict
-from rounds.engine.rules import DECISION_MULTIPLES, STORED_TYPES, TABLE_NUMBERS, TableRules, table_rules
-from rounds.engine.settlement import settle_game
-from rounds.engine.verdict import judge_round
-from rounds.engine.vocabulary import (
+from game import findings as f
+from game import progressive as engine_progressive
+from game import verdict as engine_verdict
+from game.rules import DECISION_MULTIPLES, STORED_TYPES, TABLE_NUMBERS, TableRules, table_rules
+from game.settlement import settle_game
+from game.verdict import judge_round
+from game.vocabulary import (
     BETS,
     DECISIONS,
     FINDING_CODES,
@@ -37,6 +36,7 @@ from rounds.engine.vocabulary import (
     MeterEventKind,
     RoundStatus,
 )
+from progressive.models import MeterEvent
 from rounds.models import Finding, Round, Seat, TableConfigVersion
 from rounds.services.configs import SNAPSHOT_FIELDS, ConfigNumbers, config_numbers_check
 

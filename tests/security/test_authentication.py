@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from rounds import authentication
+from api import authentication
 from rounds.models import TableKey
 from tests.api.records import ROUNDS, record
 from trail.models import AuditEvent

@@ -19,7 +19,7 @@ import os
 import pytest
 import yaml
 
-from rounds import throttling
+from api import throttling
 from rounds.models import Round, Submission
 from tests.api.records import BATCH, ROUNDS, record
 

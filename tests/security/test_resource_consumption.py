@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from rounds import throttling
+from api import throttling
 from rounds.models import Submission
 from tests.api.records import BATCH, ROUNDS, us_record
 

@@ -1,7 +1,7 @@
 """What a table's post no longer pays for, and that nothing it guards was lost.
 
 A web worker remembers a proven table key for a few seconds, and revocation
-still works: ``rounds.authentication._ProvenKeys`` skips the key lookup for a key this
+still works: ``api.authentication._ProvenKeys`` skips the key lookup for a key this
 process proved within ``TABLE_KEY_CACHE_SECONDS``. A change made in this
 process (a rotation, a deactivation through the admin or ``register_table``)
 forgets every key at once: tests/api/test_round_ingest.py and
@@ -10,7 +10,7 @@ this process cannot see it (another worker, SQL) takes effect within the
 cache's time, a key's own expiry is exact, and only the very key that was
 proven is remembered. Then: the people's middleware standing aside for a
 table's post (casino.middleware) with every header still there, and the
-table's throttle keeping DRF's rule with a compact log (rounds.throttling).
+table's throttle keeping DRF's rule with a compact log (api.throttling).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from rounds import authentication
+from api import authentication
 from rounds.models import Table, TableKey
 from rounds.services import table_register
 from tests.api.records import ROUNDS, record
@@ -150,12 +150,12 @@ def test_a_tables_post_skips_the_peoples_middleware_but_keeps_every_header(table
 
 
 def test_a_tables_budget_is_the_same_sliding_log_kept_compactly(table_client, monkeypatch):
-    """rounds.throttling.TableRateThrottle: DRF's rule, its log stored as an array."""
+    """api.throttling.TableRateThrottle: DRF's rule, its log stored as an array."""
     from array import array
 
     from django.core.cache import cache
 
-    from rounds.throttling import TableRateThrottle
+    from api.throttling import TableRateThrottle
 
     monkeypatch.setattr(TableRateThrottle, "THROTTLE_RATES", {"table": "3/min"})
     client = table_client("S01", "se-50kr")

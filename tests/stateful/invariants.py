@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from game.progressive import Meters
+from game.record import round_from_wire
+from game.rules import BETS
+from game.verdict import judge_round
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import pool_ledger_check
-from rounds.engine.progressive import Meters
-from rounds.engine.record import round_from_wire
-from rounds.engine.rules import BETS
-from rounds.engine.verdict import judge_round
 from rounds.models import Round
 
 ZERO_BETS = dict.fromkeys(BETS, 0)

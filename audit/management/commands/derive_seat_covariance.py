@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit import seat_covariance as sc
 from audit.statistics import trips_math
-from rounds.engine.rules import pay_table
+from game.rules import pay_table
 
 SHIPPED_MIGRATION = "rounds.migrations.0002_shipped_configs"
 SHIPPED_QUALIFIER = "pair"  # what ship_configs writes for every configuration

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from rounds.engine.evaluator import CATEGORY_INDEX
+from game.evaluator import CATEGORY_INDEX
 from rounds.protection import preflop
 from rounds.protection.values import PayTable
 

@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand
 
 from audit import trips_joint as tj
 from audit.statistics import trips_math
-from rounds.engine.evaluator import CATEGORIES
+from game.evaluator import CATEGORIES
 
 from .derive_seat_covariance import shipped_tables
 

@@ -10,9 +10,9 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.authentication import TableKeyAuthentication
 from infra.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refusal
 from infra.request_ids import request_id_of
-from rounds.authentication import TableKeyAuthentication
 from rounds.models import Finding, Round
 from rounds.selectors import round_detail
 from rounds.services import (

@@ -9,6 +9,8 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.authentication import IsTable, TableKeyAuthentication
+from api.throttling import TableKeptBytesThrottle, kept_bytes_charge
 from infra.openapi import (
     EVERY_REQUEST,
     NOT_AUTHENTICATED,
@@ -21,9 +23,7 @@ from infra.openapi import (
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
 from infra.request_ids import request_id_of
-from rounds.authentication import IsTable, TableKeyAuthentication
 from rounds.selectors import finding_list, round_list
-from rounds.throttling import TableKeptBytesThrottle, kept_bytes_charge
 from rounds.wire.json_body import UnreadableBody, parse_json
 from rounds.wire.serializers import FindingSerializer, RoundRecordSerializer, RoundSerializer
 

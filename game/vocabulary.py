@@ -92,7 +92,7 @@ SERVICE_CODES: frozenset[str] = frozenset(
 class MeterEventKind(StrEnum):
     """Every kind of event a pool's ledger holds, whoever makes it."""
 
-    # Made by a round (``rounds.engine.progressive``).
+    # Made by a round (``game.progressive``).
     CONTRIBUTION = "contribution"
     OVERFLOW = "overflow"  # a contribution above the ceiling, kept aside
     RESERVE = "reserve"  # a contribution's share for the hidden meter

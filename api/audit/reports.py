@@ -21,14 +21,14 @@ from rest_framework import generics, serializers
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.pagination import CursorPagination
 
+from api.authentication import TableKeyAuthentication
 from audit.models import ReconciliationReport
 from audit.reconciliation.figures import keeps_currencies
+from game.rules import BETS
 from infra.exports import csv_text
 from infra.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
-from rounds.authentication import TableKeyAuthentication
-from rounds.engine.rules import BETS
 
 AUTHENTICATION = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
 SCOPES = ("tables", "dealers", "shifts", "players")

@@ -1,7 +1,7 @@
 import django_filters
 
+from game.findings import ALL_CODES
 from infra.filters import StrictBooleanFilter, UtcIsoDateTimeFilter
-from rounds.engine.findings import ALL_CODES
 from rounds.models import Finding, Round
 from rounds.selectors import findings_of_dealer, rounds_with_finding, rounds_with_player
 

@@ -19,9 +19,9 @@ from rest_framework import authentication, permissions
 
 from infra import sql
 from infra.client_address import client_address
+from rounds.models import Table, TableConfig, TableKey
+from rounds.services import key_hash, split_key
 
-from .models import Table, TableConfig, TableKey
-from .services import key_hash, split_key
 from .throttling import table_key_refused
 
 _TOUCH_EVERY = timedelta(minutes=1)

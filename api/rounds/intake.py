@@ -15,11 +15,11 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 
 # LengthRequired: read_body raises it, and the views catch it from here.
+from game.findings import CONFLICTING_RESUBMISSION
 from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked  # noqa: F401
 from infra.error_shape import error_body
 from infra.jsons import write_json
 from infra.metrics import BATCH_ROUNDS, INGEST_SECONDS
-from rounds.engine.findings import CONFLICTING_RESUBMISSION
 from rounds.models import Submission, Table
 from rounds.partitions import MonthArchived
 from rounds.services import Received, ingest_round, ingest_rounds, submission_refuse

@@ -83,7 +83,7 @@ def judge_round(
     clock: Clock | None = None,
 ) -> Verdict:
     """Settle ``record`` under ``rules`` (and ``pool`` at ``meters``) and say what is wrong;
-    with ``clock``, also whether it was dealt after it arrived (``rounds.engine.clock``)."""
+    with ``clock``, also whether it was dealt after it arrived (``game.clock``)."""
     return judge_prepared(prepare_round(record, rules, clock), pool, meters)
 
 

@@ -11,6 +11,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.authentication import IsTable, TableKeyAuthentication
 from infra.openapi import (
     EVERY_REQUEST,
     JSON_BODY,
@@ -49,7 +50,6 @@ from progressive.services import (
     pool_version_reject,
     reading_record,
 )
-from rounds.authentication import IsTable, TableKeyAuthentication
 from trail.services import Actor
 
 from .filters import (

@@ -21,6 +21,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.rounds.views import DealtAtCursor
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.config import protection_config
 from audit.protection.selectors import player_figures, player_leak_course, player_leak_verdict
@@ -29,7 +30,6 @@ from infra.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_ite
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
 from infra.work import State
-from rounds.api.views import DealtAtCursor
 from rounds.models import Round, Seat
 from rounds.protection.codes import PROTECTION_CODES
 from rounds.protection.scoring import DEALER_CARD, companion_knowledge
