@@ -21,12 +21,9 @@ bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8001")
 # stores the rounds that arrive together in one transaction: see
 # rounds.services.combiner), so threads keep the core busy, and the
 # more of a process's requests wait together, the fewer passes of the pool's
-# and the audit chain's locks they need. Measured with bench/http_ingest.py,
-# 16 tables on the 2-core reference machine (docs/SCALING.md): 2x8 stored 277
-# rounds/s, 3x8 271, 1x16 268, 4x4 255, 6x3 220. Again with the worker below
-# and the lighter table post (2026-11-30, --quick, the machine quiet): 2x8
-# 285-371 rounds/s, 2x12 340, 3x8 301, 3x6 238; the same code on gthread as
-# shipped with a 5 ms switch interval: 232-264.
+# and the audit chain's locks they need. Two processes of eight threads stored
+# the most rounds of every split measured with bench/http_ingest.py (the
+# figures: docs/SCALING.md, "Figures behind the comments").
 workers = int(os.environ.get("WEB_CONCURRENCY", str(multiprocessing.cpu_count())))
 threads = int(os.environ.get("GUNICORN_THREADS", "8"))
 
@@ -37,8 +34,8 @@ class LingeringThreadWorker(ThreadWorker):
     gthread hands a kept-alive connection back to its main loop after every
     request, and the next request travels main loop -> thread pool -> main
     loop again: several hand-offs of the interpreter's lock per request. While
-    16 tables posted at once, the main loop held the interpreter for a fifth
-    to a quarter of a worker's samples (py-spy --gil); with this, 2-5 %.
+    16 tables posted at once, the main loop held the interpreter for a large
+    share of a worker's samples, and with this a small one (docs/SCALING.md).
     A table catching up sends its next round as soon as it has the answer, so
     here the thread waits up to ``GUNICORN_LINGER_MS`` for it and serves it
     itself, but only while no other connection is waiting for a thread, so
@@ -156,8 +153,8 @@ def on_starting(server):
 
     multiprocess_dir_prepare(os.environ["PROMETHEUS_MULTIPROC_DIR"])
 
-    # The hand evaluator's rank table, filled in the master before it forks
-    # (0.4 s): each worker, and each one that replaces a recycled worker,
+    # The hand evaluator's rank table, filled in the master before it forks:
+    # each worker, and each one that replaces a recycled worker,
     # starts with every hand's rank instead of working them out as they come.
     from game.evaluator import fill_rank_table
 

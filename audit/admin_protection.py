@@ -1,6 +1,6 @@
 """Game protection in the admin: the queue of its findings, what each rests on, and a player's page.
 
-Registered from ``AuditConfig.ready``, beside the variance tests' admin. The
+Registered by ``audit/admin.py``, beside the variance tests' admin. The
 findings are raised by ``audit.protection`` (the nightly job, ``manage.py
 reconcile``) and worked here through ``finding_transition``, as every queue's
 are; nothing else on these pages changes anything. The figures come from

@@ -3,9 +3,8 @@
 Money is written with its currency and grouped digits (infra.money_display),
 hold in percent, a band on one line; every flag links to the rounds behind it.
 
-Registered from ``AuditConfig.ready`` so that ``audit/admin.py`` (the audit
-log's admin) stays its own module. Reports are written by the nightly job
-and ``manage.py reconcile`` only; here they are read.
+Registered by ``audit/admin.py``. Reports are written by the nightly job and
+``manage.py reconcile`` only; here they are read.
 """
 
 from __future__ import annotations
@@ -16,10 +15,10 @@ from zoneinfo import ZoneInfo
 
 from django.contrib import admin
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
-from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from game.findings import PAYOUT_MISMATCH

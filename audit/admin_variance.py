@@ -1,6 +1,6 @@
 """The regulators' variance tests in the admin: their settings, and the queue of findings they raise.
 
-Registered from ``AuditConfig.ready``, beside the reports' admin. Supervisors
+Registered by ``audit/admin.py``, beside the reports' admin. Supervisors
 change a test's settings through ``variance_test_configure`` (the form checks
 with the service's own check, so a refusal shows beside its field); auditors
 work the findings through ``finding_transition`` and change nothing else.

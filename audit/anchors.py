@@ -212,7 +212,7 @@ def anchor_write(*, gaming_day: date | None = None, actor: Actor = SYSTEM) -> An
     if settings.AUDIT_ANCHOR_URL:
         anchor_post(settings.AUDIT_ANCHOR_URL, line.encode())
     with transaction.atomic():
-        audit_record(actor=actor, action="audit.anchored", object_type="trail.chain", object_id=str(anchor.seq),
+        audit_record(actor=actor, action="audit.anchored", object_type="audit.chain", object_id=str(anchor.seq),
                      object_repr=f"anchor {anchor.seq}:{anchor.hash[:12]}… of {gaming_day}",
                      after={**anchor.fields(), "signed": bool(key), "written_to": places, "ledger": ledger})
     return AnchorWritten(anchor, line, tuple(places))

@@ -9,8 +9,9 @@ makes the fast reader (``record_fast``) and the answer's writer
 puts the two side by side in one process, on the same rounds:
 
 - *old* is the hand-written code exactly as it was at ``--before`` (default
-  f569e0c, the last commit with it): ``rounds/wire/fields.py`` and
-  ``rounds/wire/serializers.py`` are read from git into a package of their own;
+  f569e0c, the last commit with it): ``rounds/api/fields.py`` and
+  ``rounds/api/serializers.py`` are read from git into a package of their own,
+  the engine they import read where it lives now (``game``);
 - *new* is the working tree's.
 
 The rounds are dealt by ``bench.dealing`` (4 seats, both shipped
@@ -53,7 +54,7 @@ from bench import scaffold
 from bench.dealing import VARIANTS, deal_rounds
 
 BEFORE = "f569e0c"  # the last commit whose reader and answer were written by hand
-OLD_FILES = ("rounds/wire/fields.py", "rounds/wire/serializers.py")
+OLD_FILES = ("rounds/api/fields.py", "rounds/api/serializers.py")
 TABLES = {"se-50kr": "W01", "us-30k": "W02"}
 
 
@@ -69,7 +70,8 @@ def old_code(commit: str, into: Path):
     for path in OLD_FILES:
         text = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=scaffold.ROOT, check=True,
                               capture_output=True, text=True).stdout
-        (package / Path(path).name).write_text(text)
+        # The engine moved from rounds/engine to game/ with nothing else changed.
+        (package / Path(path).name).write_text(text.replace("rounds.engine", "game"))
     sys.path.insert(0, str(into))
     return importlib.import_module("wire_before.serializers")
 

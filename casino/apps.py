@@ -1,4 +1,4 @@
-from django.apps import AppConfig, apps
+from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
 from django.db.models.signals import post_migrate
 
@@ -15,19 +15,11 @@ class CasinoConfig(AppConfig):
     verbose_name = "Casino"
 
     def ready(self) -> None:
-        from .decimal_context import decimal_context_widen
         from infra.metrics import celery_outcomes_count
+
+        from .decimal_context import decimal_context_widen
+        from .roles import roles_sync_after_the_last_app
 
         decimal_context_widen()
         celery_outcomes_count()
-        post_migrate.connect(_roles_sync_once_all_migrated, dispatch_uid="casino.roles_sync")
-
-
-def _roles_sync_once_all_migrated(sender, **kwargs) -> None:
-    # post_migrate is sent for each app that has models, in INSTALLED_APPS order, each after
-    # its own permissions were made: the last such app's signal comes when every one exists.
-    # The project shell has no models of its own, so it cannot be that sender itself.
-    from .roles import roles_sync
-
-    if sender is [config for config in apps.get_app_configs() if config.models_module is not None][-1]:
-        roles_sync(**kwargs)
+        post_migrate.connect(roles_sync_after_the_last_app, dispatch_uid="casino.roles_sync")

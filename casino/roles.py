@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
@@ -78,3 +79,14 @@ def roles_sync(**_kwargs) -> None:
         for role in ROLES:
             group, _ = Group.objects.get_or_create(name=role.name)
             group.permissions.set(_permissions_of(role))
+
+
+def roles_sync_after_the_last_app(sender, **kwargs) -> None:
+    """``roles_sync`` once every app's permissions exist (connected to ``post_migrate``).
+
+    post_migrate is sent for each app that has models, in INSTALLED_APPS order, each after its
+    own permissions were made: the last such app's signal comes when every one exists. The
+    project shell has no models of its own, so it is never that sender itself.
+    """
+    if sender is [config for config in apps.get_app_configs() if config.models_module is not None][-1]:
+        roles_sync(**kwargs)

@@ -1,16 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from casino.health import healthz, readyz
 from casino.metrics_endpoint import metrics
+from casino.moved import AuditLogMoved
 
 urlpatterns = [
-    # The audit log moved from the audit app to the trail: links kept in notes, bookmarks and
-    # exported reports still reach it.
-    re_path(r"^admin/audit/auditevent/(?P<rest>.*)$",
-            RedirectView.as_view(url="/admin/trail/auditevent/%(rest)s", query_string=True, permanent=True)),
+    re_path(r"^admin/audit/auditevent/(?P<rest>.*)$", AuditLogMoved.as_view()),
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.rounds.urls")),
     path("api/v1/", include("api.progressive.urls")),

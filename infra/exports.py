@@ -70,7 +70,7 @@ def moment(value: datetime | None, zone: tzinfo | None = None) -> str:
     to the microsecond so that a column has one form: ``2026-11-30T23:15:02.123456+01:00``.
 
     ``zone`` is that time zone looked up once by a caller that writes many (``formed``):
-    looked up for each row, it costs half a second every 100,000 rows."""
+    looked up for each row, it would cost more than writing the moment (docs/SCALING.md)."""
     return "" if value is None else timezone.localtime(value, zone).isoformat(timespec="microseconds")
 
 

@@ -10,8 +10,9 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import QuerySet
 
 from game.rules import BETS
-from infra import exports as csv_export
+from infra import exports as shared
 from infra.exports import Column, Export, Period, formed, header, moment, plain, rows_of
+
 from .models import Finding, Round, Seat
 
 # A row a seat, read of the seat; the round's amounts are in its configuration's currency.
@@ -44,8 +45,8 @@ def round_rows_of(rounds: QuerySet[Round]) -> Iterator[list]:
     yield header(ROUND_COLUMNS)
     fields = [column.field for column in ROUND_COLUMNS]
     # About CHUNK seats a chunk: a round has three or four seats taken on average.
-    per_chunk = max(1, csv_export.CHUNK // 4)
-    listed = rounds.values_list("pk", "gaming_day").iterator(chunk_size=csv_export.CHUNK)
+    per_chunk = max(1, shared.CHUNK // 4)
+    listed = rounds.values_list("pk", "gaming_day").iterator(chunk_size=shared.CHUNK)
     while chunk := list(islice(listed, per_chunk)):
         seats: dict[int, list[tuple]] = {}
         read = (

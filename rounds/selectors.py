@@ -29,6 +29,7 @@ from game.vocabulary import BETS
 from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
 from trail.models import AuditEvent
+
 from .models import Finding, Round, Seat, TableConfig, TableConfigVersion
 
 

@@ -17,10 +17,11 @@ from progressive.models import Pool
 from rounds.models import Finding, Round
 from rounds.services import VoidError, ingest, round_void, table_register
 from tests.progressive.records import ROUNDS, us_rounds
+from tests.test_import_layers import LAYERS
 from trail.services import SYSTEM, audit_record
 
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ("infra", "trail", "casino", "rounds", "progressive", "audit")
+APPS = tuple(sorted({layer.split("/")[0] for layer in LAYERS}))  # every folder of the code
 
 
 def test_no_module_but_infra_locks_takes_a_row_lock():

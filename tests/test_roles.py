@@ -41,7 +41,7 @@ def test_each_role_exists_with_its_permissions():
     # Nobody may change or delete what tables sent, not even an admin.
     for role in ("auditor", "supervisor", "admin"):
         assert not {"rounds.change_round", "rounds.delete_round", "rounds.change_submission",
-                    "rounds.delete_submission", "audit.change_auditevent"} & _perms(role)
+                    "rounds.delete_submission", "trail.change_auditevent", "trail.delete_auditevent"} & _perms(role)
 
 
 def test_setting_roles_opens_the_admin_and_is_audited(django_user_model):

@@ -18,6 +18,7 @@ from django.urls import path
 
 from infra.request_ids import request_id_of
 from infra.validation import FieldErrors
+
 from .services import Actor
 
 

@@ -23,7 +23,7 @@ from functools import cache
 
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ERROR_FLAG, IS_FACETS_VAR
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -42,6 +42,12 @@ class CsvExportAdmin:
     """The list's rows as CSV: ``csv_export`` says which columns and who may download them."""
 
     csv_export: Export
+
+    def __init__(self, *args, **kwargs):
+        # Found when the admin is registered, at start-up, not when someone opens the list.
+        if not isinstance(getattr(self, "csv_export", None), Export):
+            raise ImproperlyConfigured(f"{type(self).__name__} needs csv_export, the Export its list downloads")
+        super().__init__(*args, **kwargs)
 
     def csv_export_allowed(self, request) -> bool:
         return self.has_view_or_change_permission(request) and export_allowed(request.user, self.csv_export)

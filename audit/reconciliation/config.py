@@ -20,6 +20,7 @@ shipped as versioned data (``audit/data/seat_covariance.json``,
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -30,6 +31,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
+import game
 from audit.seat_covariance import SeatCovariance, load_seat_covariance
 from audit.shifts import Shift, parse_shifts
 from infra.gaming_day import gaming_day_of
@@ -72,16 +74,39 @@ def reconciliation_settings() -> ReconciliationSettings:
     )
 
 
-ENGINE_DIR = Path(__file__).resolve().parents[2] / "rounds" / "engine"
+GAME_DIR = Path(game.__file__).resolve().parent
+# What judges a round: the verdict, the choice of the versions in force, and every module of the
+# game they import. The game's other mathematics (game protection's, the simulations') judges no
+# round, and changing it leaves the engine's version as it was.
+JUDGING = ("verdict", "versions")
+
+
+def engine_files(directory: Path = GAME_DIR) -> list[Path]:
+    """The source files of ``JUDGING`` and of every module of the game they import, read as text."""
+    found: set[str] = set()
+    waiting = list(JUDGING)
+    while waiting:
+        name = waiting.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for node in ast.walk(ast.parse((directory / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                waiting += [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+    return sorted(directory / f"{name}.py" for name in found)
+
+
+def engine_fingerprint(directory: Path = GAME_DIR) -> str:
+    digest = hashlib.sha256()
+    for path in engine_files(directory):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"engine-sha256:{digest.hexdigest()[:16]}"
 
 
 @cache
 def engine_version() -> str:
     """A fingerprint of the engine's source: any change to how rounds are judged changes it."""
-    digest = hashlib.sha256()
-    for path in sorted(ENGINE_DIR.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return f"engine-sha256:{digest.hexdigest()[:16]}"
+    return engine_fingerprint()
 
 
 def day_to_reconcile(*, now: datetime | None = None) -> date:

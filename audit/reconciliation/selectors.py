@@ -383,7 +383,7 @@ def players_sums(
     ).exclude(player="")
     group_by = ("player", "round__config_version_id")
     # A plain fetch, not a server-side cursor: the answer is one row per player,
-    # and PostgreSQL plans a cursor for its first rows (here five times slower).
+    # and PostgreSQL plans a cursor for its first rows, a slower plan here (docs/SCALING.md).
     groups = {
         tuple(row[k] for k in group_by): _Group(row)
         for row in seats.values(*group_by).annotate(**_seat_sums_annotations()).order_by("player")
@@ -468,8 +468,8 @@ def _stored_rounds_postgresql(
     # the cursor is fetched, so the database works while the judging goes on;
     # by (id, gaming day), so only the round's own partitions are looked in.
     # Seats come as text, "seat,ante,blind,play,trips,progressive;…":
-    # splitting it and looking each amount up costs a third of decoding
-    # numeric arrays, and the same few settled amounts come back again and again.
+    # splitting it and looking each amount up costs less than decoding numeric
+    # arrays (docs/SCALING.md), and the same few settled amounts come back again and again.
     sql = f"""
         SELECT r.id, r.round_id, r.record::text, r.status, r.meter_before, r.meter_after,
                r.config_version_id, r.pool_version_id, {voided}, r.received_at,

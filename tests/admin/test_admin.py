@@ -30,7 +30,7 @@ from trail.services import Actor
 pytestmark = pytest.mark.django_db
 
 ROUNDS = "/api/v1/rounds/"
-KEPT_APPS = ("rounds", "audit")
+KEPT_APPS = ("trail", "rounds", "audit")
 
 
 def se_example(index: int) -> dict:

@@ -247,3 +247,16 @@ def test_the_list_keeps_its_own_template_under_the_button(dealt, auditor):
         names = [t.name for t in page.templates]
         assert names[0] == "admin/export_change_list.html" and "admin/change_list.html" in names, url
         assert admin_class.change_list_template is None or admin_class.change_list_template in names
+
+
+def test_an_admin_with_a_download_but_no_export_is_refused_at_start_up():
+    from django.contrib import admin
+    from django.core.exceptions import ImproperlyConfigured
+
+    from trail.admin_exports import CsvExportAdmin
+
+    class Forgotten(CsvExportAdmin, admin.ModelAdmin):
+        pass
+
+    with pytest.raises(ImproperlyConfigured, match="Forgotten needs csv_export"):
+        Forgotten(AuditEvent, admin.site)

@@ -18,9 +18,10 @@ from pathlib import Path
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from tests.fuzz.schema import OPERATIONS
+from tests.test_import_layers import LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("infra", "trail", "casino", "rounds", "progressive", "audit")
+APPS = tuple(sorted({layer.split("/")[0] for layer in LAYERS}))  # every folder of the code
 
 
 def routes(patterns=None, prefix: str = "") -> list[str]:
