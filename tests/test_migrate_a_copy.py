@@ -105,3 +105,35 @@ def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(databa
     assert {app for *_, app in moved["log_grants"]} == {"trail"}
     assert "every protection of the records is in force" in _manage(ROOT, database, "verify_audit")
     _manage(ROOT, database, "migrate", "--check")  # nothing left to apply
+
+
+def test_a_grant_follows_the_log_when_its_new_content_type_was_made_first(database, tmp_path):
+    """Something made the trail's content type before the move ran (a migrate undone and done
+    again): each group keeps its grant, now on the trail's permission, and no audit one is left."""
+    import psycopg
+
+    before = _tree_before(tmp_path / "before")
+    _manage(before, database, "migrate", "--no-input", "-v", "0")
+    with psycopg.connect(database.url) as db:
+        db.execute("INSERT INTO auth_group (name) VALUES ('night auditors')")
+        db.execute("INSERT INTO auth_group_permissions (group_id, permission_id) "
+                   "SELECT g.id, p.id FROM auth_group g, auth_permission p JOIN django_content_type ct "
+                   "ON ct.id = p.content_type_id WHERE g.name = 'night auditors' "
+                   "AND ct.app_label = 'audit' AND p.codename = 'view_auditevent'")
+        made = db.execute("INSERT INTO django_content_type (app_label, model) VALUES ('trail', 'auditevent') "
+                          "RETURNING id").fetchone()[0]
+        db.execute("INSERT INTO auth_permission (name, content_type_id, codename) "
+                   "VALUES ('Can view audit event', %s, 'view_auditevent')", [made])
+
+    _manage(ROOT, database, "migrate", "--no-input", "-v", "0")
+
+    with psycopg.connect(database.url) as db:
+        grants = db.execute(
+            "SELECT ct.app_label, ct.id FROM auth_group g JOIN auth_group_permissions gp ON gp.group_id = g.id "
+            "JOIN auth_permission p ON p.id = gp.permission_id JOIN django_content_type ct "
+            "ON ct.id = p.content_type_id WHERE g.name = 'night auditors' AND p.codename = 'view_auditevent'"
+        ).fetchall()
+        left = db.execute("SELECT count(*) FROM django_content_type WHERE app_label = 'audit' "
+                          "AND model IN ('auditevent', 'chainhead')").fetchone()[0]
+    assert grants == [("trail", made)]
+    assert left == 0

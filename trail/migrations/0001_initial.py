@@ -14,10 +14,30 @@ MOVED = ("auditevent", "chainhead")
 
 def content_types_follow(apps, schema_editor, *, source="audit", target="trail"):
     content_types = apps.get_model("contenttypes", "ContentType")
+    permissions = apps.get_model("auth", "Permission")
     for model in MOVED:
-        if content_types.objects.filter(app_label=target, model=model).exists():
+        moving = content_types.objects.filter(app_label=source, model=model).first()
+        if moving is None:
             continue
-        content_types.objects.filter(app_label=source, model=model).update(app_label=target)
+        there = content_types.objects.filter(app_label=target, model=model).first()
+        if there is None:
+            moving.app_label = target
+            moving.save(update_fields=["app_label"])
+            continue
+        # Both exist (a content type made for the target before this ran): every grant of the
+        # moving one's permissions goes to the permission of the same codename there.
+        for permission in permissions.objects.filter(content_type=moving):
+            twin = permissions.objects.filter(content_type=there, codename=permission.codename).first()
+            if twin is None:
+                permission.content_type = there
+                permission.save(update_fields=["content_type"])
+                continue
+            for group in permission.group_set.all():
+                group.permissions.add(twin)
+            for user in permission.user_set.all():
+                user.user_permissions.add(twin)
+            permission.delete()
+        moving.delete()
 
 
 def content_types_return(apps, schema_editor):
@@ -31,6 +51,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("audit", "0019_report_bands"),
         ("contenttypes", "0002_remove_content_type_name"),
+        ("auth", "0012_alter_user_first_name_max_length"),
     ]
 
     operations = [
