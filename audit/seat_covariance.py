@@ -22,44 +22,12 @@ per-unit figures ignore rounding to the minor unit and the aggregate limit.
 
 The strategy: "basic strategy" of the Wizard of Odds
 -----------------------------------------------------
-No solved optimal strategy is part of this project yet; the published basic
-strategy stands in for it. It gives up a little to optimal play (the
-shipped run measures the house's edge under it at 2.53 ± 0.11 % of the Ante,
-against 2.185 % for optimal play), which moves the covariances far less than
-their own uncertainty matters to a band. Ranks are ``2 … A``; "hidden" means that a hole card takes part.
-
-- Before the flop, Play 4x with: a pair of threes or better; any ace; a king
-  with any suited card, or with a 5 or better offsuit; a queen with a 6 or
-  better suited, an 8 or better offsuit; a jack with an 8 or better suited,
-  a ten offsuit. Never 3x.
-- On the flop (the hole cards and three board cards), Play 2x with:
-  two pair or better that the flop alone does not hold (a flop of three of a
-  kind is not a hand of the player's; a straight, flush, full house, four of
-  a kind or straight flush always counts); a hidden pair, that is a pocket
-  pair other than deuces, or a hole card of a rank on the flop; four cards of
-  one suit among the five, with a hole card of that suit ranked ten or better.
-- On the river (all seven cards), Play 1x with: a hidden pair or better, that
-  is a pocket pair (deuces too), a hole card of a rank on the board (whether
-  or not that pair is among the best five), or a straight or better that beats
-  the board's own five cards; or fewer than 21 dealer outs. A dealer out is
-  one of the 45 cards the player has not seen (the other seat's and the
-  dealer's cards are unseen) which, with the five board cards, makes a hand
-  (the best five of those six) that beats the player's; a tie is not an out.
-- Otherwise fold.
-
-The scalar functions (``preflop_4x``, ``flop_2x``, ``river_1x``,
-``dealer_outs``) say the strategy in plain code; the bulk path used by the
-simulation is tested equal to them.
-
-The evaluator in bulk
----------------------
-Hands are valued exactly as ``game.evaluator.evaluate`` values them
-(the same integers), through two tables built by calling ``evaluate`` on one
-representative hand per entry: the rank multiset of 5 to 7 cards (split into
-ranks 2–8 and 9–A so the tables stay small and dense) and, for a flush, the
-13-bit mask of the flush suit's ranks. A hand's key is the sum of its cards'
-keys (base-5 rank counts for each half, 4-bit suit counts), as the engine's
-own fast path does it.
+``game.strategy`` states it rule by rule; ``play_rounds`` plays it through
+that module's bulk functions, tested equal to its plain ones, and values
+hands with ``game.hand_arrays`` (the engine's values). It gives up a little
+to optimal play (the shipped run measures the house's edge under it at
+2.53 ± 0.11 % of the Ante, against 2.185 % for optimal play), which moves
+the covariances far less than their own uncertainty matters to a band.
 
 Estimates and their uncertainty
 -------------------------------
@@ -95,11 +63,9 @@ from pathlib import Path
 
 import numpy as np
 
-from game.cards import RANKS, Card, rank_of, suit_of
-from game.evaluator import (
-    CATEGORIES, CATEGORY_INDEX, HIGH_CARD, PAIR, STRAIGHT, THREE_OF_A_KIND, TWO_PAIR,
-    category_of, evaluate,
-)
+from game import hand_arrays as ha
+from game import strategy
+from game.evaluator import CATEGORIES, CATEGORY_INDEX, PAIR
 
 from .trips_joint import shipped_joint, trips_covariance_exact
 
@@ -116,10 +82,6 @@ BATCHES = 50
 DATA_PATH = Path(__file__).resolve().parent / "data" / "seat_covariance.json"
 
 CATEGORY_COUNT = len(CATEGORIES)
-_RANK = {name: index for index, name in enumerate(RANKS)}
-DEUCE, THREE, FIVE, SIX, EIGHT, TEN = (_RANK[r] for r in "23568T")
-JACK, QUEEN, KING, ACE = (_RANK[r] for r in "JQKA")
-OUTS_TO_FOLD = 21
 _CATEGORY_SHIFT = 20  # evaluator values are category << 20 followed by ranks
 
 
@@ -178,213 +140,6 @@ def _fraction_text(value: Fraction) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-# ---- the strategy, said plainly ----------------------------------------------
-
-
-def _raises_preflop(high: int, low: int, suited: bool) -> bool:
-    if high == low:
-        return high >= THREE
-    if high == ACE:
-        return True
-    if high == KING:
-        return suited or low >= FIVE
-    if high == QUEEN:
-        return low >= (SIX if suited else EIGHT)
-    if high == JACK:
-        return low >= (EIGHT if suited else TEN)
-    return False
-
-
-def preflop_4x(hole: Sequence[Card]) -> bool:
-    low, high = sorted(rank_of(c) for c in hole)
-    return _raises_preflop(high, low, suit_of(hole[0]) == suit_of(hole[1]))
-
-
-def _category_of_three(flop: Sequence[Card]) -> int:
-    distinct = len({rank_of(c) for c in flop})
-    return THREE_OF_A_KIND if distinct == 1 else PAIR if distinct == 2 else HIGH_CARD
-
-
-def flop_2x(hole: Sequence[Card], flop: Sequence[Card]) -> bool:
-    five = (*hole, *flop)
-    category = category_of(evaluate(five))
-    if category >= TWO_PAIR and category > _category_of_three(flop):
-        return True  # two pair or better, not the flop's alone
-    first, second = rank_of(hole[0]), rank_of(hole[1])
-    on_flop = {rank_of(c) for c in flop}
-    if (first == second != DEUCE) or first in on_flop or second in on_flop:
-        return True  # a hidden pair, except pocket deuces
-    for card in hole:
-        if rank_of(card) >= TEN and sum(suit_of(c) == suit_of(card) for c in five) >= 4:
-            return True  # four to a flush with a hidden ten or better of that suit
-    return False
-
-
-def hidden_pair_or_better(hole: Sequence[Card], board: Sequence[Card], hand: int | None = None) -> bool:
-    hand = evaluate((*hole, *board)) if hand is None else hand
-    first, second = rank_of(hole[0]), rank_of(hole[1])
-    on_board = {rank_of(c) for c in board}
-    if first == second or first in on_board or second in on_board:
-        return True
-    return category_of(hand) >= STRAIGHT and hand > evaluate(board)
-
-
-def dealer_outs(hole: Sequence[Card], board: Sequence[Card]) -> int:
-    """Unseen cards that, with the board, would give the dealer a hand beating the player's."""
-    hand = evaluate((*hole, *board))
-    seen = {*hole, *board}
-    return sum(1 for card in range(52) if card not in seen and evaluate((*board, card)) > hand)
-
-
-def river_1x(hole: Sequence[Card], board: Sequence[Card]) -> bool:
-    if hidden_pair_or_better(hole, board):
-        return True
-    return dealer_outs(hole, board) < OUTS_TO_FOLD
-
-
-def play_multiple(hole: Sequence[Card], board: Sequence[Card]) -> int:
-    """The strategy's Play bet in Antes for a seat's hole cards on this board: 4, 2, 1, or 0 (fold)."""
-    if preflop_4x(hole):
-        return 4
-    if flop_2x(hole, board[:3]):
-        return 2
-    return 1 if river_1x(hole, board) else 0
-
-
-DECISION_OF_MULTIPLE = {4: "preflop_4x", 2: "flop_2x", 1: "river_1x", 0: "fold"}
-
-
-def decision(hole: Sequence[Card], board: Sequence[Card]) -> str:
-    """The strategy's decision as the engine spells it (``preflop_4x`` … ``fold``)."""
-    return DECISION_OF_MULTIPLE[play_multiple(hole, board)]
-
-
-# ---- the evaluator in bulk ---------------------------------------------------
-
-_LOW_RANKS = 7  # 2..8 in the low key, 9..A in the high key
-_HIGH_SHIFT, _LOW_SHIFT = 16, 30
-_HIGH_MASK = (1 << 14) - 1  # 5**6 - 1 fits in 14 bits
-_SUIT_MASK = 0xFFFF
-_FLUSH_PROBE_ADD, _FLUSH_PROBE_MASK = 0x3333, 0x8888  # 5+ of a suit sets its nibble's top bit
-
-
-def _multisets(ranks: int, most: int) -> Iterable[tuple[int, ...]]:
-    """Every tuple of ``ranks`` per-rank counts (0-4 each) adding up to at most ``most``."""
-    if ranks == 0:
-        yield ()
-        return
-    for here in range(min(most, 4) + 1):
-        for rest in _multisets(ranks - 1, most - here):
-            yield (here, *rest)
-
-
-def _representative(counts: Sequence[int]) -> list[Card]:
-    """Cards with these rank counts and no five of a suit: suits dealt round in rank order."""
-    cards: list[Card] = []
-    for rank, count in enumerate(counts):
-        for _ in range(count):
-            cards.append(rank * 4 + len(cards) % 4)
-    return cards
-
-
-@dataclass(frozen=True)
-class BulkEvaluator:
-    """``evaluate`` for many hands of five to seven cards at once, built from the engine's values."""
-
-    card_key: np.ndarray  # per card: low base-5 rank key << 30 | high key << 16 | suit nibble
-    low_index: np.ndarray  # low rank key -> row of rank_value, or -1
-    high_index: np.ndarray  # high rank key -> column, or -1
-    rank_value: np.ndarray  # (rows * columns,): the value of a rank multiset of 5 to 7 cards
-    columns: int
-    flush_value: np.ndarray  # 13-bit rank mask of the flush suit -> value
-
-    @classmethod
-    def build(cls) -> BulkEvaluator:
-        low_sets = list(_multisets(_LOW_RANKS, 7))
-        high_sets = list(_multisets(13 - _LOW_RANKS, 7))
-        low_index = np.full(5**_LOW_RANKS, -1, dtype=np.int64)
-        high_index = np.full(5 ** (13 - _LOW_RANKS), -1, dtype=np.int64)
-        for i, counts in enumerate(low_sets):
-            low_index[sum(c * 5**r for r, c in enumerate(counts))] = i
-        for i, counts in enumerate(high_sets):
-            high_index[sum(c * 5**r for r, c in enumerate(counts))] = i
-        high_by_size: dict[int, list[int]] = {}
-        for j, counts in enumerate(high_sets):
-            high_by_size.setdefault(sum(counts), []).append(j)
-        columns = len(high_sets)
-        rank_value = np.zeros(len(low_sets) * columns, dtype=np.int64)
-        for i, low in enumerate(low_sets):
-            for size in range(max(0, 5 - sum(low)), 8 - sum(low)):
-                for j in high_by_size.get(size, ()):
-                    rank_value[i * columns + j] = evaluate(_representative(low + high_sets[j]))
-        flush_value = np.zeros(1 << 13, dtype=np.int64)
-        for mask in range(1 << 13):
-            if mask.bit_count() >= 5:
-                flush_value[mask] = evaluate([r * 4 for r in range(13) if mask >> r & 1])
-        card_key = np.array(
-            [
-                (5**r << _LOW_SHIFT if r < _LOW_RANKS else 5 ** (r - _LOW_RANKS) << _HIGH_SHIFT)
-                | 1 << 4 * s
-                for r in range(13)
-                for s in range(4)
-            ],
-            dtype=np.int64,
-        )
-        return cls(card_key, low_index, high_index, rank_value, columns, flush_value)
-
-    def rank_values(self, keys: np.ndarray) -> np.ndarray:
-        rows = self.low_index[keys >> _LOW_SHIFT]
-        cols = self.high_index[(keys >> _HIGH_SHIFT) & _HIGH_MASK]
-        return self.rank_value[rows * self.columns + cols]
-
-    def evaluate(self, cards: np.ndarray) -> np.ndarray:
-        """The engine's value of each row of ``cards`` (an (n, 5..7) array of distinct cards)."""
-        cards = np.asarray(cards, dtype=np.int64)
-        keys = self.card_key[cards].sum(axis=1)
-        values = self.rank_values(keys)
-        probe = ((keys & _SUIT_MASK) + _FLUSH_PROBE_ADD) & _FLUSH_PROBE_MASK
-        flushes = np.flatnonzero(probe)
-        if flushes.size:
-            suit = _suit_of_probe(probe[flushes])
-            hands = cards[flushes]
-            mask = np.where((hands & 3) == suit[:, None], 1 << (hands >> 2), 0).sum(axis=1)
-            values[flushes] = self.flush_value[mask]
-        return values
-
-    def evaluate_with_each_card(self, cards: np.ndarray) -> np.ndarray:
-        """(n, 52): each row's cards with each other card of the deck added (a row's own: -1)."""
-        cards = np.asarray(cards, dtype=np.int64)
-        n = len(cards)
-        own = np.zeros((n, 52), dtype=bool)
-        own[np.arange(n)[:, None], cards] = True
-        extra = np.broadcast_to(np.arange(52), (n, 52))[~own].reshape(n, 52 - cards.shape[1])
-        keys = self.card_key[cards].sum(axis=1)[:, None] + self.card_key[extra]
-        values = self.rank_values(keys)
-        probe = ((keys & _SUIT_MASK) + _FLUSH_PROBE_ADD) & _FLUSH_PROBE_MASK
-        rows, columns = np.nonzero(probe)
-        if rows.size:
-            suit_masks = np.zeros((n, 4), dtype=np.int64)
-            for column in range(cards.shape[1]):
-                np.bitwise_or.at(suit_masks, (np.arange(n), cards[:, column] & 3),
-                                 1 << (cards[:, column] >> 2))
-            suit = _suit_of_probe(probe[rows, columns])
-            added = extra[rows, columns]
-            mask = suit_masks[rows, suit] | np.where((added & 3) == suit, 1 << (added >> 2), 0)
-            values[rows, columns] = self.flush_value[mask]
-        by_card = np.full((n, 52), -1, dtype=np.int64)
-        by_card[~own] = values.ravel()
-        return by_card
-
-
-def _suit_of_probe(probe: np.ndarray) -> np.ndarray:
-    return ((probe >> 7) & 1) + 2 * ((probe >> 11) & 1) + 3 * ((probe >> 15) & 1)
-
-
-@cache
-def bulk_evaluator() -> BulkEvaluator:
-    return BulkEvaluator.build()
-
-
 # ---- rounds in bulk: deal, decide, settle ------------------------------------
 
 SEATS = 2
@@ -407,72 +162,37 @@ def deal(rng: np.random.Generator, rounds: int) -> np.ndarray:
     return deck[:, :DEALT].copy()
 
 
-_PREFLOP = np.array(
-    [[[_raises_preflop(high, low, bool(suited)) for suited in (0, 1)] for low in range(13)]
-     for high in range(13)]
-)
-
-
-def _flop_2x_bulk(ev: BulkEvaluator, hole: np.ndarray, flop: np.ndarray) -> np.ndarray:
-    five = np.concatenate([hole, flop], axis=1)
-    category = ev.evaluate(five) >> _CATEGORY_SHIFT
-    f = flop >> 2
-    all_same = (f[:, 0] == f[:, 1]) & (f[:, 1] == f[:, 2])
-    any_same = (f[:, 0] == f[:, 1]) | (f[:, 1] == f[:, 2]) | (f[:, 0] == f[:, 2])
-    flop_category = np.where(all_same, THREE_OF_A_KIND, np.where(any_same, PAIR, HIGH_CARD))
-    made = (category >= TWO_PAIR) & (category > flop_category)
-    first, second = hole[:, 0] >> 2, hole[:, 1] >> 2
-    paired = (((first == second) & (first != DEUCE))
-              | (f == first[:, None]).any(axis=1) | (f == second[:, None]).any(axis=1))
-    suits = five & 3
-    draw = np.zeros(len(hole), dtype=bool)
-    for i in range(2):
-        same_suit = (suits == suits[:, i, None]).sum(axis=1)
-        draw |= (hole[:, i] >> 2 >= TEN) & (same_suit >= 4)
-    return made | paired | draw
-
-
-def play_rounds(
-    cards: np.ndarray, game: Game, ev: BulkEvaluator | None = None
-) -> dict[str, np.ndarray]:
+def play_rounds(cards: np.ndarray, game: Game) -> dict[str, np.ndarray]:
     """Every seat's strategy, hand and base result (in 1/scale Antes) for dealt rounds.
 
     Returns ``multiple``, ``hand``, ``category`` and ``result``, each (rounds, 2),
     and the dealer's ``dealer_hand``.
     """
-    ev = ev or bulk_evaluator()
     n = len(cards)
     board = cards[:, BOARD]
-    board_ranks = board >> 2
-    dealer = ev.evaluate(np.concatenate([board, cards[:, DEALER]], axis=1))
-    board_value = ev.evaluate(board)
+    dealer = ha.values_of(np.concatenate([board, cards[:, DEALER]], axis=1))
+    board_value = ha.values_of(board)
     multiple = np.zeros((n, SEATS), dtype=np.int64)
     hand = np.zeros((n, SEATS), dtype=np.int64)
     undecided = np.zeros((n, SEATS), dtype=bool)
     for seat, columns in enumerate(HOLE):
         hole = cards[:, list(columns)]
-        hand[:, seat] = value = ev.evaluate(np.concatenate([hole, board], axis=1))
-        first, second = hole[:, 0] >> 2, hole[:, 1] >> 2
-        high, low = np.maximum(first, second), np.minimum(first, second)
-        pre = _PREFLOP[high, low, ((hole[:, 0] & 3) == (hole[:, 1] & 3)).astype(np.int64)]
-        flop = ~pre & _flop_2x_bulk(ev, hole, cards[:, FLOP])
-        hidden = ((first == second) | (board_ranks == first[:, None]).any(axis=1)
-                  | (board_ranks == second[:, None]).any(axis=1)
-                  | ((value >> _CATEGORY_SHIFT >= STRAIGHT) & (value > board_value)))
+        hand[:, seat] = value = ha.values_of(np.concatenate([hole, board], axis=1))
+        pre = strategy.preflop_4x_bulk(hole)
+        flop = ~pre & strategy.flop_2x_bulk(hole, cards[:, FLOP])
+        hidden = strategy.hidden_pair_or_better_bulk(hole, board, value, board_value)
         river = ~pre & ~flop
         multiple[:, seat] = np.where(pre, 4, np.where(flop, 2, np.where(river & hidden, 1, 0)))
         undecided[:, seat] = river & ~hidden
     counting = np.flatnonzero(undecided.any(axis=1))
     if counting.size:
-        dealer_with = ev.evaluate_with_each_card(board[counting])  # own board cards: -1
-        rows = np.arange(counting.size)
+        # Both seats share a board: its hands with each card added are valued once per round.
+        dealer_with = ha.values_with_each_card(board[counting])
+        counted = cards[counting]
         for seat, columns in enumerate(HOLE):
-            beats = dealer_with > hand[counting, seat, None]
-            outs = beats.sum(axis=1)
-            for column in columns:  # the seat's own cards are not unseen
-                outs -= beats[rows, cards[counting, column]]
+            outs = strategy.dealer_outs_bulk(dealer_with, counted[:, list(columns)], hand[counting, seat])
             ask = undecided[counting, seat]
-            multiple[counting[ask], seat] = np.where(outs[ask] < OUTS_TO_FOLD, 1, 0)
+            multiple[counting[ask], seat] = np.where(outs[ask] < strategy.OUTS_TO_FOLD, 1, 0)
     category = hand >> _CATEGORY_SHIFT
     result = settle_base(game, multiple, hand, dealer[:, None], category)
     return {"multiple": multiple, "hand": hand, "category": category, "result": result,

@@ -14,7 +14,7 @@ hole pairs of categories ``(i, j)`` are ``n_i·n_j − Σ_c R_ci·R_cj + [i = j]
 all pairs, less those sharing a card (a pair sharing one card is counted
 once in the sum over cards; the same pair twice, so it is given back once).
 
-The hands are valued by ``rounds.protection.hand_arrays`` (the engine's
+The hands are valued by ``game.hand_arrays`` (the engine's
 own values); the boards go in chunks, the sums over cards as one matrix
 product. Every count is an integer, and the figures from them are
 ``Fraction`` s: ``trips_covariance_exact`` is exact, not estimated.
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from game import hand_arrays as ha
 from game.evaluator import CATEGORIES
-from rounds.protection import hand_arrays as ha
 
 DATA = Path(__file__).with_name("data") / "trips_joint.json"  # written by manage.py trips_joint --write
 CATEGORY_COUNT = len(CATEGORIES)

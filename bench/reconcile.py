@@ -194,6 +194,7 @@ def deal_job(job: Job) -> tuple[int, int, int]:
     counts = [0, 0, 0]
 
     def decide(hole, board):
+        # Loose and random, not ``game.strategy``: the day's rounds should settle every way a table's do.
         if category_of(evaluate(list(hole) + board[:3])) >= PAIR and rng.random() < 0.9:
             return "preflop_4x" if max(c >> 2 for c in hole) >= 9 else "flop_2x"
         if max(c >> 2 for c in hole) >= 11 and rng.random() < 0.7:

@@ -185,7 +185,7 @@ def rank_values() -> dict[int, int]:
     """Every five- and seven-card rank multiset's hand value, by its base-5 rank key.
 
     The rules of ``_value_from_counts`` as one table, for evaluators that look
-    up many hands at once (``rounds.protection.hand_arrays``).
+    up many hands at once (``game.hand_arrays``).
     """
     fill_rank_table()
     return {key: value for key, value in _BY_RANK_KEY.items() if value}

@@ -217,7 +217,9 @@ class TableSimulator:
         return seat
 
     def _decide(self, player: _Player, hole: tuple[int, int], board: list[int]) -> str:
-        """Raise big with a pair or an ace, 2x with a pair on the flop, 1x with one at the river."""
+        """Raise big with a pair or an ace, 2x with a pair on the flop, 1x with one at the river.
+
+        Not ``game.strategy``: a table's players are not all by the book, and 3x comes up too."""
         if rank_of(hole[0]) == rank_of(hole[1]) or ACE in (rank_of(hole[0]), rank_of(hole[1])):
             return "preflop_3x" if player.prefers_3x else "preflop_4x"
         if _hole_improves(hole, board[:3]):

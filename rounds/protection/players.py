@@ -7,8 +7,8 @@ only, never from a card they could not see:
   ``preflop``; the flop from the shipped table of flops when given one);
 - ``NoisyPlayer`` takes the best option of values blurred by his own noise;
 - ``RulePlayer`` plays rules handed in as functions: the published basic
-  strategy (``audit.seat_covariance``, written from its rules, not from
-  this project's values) is one;
+  strategy (``game.strategy``, written from its rules, not from this
+  project's values) is one;
 - ``WeakPlayer`` plays what many players play: 4x only with big pairs and
   big aces, 2x on the flop only with a made pair of his own, calls the river
   with any pair, folds the rest;
@@ -107,8 +107,8 @@ def _hidden_pair(hole, board) -> bool:
 class RulePlayer(OptimalPlayer):
     """Decides by rules of his own cards and the board, given as three functions (each True to
     bet): ``raises(hole)``, ``bets_flop(hole, flop)``, ``calls(hole, board)``. The published basic
-    strategy is ``audit.seat_covariance``'s ``preflop_4x``, ``flop_2x`` and ``river_1x``, written
-    from its rules and tested apart from this project's values; a caller above both hands them in."""
+    strategy is ``game.strategy``'s ``preflop_4x``, ``flop_2x`` and ``river_1x``, written from its
+    rules and tested apart from this project's values."""
 
     def __init__(self, name, pays, preflop, flops=None, *, raises, bets_flop, calls):
         super().__init__(name, pays, preflop, flops)

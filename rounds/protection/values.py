@@ -51,12 +51,12 @@ from math import comb
 
 import numpy as np
 
+from game import hand_arrays as ha
 from game.cards import Card
 from game.evaluator import CATEGORIES
 from game.rules import TableRules
 from game.vocabulary import Decision
 
-from . import hand_arrays as ha
 from .streets import CHECK
 
 FOLD_VALUE = -2.0  # the Ante and the Blind lost

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit import seat_covariance as published
+from game import strategy as published
 from rounds.protection import players as pl
 
 

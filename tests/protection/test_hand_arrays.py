@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from game import hand_arrays as ha
 from game.evaluator import evaluate, evaluate_by_combinations
-from rounds.protection import hand_arrays as ha
 
 seven_cards = st.lists(st.integers(0, 51), min_size=7, max_size=7, unique=True)
 

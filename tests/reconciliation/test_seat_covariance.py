@@ -12,6 +12,8 @@ import pytest
 
 from audit import seat_covariance as sc
 from audit.statistics import seven_card_category_counts, trips_math
+from game import hand_arrays as ha
+from game import strategy
 from game.cards import parse_cards
 from game.evaluator import evaluate
 from game.record import RoundRecord, SeatRecord
@@ -36,14 +38,14 @@ def random_hands(rng: np.random.Generator, hands: int, size: int) -> np.ndarray:
 
 def test_the_bulk_evaluator_values_seven_card_hands_as_the_engine_does():
     hands = random_hands(np.random.default_rng(20261201), 25_000, 7)
-    values = sc.bulk_evaluator().evaluate(hands)
+    values = ha.values_of(hands)
     assert values.tolist() == [evaluate(hand) for hand in hands.tolist()]
 
 
 @pytest.mark.parametrize("size", [5, 6])
 def test_the_bulk_evaluator_values_five_and_six_card_hands_as_the_engine_does(size):
     hands = random_hands(np.random.default_rng(size), 5_000, size)
-    assert sc.bulk_evaluator().evaluate(hands).tolist() == [evaluate(h) for h in hands.tolist()]
+    assert ha.values_of(hands).tolist() == [evaluate(h) for h in hands.tolist()]
 
 
 def test_the_bulk_evaluator_meets_every_category_and_the_wheel():
@@ -53,13 +55,13 @@ def test_the_bulk_evaluator_meets_every_category_and_the_wheel():
         "9c 9d 2h 2s Kc Kd 3h", "9c 9d 2h 4s 6c Kd 3h", "2c 4d 6h 8s Tc Qd Ah",
     ]
     rows = np.array([cards(text) for text in hands])
-    assert sc.bulk_evaluator().evaluate(rows).tolist() == [evaluate(cards(t)) for t in hands]
+    assert ha.values_of(rows).tolist() == [evaluate(cards(t)) for t in hands]
 
 
 def test_each_unseen_card_added_to_a_board_is_valued_as_the_engine_does():
     boards = random_hands(np.random.default_rng(7), 200, 5).tolist()
     boards.append(list(cards("Ah Kh Qh Jh 9h")))  # a flush on the board: every card adds to it
-    values = sc.bulk_evaluator().evaluate_with_each_card(np.array(boards))
+    values = ha.values_with_each_card(np.array(boards))
     for board, row in zip(boards, values.tolist()):
         assert row == [-1 if c in board else evaluate([*board, c]) for c in range(52)]
 
@@ -76,7 +78,7 @@ def test_each_unseen_card_added_to_a_board_is_valued_as_the_engine_does():
     ],
 )
 def test_the_preflop_4x_rule_on_known_hands(hole, raises):
-    assert sc.preflop_4x(cards(hole)) is raises
+    assert strategy.preflop_4x(cards(hole)) is raises
 
 
 @pytest.mark.parametrize(
@@ -96,30 +98,30 @@ def test_the_preflop_4x_rule_on_known_hands(hole, raises):
     ],
 )
 def test_the_flop_2x_rule_on_known_hands(hole, flop, raises):
-    assert sc.flop_2x(cards(hole), cards(flop)) is raises
+    assert strategy.flop_2x(cards(hole), cards(flop)) is raises
 
 
 def test_the_river_rule_counts_dealer_outs_without_ties():
     # 15 cards pair the board, 4 kings and 4 jacks beat ten-high; the 3 tens only tie.
     hole, board = cards("Tc 3s"), cards("Ad Qh 8c 6s 4d")
-    assert sc.dealer_outs(hole, board) == 23
-    assert sc.river_1x(hole, board) is False
-    assert sc.river_1x(cards("8s 5c"), cards("8d Jh 2c Ks 7d")) is True  # a hidden pair
-    assert sc.river_1x(cards("2s 2c"), cards("Ad Kh Qc 9s 7d")) is True  # pocket deuces count here
+    assert strategy.dealer_outs(hole, board) == 23
+    assert strategy.river_1x(hole, board) is False
+    assert strategy.river_1x(cards("8s 5c"), cards("8d Jh 2c Ks 7d")) is True  # a hidden pair
+    assert strategy.river_1x(cards("2s 2c"), cards("Ad Kh Qc 9s 7d")) is True  # pocket deuces count here
     # Ace-king high: only the 15 cards that pair the board beat it, fewer than 21.
     hole, board = cards("Ad Kc"), cards("2s 5h 7c 8d Js")
-    assert sc.dealer_outs(hole, board) == 15
-    assert sc.river_1x(hole, board) is True
+    assert strategy.dealer_outs(hole, board) == 15
+    assert strategy.river_1x(hole, board) is True
     # King-queen high: 15 pairing cards, 4 aces and 4 sixes (a straight) make 23.
-    assert sc.dealer_outs(cards("Kd Qc"), cards("2s 5h 7c 8d 9s")) == 23
+    assert strategy.dealer_outs(cards("Kd Qc"), cards("2s 5h 7c 8d 9s")) == 23
 
 
 def test_a_pair_on_the_board_alone_is_not_hidden():
-    assert sc.hidden_pair_or_better(cards("Kd 4c"), cards("9s 9h 2c 6d Js")) is False
-    assert sc.hidden_pair_or_better(cards("Kd 4c"), cards("9s 9h 2c 6d Ks")) is True
+    assert strategy.hidden_pair_or_better(cards("Kd 4c"), cards("9s 9h 2c 6d Js")) is False
+    assert strategy.hidden_pair_or_better(cards("Kd 4c"), cards("9s 9h 2c 6d Ks")) is True
     # A straight made with a hole card beats what the board holds; the board's own straight does not.
-    assert sc.hidden_pair_or_better(cards("Kd 3c"), cards("9s Th Jc Qd 2s")) is True
-    assert sc.hidden_pair_or_better(cards("2d 3c"), cards("9s Th Jc Qd Ks")) is False
+    assert strategy.hidden_pair_or_better(cards("Kd 3c"), cards("9s Th Jc Qd 2s")) is True
+    assert strategy.hidden_pair_or_better(cards("2d 3c"), cards("9s Th Jc Qd Ks")) is False
 
 
 def dealt(rounds: int, seed: int) -> np.ndarray:
@@ -131,7 +133,7 @@ def test_the_bulk_strategy_decides_as_the_plain_rules_do():
     played = sc.play_rounds(deals, GAME)
     for row, multiples in zip(deals.tolist(), played["multiple"].tolist()):
         board = tuple(row[sc.BOARD])
-        assert multiples == [sc.play_multiple(tuple(row[i] for i in hole), board) for hole in sc.HOLE]
+        assert multiples == [strategy.play_multiple(tuple(row[i] for i in hole), board) for hole in sc.HOLE]
 
 
 def test_the_bulk_settlement_is_the_engines():
@@ -142,9 +144,9 @@ def test_the_bulk_settlement_is_the_engines():
         seats = []
         for number, hole in enumerate(sc.HOLE, start=1):
             hole_cards = (row[hole[0]], row[hole[1]])
-            multiple = sc.play_multiple(hole_cards, board)
+            multiple = strategy.play_multiple(hole_cards, board)
             seats.append(SeatRecord(number, hole_cards, ANTE, ANTE, ANTE, ANTE * multiple,
-                                    sc.DECISION_OF_MULTIPLE[multiple]))
+                                    strategy.DECISION_OF_MULTIPLE[multiple]))
         verdict = judge_round(RoundRecord(tuple(seats), board, dealer), SE_50KR)
         engine = [
             (s.settled["ante"] + s.settled["blind"] + s.settled["play"]) / ANTE * GAME.scale

@@ -1,7 +1,7 @@
 """``python manage.py derive_seat_covariance``: how much two seats of one round move together.
 
 Simulates rounds of two seats under the basic strategy (``audit.seat_covariance``
-says exactly what is simulated) and prints each figure with its standard
+says exactly what is simulated, ``game.strategy`` the strategy) and prints each figure with its standard
 error: the single-seat base mean and variance, the seat-seat base covariance
 and its ratio to the variance, the Trips covariance of each shipped pay table
 and the base-Trips cross covariances. ``--write`` ships the result as
@@ -27,6 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit import seat_covariance as sc
 from audit.statistics import trips_math
+from game import strategy
 from game.rules import pay_table
 
 SHIPPED_MIGRATION = "rounds.migrations.0002_shipped_configs"
@@ -82,7 +83,7 @@ class Command(BaseCommand):
               f"{processes} process(es), {chunks} chunks of {sc.CHUNK_ROUNDS:,} rounds "
               f"in {min(sc.BATCHES, chunks)} batches")
         write(f"method: {sc.METHOD}")
-        write(f"strategy: {sc.STRATEGY} (audit/seat_covariance.py states it rule by rule)")
+        write(f"strategy: {sc.STRATEGY} (game/strategy.py states it rule by rule)")
 
         derived = []
         for game, configs, trips_tables in games.values():
@@ -122,7 +123,7 @@ class Command(BaseCommand):
         seats = sum(total.decisions)
         share = {m: Decimal(100 * total.decisions[m]) / seats for m in (4, 2, 1, 0)}
         write("  decisions per seat: " + ", ".join(
-            f"{sc.DECISION_OF_MULTIPLE[m]} {share[m]:.2f} %" for m in (4, 2, 1, 0)))
+            f"{strategy.DECISION_OF_MULTIPLE[m]} {share[m]:.2f} %" for m in (4, 2, 1, 0)))
         base = sc.base_figures(derivation)
         write(f"  base mean per Ante (player's view)     {shown(base['base_mean'])}"
               f"   [optimal play, published: {-optimal_edge}]")
