@@ -27,6 +27,8 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from game.protection.codes import ProtectionCode
+from game.protection.scoring import knowledge_words
 from infra import charts
 from infra.admin_links import changelist_url
 from infra.money_display import money
@@ -34,8 +36,6 @@ from infra.work import UNRESOLVED, State
 from rounds.admin.display import finding_moves
 from rounds.admin.findings import QueueFilter, WorkActions, finding_moved_from_page
 from rounds.models import Round
-from rounds.protection.codes import ProtectionCode
-from rounds.protection.scoring import knowledge_words
 from trail.admin import ReadOnlyAdmin, admin_change_link
 from trail.admin_exports import CsvExportAdmin
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from game.protection.codes import PROTECTION_CODES
 from infra.models import money_field
 from infra.work import WorkedFinding, worked_index
-from rounds.protection.codes import PROTECTION_CODES
 
 from .reconciliation.variance_tests import (
     PERIOD_LABELS,
@@ -234,7 +234,7 @@ class VarianceFinding(WorkedFinding):
 
 
 # ---- game protection --------------------------------------------------------
-# What ``rounds.protection`` says about a seat's play, and what many seats show together.
+# What ``game.protection`` says about a seat's play, and what many seats show together.
 
 ANTES = {"max_digits": 12, "decimal_places": 6}  # an expectation in Antes, not money
 
@@ -244,7 +244,7 @@ class SeatScore(models.Model):
 
     Written once per (round, seat) by ``audit.protection.services.table_day_score``,
     which a rerun of the day finds and keeps. ``decisions`` holds every street
-    the seat decided on as ``rounds.protection.scoring`` gave it: the options'
+    the seat decided on as ``game.protection.scoring`` gave it: the options'
     values in Antes from what the player could see, the choice, and the
     values again with each piece of knowledge no player may have.
     """

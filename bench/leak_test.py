@@ -5,7 +5,7 @@
 
 **False positives.** Each honest table seats six players drawn in turn from
 a panel of styles that choose from their own cards only
-(``rounds.protection.players``: optimal, optimal with noise of 0.05, 0.2 and
+(``game.protection.players``: optimal, optimal with noise of 0.05, 0.2 and
 0.5 Antes, the published basic strategy, weak, tight, loose, always calls,
 random), deals ``--rounds`` rounds a gaming day for ``--days`` days, a
 dealer of four each day, and scores every seat as the service does. Every
@@ -32,11 +32,11 @@ import statistics
 import time
 from multiprocessing import Pool
 
-from rounds.protection import leak
-from rounds.protection import players as pl
-from rounds.protection.flop_table import shipped_table as shipped_flops
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
+from game.protection import leak
+from game.protection import players as pl
+from game.protection.flop_table import shipped_table as shipped_flops
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from tests.protection.styles import basic_strategy
 from tests.rounds.engine_rules import SE_50KR
 

@@ -10,7 +10,7 @@
    seats' cards), for one seat alone and for the round's six seats together
    (as ``scoring.score_seats`` scores them: the dealer's hands valued once
    for all). The flop both ways: valued exactly, and read from the shipped
-   table of flops (``rounds/protection/data/flop_values.npz``). Wall and CPU
+   table of flops (``game/protection/data/flop_values.npz``). Wall and CPU
    time per decision.
 2. **A day of 100,000 rounds on two workers**: rounds dealt by the demo's
    table simulator (its seats, stakes and play), scored by
@@ -39,10 +39,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from rounds.protection import scoring
-from rounds.protection import values as v
-from rounds.protection.flop_table import shipped_table as shipped_flop_table
-from rounds.protection.preflop import shipped_table
+from game.protection import scoring
+from game.protection import values as v
+from game.protection.flop_table import shipped_table as shipped_flop_table
+from game.protection.preflop import shipped_table
 from rounds.simulation import TableSimulator
 from tests.rounds.engine_rules import SE_50KR
 
@@ -135,10 +135,10 @@ def _dealt(rounds: int, seed: int) -> list:
 # It reads only what every version of the scoring has had, so either checkout can run it.
 _WORKER = """
 import pickle, sys, time
+from game.protection import scoring, values
+from game.protection.flop_table import shipped_table as flop_table
+from game.protection.preflop import shipped_table
 from game.record import round_from_wire
-from rounds.protection import scoring, values
-from rounds.protection.flop_table import shipped_table as flop_table
-from rounds.protection.preflop import shipped_table
 from tests.rounds.engine_rules import SE_50KR
 
 path, part, parts, with_flops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"

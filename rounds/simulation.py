@@ -17,7 +17,7 @@ With ``planted`` the table also seats three cheats for game protection to
 find, in seats 1 to 3 for the whole session: ``CHEAT-HOLECARD`` sees the
 dealer's first hole card, ``CHEAT-PAIR-A`` and ``CHEAT-PAIR-B`` show each
 other their hole cards. They check to the river and decide there with what
-they saw (``rounds.protection.values``); every other player decides from
+they saw (``game.protection.values``); every other player decides from
 his own cards and the board alone.
 
 The same seed gives the same rounds. A table linked to a progressive pool needs
@@ -46,12 +46,12 @@ from game.evaluator import (
     evaluate,
 )
 from game.progressive import Meters
+from game.protection.scoring import best_of
+from game.protection.values import PayTable, river_values
 from game.record import round_from_wire
 from game.rules import BETS, DECISION_MULTIPLES, FOLD, PoolRules, TableRules
 from game.settlement import floor_to
 from game.verdict import SeatVerdict, Verdict
-from rounds.protection.scoring import best_of
-from rounds.protection.values import PayTable, river_values
 
 SEATS = range(1, 8)
 

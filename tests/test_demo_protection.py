@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import ProtectionFinding
-from rounds.protection.codes import ProtectionCode
+from game.protection.codes import ProtectionCode
 
 
 @pytest.fixture(autouse=True)

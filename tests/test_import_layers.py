@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS = (
-    "game",  # cards, hands, settlement, validation: plain Python
+    "game",  # cards, hands, settlement, strategy, game protection's values: plain Python
     "infra",  # SQL, locks, partitions, the gaming day, money columns, CSV, charts, the API's shared pieces
     "rounds/wire",  # the contract with the tables: the round record, its answer, the wire's fields
     "trail",  # the hash-chained log every app writes, the records' guards, dual control
@@ -33,7 +33,7 @@ PACKAGES = sorted({layer.split("/")[0] for layer in LAYERS})
 # Plain Python, no Django: the engine, game protection's mathematics, and the report's
 # arithmetic and statistics.
 PURE = (
-    "game", "rounds.protection", "audit.statistics", "audit.reconciliation.figures",
+    "game", "game.protection", "audit.statistics", "audit.reconciliation.figures",
     "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.trips_joint",
 )
 
@@ -110,5 +110,5 @@ def test_the_pure_core_imports_nothing_of_the_project_but_itself():
                       for target in targets if not _within(target, allowed))
 
     assert wrong(["game"], ["game"]) == []
-    assert wrong(["rounds.protection"], ["rounds.protection", "game"]) == []
+    assert wrong(["game.protection"], ["game.protection", "game"]) == []
     assert wrong(PURE, PURE) == []

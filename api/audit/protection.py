@@ -25,14 +25,14 @@ from api.rounds.views import DealtAtCursor
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.config import protection_config
 from audit.protection.selectors import player_figures, player_leak_course, player_leak_verdict
+from game.protection.codes import PROTECTION_CODES
+from game.protection.scoring import DEALER_CARD, companion_knowledge
 from infra.filters import StrictBooleanFilter
 from infra.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from infra.permissions import IsStaffReader
 from infra.replicas import ReplicaReads
 from infra.work import State
 from rounds.models import Round, Seat
-from rounds.protection.codes import PROTECTION_CODES
-from rounds.protection.scoring import DEALER_CARD, companion_knowledge
 from rounds.wire.fields import MoneyField, NoneIfBlankCharField
 
 from .reports import AUTHENTICATION, NewestFirst

@@ -1,6 +1,6 @@
 """Game protection in the service: every seat scored, and what many seats show together.
 
-``rounds.protection`` holds the mathematics (no Django). Here it meets the
+``game.protection`` holds the mathematics (no Django). Here it meets the
 stored rounds:
 
 - ``scores.table_day_score``: a table's gaming day, each round judged again

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from rounds.protection.conformance import ConformanceSettings
-from rounds.protection.fingerprints import SweetheartSettings
-from rounds.protection.leak import LeakSettings
+from game.protection.conformance import ConformanceSettings
+from game.protection.fingerprints import SweetheartSettings
+from game.protection.leak import LeakSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 The leak test reads each player's whole scored history up to the day: its
 e-values are martingales over that history, so looking at them again every
-night spends no more of the error budget (``rounds.protection.leak``). A
+night spends no more of the error budget (``game.protection.leak``). A
 suspicion stands (``standing``): one finding per player for hole-carding,
 its tests (each dealer card, over all his hands and per dealer) as its
 evidence, and one per pair of players for collusion, naming both. The
@@ -20,11 +20,11 @@ from decimal import Decimal
 from django.db.models import Count, Min, Q
 
 from audit.models import SeatScore
+from game.protection import fingerprints as fp
+from game.protection import leak
+from game.protection import scoring as sc
+from game.protection.codes import ProtectionCode
 from rounds.models import Round
-from rounds.protection import fingerprints as fp
-from rounds.protection import leak
-from rounds.protection import scoring as sc
-from rounds.protection.codes import ProtectionCode
 
 from .config import protection_config
 from .scores import decisions_from_json

@@ -19,13 +19,13 @@ from audit.models import SeatScore
 from audit.reconciliation.reverify import cached, judge_stored
 from audit.reconciliation.selectors import stored_rounds
 from game.evaluator import CATEGORIES, CATEGORY_INDEX
+from game.protection import conformance, fingerprints, scoring
+from game.protection.codes import ProtectionCode
+from game.protection.flop_table import shipped_table as shipped_flop_table
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from progressive.models import PoolVersion
 from rounds.models import Table, TableConfigVersion
-from rounds.protection import conformance, fingerprints, scoring
-from rounds.protection.codes import ProtectionCode
-from rounds.protection.flop_table import shipped_table as shipped_flop_table
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
 
 from .config import protection_config
 from .standing import standing_raise

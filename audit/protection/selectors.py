@@ -24,10 +24,10 @@ from django.db.models.functions import Coalesce
 
 from audit.models import ProtectionFinding, SeatScore
 from audit.reconciliation.config import reconciliation_settings
+from game.protection import leak
+from game.protection import scoring as sc
 from infra.work import UNRESOLVED
 from rounds.models import Seat
-from rounds.protection import leak
-from rounds.protection import scoring as sc
 
 from .config import protection_config
 from .scores import decisions_from_json

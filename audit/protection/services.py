@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from game.protection.codes import ProtectionCode
 from rounds.models import Round
-from rounds.protection.codes import ProtectionCode
 
 from .raising import day_findings_raise
 from .scores import table_day_score

@@ -31,10 +31,10 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-import game
 from audit.seat_covariance import SeatCovariance, load_seat_covariance
 from audit.shifts import Shift, parse_shifts
 from infra.gaming_day import gaming_day_of
+import game
 
 
 @dataclass(frozen=True, slots=True)

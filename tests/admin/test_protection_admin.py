@@ -23,11 +23,11 @@ from django.utils import timezone
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.selectors import player_figures, player_leak_course
 from audit.protection.services import day_protect
+from game.protection import players as pl
+from game.protection.codes import ProtectionCode
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from infra.money_display import money
-from rounds.protection import players as pl
-from rounds.protection.codes import ProtectionCode
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
 from tests.protection.wire import body_of
 from tests.rounds.engine_rules import SE_50KR

@@ -21,11 +21,11 @@ from api.rounds.views import DealtAtCursor
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.selectors import player_figures, player_leak_course
 from audit.protection.services import day_protect
+from game.protection import players as pl
+from game.protection.codes import ProtectionCode
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from rounds.models import Round, Seat
-from rounds.protection import players as pl
-from rounds.protection.codes import ProtectionCode
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
 from rounds.services import finding_transition
 from tests.protection.test_day_protect import post_table
 from tests.rounds.engine_rules import SE_50KR

@@ -13,9 +13,9 @@ import pytest
 from audit.models import ProtectionFinding
 from audit.protection.selectors import player_figures
 from casino.services import user_roles_set
+from game.protection.codes import ProtectionCode
 from infra.money_display import money
 from rounds.models import Round
-from rounds.protection.codes import ProtectionCode
 from tests.admin.test_protection_admin import protected_evening
 from tests.browser import chromium, signed_in
 from trail.services import SYSTEM

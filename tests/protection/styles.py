@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from game import strategy as published
-from rounds.protection import players as pl
+from game.protection import players as pl
 
 
 def basic_strategy(name: str, pays, preflop, flops=None) -> pl.RulePlayer:

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from game import judge_round
 from game.evaluator import FLUSH, FULL_HOUSE, STRAIGHT
-from game.settlement import floor_to
-from rounds.protection.conformance import (
+from game.protection.conformance import (
     ConformanceSettings,
     PayObservation,
     fits,
@@ -20,6 +19,7 @@ from rounds.protection.conformance import (
     pay_table_mismatches,
     simplest_multiple,
 )
+from game.settlement import floor_to
 from tests.rounds.engine_rounds import deal, seat
 from tests.rounds.engine_rules import SE_50KR, US_30K
 

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from game import judge_round
 from game.progressive import Meters
-from game.rules import DECISION_MULTIPLES
-from rounds.protection.fingerprints import (
+from game.protection.fingerprints import (
     EXPLANATIONS,
     Direction,
     ErrorType,
@@ -30,6 +29,7 @@ from rounds.protection.fingerprints import (
     suspected_sweetheart_dealing,
     tally_errors,
 )
+from game.rules import DECISION_MULTIPLES
 from tests.rounds.engine_rounds import deal, seat
 from tests.rounds.engine_rules import SE_50KR, TRIPS_PAYS, US_30K, US_PROGRESSIVE
 

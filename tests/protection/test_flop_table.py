@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rounds.protection import flop_table, preflop, scoring
-from rounds.protection.values import PayTable, flop_values
+from game.protection import flop_table, preflop, scoring
+from game.protection.values import PayTable, flop_values
 from tests.rounds.engine_rules import SE_50KR
 
 PAYS = PayTable.of(SE_50KR)
@@ -102,7 +102,7 @@ def test_without_a_shipped_table_every_flop_is_valued(monkeypatch, tmp_path):
 
 def test_the_shipped_table_holds_every_flop_of_every_hand_at_the_shipped_pays():
     shipped = flop_table.shipped_table()
-    assert shipped is not None, "rounds/protection/data/flop_values.npz: python manage.py flop_values --write"
+    assert shipped is not None, "game/protection/data/flop_values.npz: python manage.py flop_values --write"
     assert shipped.pays == PAYS and len(shipped.keys) == 1_286_792
     assert (shipped.keys[1:] > shipped.keys[:-1]).all()  # sorted, each flop once
     per_hand = np.bincount(shipped.keys // flop_table.SPAN, minlength=169)

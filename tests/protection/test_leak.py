@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from rounds.protection import leak
-from rounds.protection.scoring import DecisionScore, Informed, SeatScore
+from game.protection import leak
+from game.protection.scoring import DecisionScore, Informed, SeatScore
 
 SETTINGS = leak.LeakSettings()
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from rounds.protection import leak
-from rounds.protection import players as pl
-from rounds.protection.flop_table import shipped_table as shipped_flops
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
+from game.protection import leak
+from game.protection import players as pl
+from game.protection.flop_table import shipped_table as shipped_flops
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from tests.rounds.engine_rules import SE_50KR
 
 from .styles import basic_strategy

@@ -17,11 +17,11 @@ from django.utils import timezone
 
 from audit.models import ProtectionFinding
 from audit.protection.services import day_protect
-from rounds.protection import players as pl
-from rounds.protection.codes import ProtectionCode
-from rounds.protection.flop_table import shipped_table as shipped_flops
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
+from game.protection import players as pl
+from game.protection.codes import ProtectionCode
+from game.protection.flop_table import shipped_table as shipped_flops
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
 from tests.rounds.engine_rules import SE_50KR
 

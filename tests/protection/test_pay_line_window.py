@@ -15,9 +15,9 @@ from django.utils import timezone
 from audit.models import ProtectionFinding, SeatScore
 from audit.protection.services import day_protect
 from game import judge_round
+from game.protection.codes import ProtectionCode
 from game.record import round_from_wire
 from game.rules import BETS
-from rounds.protection.codes import ProtectionCode
 from tests.examples import last_gaming_day_evening
 from tests.rounds.engine_rules import SE_50KR
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from game.cards import parse_cards
-from rounds.protection import preflop
-from rounds.protection.values import PayTable
+from game.protection import preflop
+from game.protection.values import PayTable
 from tests.rounds.engine_rules import SE_50KR, US_30K
 
 PAYS = PayTable.of(SE_50KR)

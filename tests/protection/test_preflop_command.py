@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from rounds.protection import preflop
+from game.protection import preflop
 
 
 @pytest.mark.slow

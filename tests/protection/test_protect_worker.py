@@ -13,10 +13,10 @@ from django_celery_results.models import TaskResult
 
 from audit.models import ProtectionFinding, SeatScore
 from casino.celery import app
-from rounds.protection import players as pl
-from rounds.protection.codes import ProtectionCode
-from rounds.protection.preflop import shipped_table
-from rounds.protection.values import PayTable
+from game.protection import players as pl
+from game.protection.codes import ProtectionCode
+from game.protection.preflop import shipped_table
+from game.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
 from tests.reconciliation.workers import queue, shipped, shipped_after, wait_for, worker  # noqa: F401
 from tests.rounds.engine_rules import SE_50KR

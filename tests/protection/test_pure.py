@@ -1,4 +1,5 @@
-"""Game protection's mathematics is plain Python: importing every module of it loads no Django."""
+"""The game's mathematics is plain Python: importing every module of game/ (the engine, the
+strategy, game protection's values) loads no Django."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_importing_game_protection_loads_no_django():
-    modules = sorted(p.stem for p in (ROOT / "rounds" / "protection").glob("*.py") if p.stem != "__init__")
+def test_importing_the_game_loads_no_django():
+    modules = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (ROOT / "game").rglob("*.py")
+                     if p.stem != "__init__")
     code = (
         "import sys\n"
-        + "".join(f"import rounds.protection.{m}\n" for m in modules)
+        + "".join(f"import {m}\n" for m in modules)
         + "print(sorted(m for m in sys.modules if m == 'django' or m.startswith('django.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert len(modules) >= 8
+    assert len(modules) >= 20 and "game.protection.values" in modules and "game.verdict" in modules

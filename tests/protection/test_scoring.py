@@ -6,13 +6,13 @@ import random
 
 import pytest
 
+from game.protection import scoring
+from game.protection import values as v
+from game.protection.preflop import shipped_table
+from game.protection.streets import choices
+from game.protection.values import PayTable, river_values
 from game.record import RoundRecord, SeatRecord
 from game.vocabulary import DECISIONS
-from rounds.protection import scoring
-from rounds.protection import values as v
-from rounds.protection.preflop import shipped_table
-from rounds.protection.streets import choices
-from rounds.protection.values import PayTable, river_values
 from tests.rounds.engine_rounds import cards, deal, seat
 from tests.rounds.engine_rules import SE_50KR
 

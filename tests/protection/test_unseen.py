@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from rounds.protection import values as v
-from rounds.protection.scoring import best_of
+from game.protection import values as v
+from game.protection.scoring import best_of
 from tests.rounds.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)

@@ -10,11 +10,11 @@ from itertools import combinations
 import pytest
 
 from game.evaluator import evaluate
+from game.protection import values as v
+from game.protection.streets import CHECK
 from game.record import RoundRecord, SeatRecord
 from game.rules import DECISION_MULTIPLES
 from game.settlement import settle_game
-from rounds.protection import values as v
-from rounds.protection.streets import CHECK
 from tests.rounds.engine_rounds import cards
 from tests.rounds.engine_rules import SE_50KR
 

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta
 
 from game import judge_round
 from game.cards import cards_text
+from game.protection.players import DealtRound
 from game.record import round_from_wire
 from game.rules import BETS, DECISION_MULTIPLES, TableRules
-from rounds.protection.players import DealtRound
 
 
 def body_of(dealt: DealtRound, *, table: str, start: datetime, rules: TableRules, dealer: str = "D-1",

@@ -21,8 +21,8 @@ from django.utils import timezone
 from audit.models import ReconciliationReport, SeatScore
 from audit.reconciliation.figures import ACTUAL, OPTIMAL, Sums, derive
 from audit.reconciliation.services import report_run
+from game.protection.players import DealtRound, DealtSeat
 from rounds.models import Round, Table
-from rounds.protection.players import DealtRound, DealtSeat
 from tests.examples import last_gaming_day_evening
 from tests.protection.wire import body_of
 from tests.rollback import rolled_back_block
@@ -299,9 +299,9 @@ def test_a_group_without_scores_is_judged_as_before():
 @pytest.mark.slow
 def test_a_day_game_protection_scored_is_judged_at_the_way_its_players_played(table_client):
     from audit.protection.services import day_protect
-    from rounds.protection import players as pl
-    from rounds.protection.preflop import shipped_table
-    from rounds.protection.values import PayTable
+    from game.protection import players as pl
+    from game.protection.preflop import shipped_table
+    from game.protection.values import PayTable
 
     pays, preflop = PayTable.of(SE_50KR), shipped_table()
     client = table_client("S01", "se-50kr")

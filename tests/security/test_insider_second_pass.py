@@ -251,7 +251,7 @@ def test_a_protection_findings_forged_dismissal_is_named_like_a_rounds(capsys):
     from datetime import date
 
     from audit.models import ProtectionFinding
-    from rounds.protection.codes import ProtectionCode
+    from game.protection.codes import ProtectionCode
     from rounds.services import finding_transition
     from tests.security.people import person
 

@@ -1,11 +1,11 @@
 """``python manage.py flop_values``: every flop's option values, for the shipped table of flops.
 
-For each starting hand's canonical flops (``rounds.protection.flop_table``
+For each starting hand's canonical flops (``game.protection.flop_table``
 says which), the flop's two options valued exactly by the scoring's own code
 (``values.outcomes``: every turn, river and dealer hand, the best river
 decision inside). Each hand's values are kept in ``--work`` as soon as they
 are done, so a run that stops is resumed where it stopped; ``--write``
-gathers them into ``rounds/protection/data/flop_values.npz``. All 169 hands
+gathers them into ``game/protection/data/flop_values.npz``. All 169 hands
 take hours of CPU (``--processes`` spreads them; docs/SCALING.md has the
 figure); ``--hands`` and ``--limit`` value a part, to look at or to test,
 never shipped. The shipped
@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from rounds.protection import flop_table, preflop
-from rounds.protection.values import PayTable, outcomes
+from game.protection import flop_table, preflop
+from game.protection.values import PayTable, outcomes
 
 from .preflop_values import _shipped_pays
 

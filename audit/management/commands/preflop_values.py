@@ -1,11 +1,11 @@
 """``python manage.py preflop_values``: every starting hand's preflop options, computed here.
 
-For each of the 169 starting hands (``rounds.protection.preflop`` says what
+For each of the 169 starting hands (``game.protection.preflop`` says what
 is averaged and how), the command values ``--flops`` seeded flops exactly
 over turn, river and dealer hand; a hand whose 4x and check lie within
 ``--close`` standard errors of one another is then valued exactly over every
 flop (up to suit renamings). It prints each hand's values, its method and
-error, and with ``--write`` ships them as ``rounds/protection/data/preflop_values.csv``.
+error, and with ``--write`` ships them as ``game/protection/data/preflop_values.csv``.
 The same arguments give the same file: the sample's seed is ``--seed`` and the
 hand's cards. The shipped Blind pay table (seed 001, the one every shipped
 configuration uses) and the dealer's pair qualifier are what it values.
@@ -20,8 +20,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from game.evaluator import CATEGORY_INDEX
-from rounds.protection import preflop
-from rounds.protection.values import PayTable
+from game.protection import preflop
+from game.protection.values import PayTable
 
 from .derive_seat_covariance import shipped_tables
 
