@@ -8,6 +8,7 @@ from django.apps import apps
 from django.db import transaction
 from rest_framework.test import APIClient
 
+from bench.load import Throwaway
 from progressive.proof_versions import pool_versions_record
 from rounds.proof_versions import config_versions_record
 from rounds.services import table_register
@@ -124,6 +125,28 @@ def auditor_client(auditor):
     client = APIClient()
     client.force_authenticate(auditor)
     return client
+
+
+@pytest.fixture
+def empty_databases(settings):
+    """``make()`` → a new, empty database (a ``bench.load.Throwaway``) on the tests' PostgreSQL server,
+    for a test that runs ``manage.py`` or a restore against a database of its own; all dropped after."""
+    server = settings.DATABASES["default"]
+    address = f"postgres://{server['USER']}@{server['HOST'] or '127.0.0.1'}:{server['PORT'] or 5432}"
+    made: list[Throwaway] = []
+
+    def make() -> Throwaway:
+        database = Throwaway(address)
+        with database._admin() as admin:
+            admin.execute(f'CREATE DATABASE "{database.name}"')
+        made.append(database)
+        return database
+
+    try:
+        yield make
+    finally:
+        for database in made:
+            database.drop()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -11,7 +11,6 @@ people and audit events in it; then today's ``migrate`` runs on it.
 from __future__ import annotations
 
 import os
-import secrets
 import subprocess
 import sys
 import tarfile
@@ -83,20 +82,8 @@ def _state(database: Throwaway) -> dict:
     return {"rows": rows, "triggers": triggers, "head": head, "last": last, "log_grants": log_grants}
 
 
-@pytest.fixture
-def database(settings):
-    server = settings.DATABASES["default"]
-    address = f"postgres://{server['USER']}@{server['HOST'] or '127.0.0.1'}:{server['PORT'] or 5432}"
-    made = Throwaway(address, name=f"ta_copy_{os.getpid()}_{secrets.token_hex(3)}")
-    with made._admin() as admin:
-        admin.execute(f'CREATE DATABASE "{made.name}"')
-    try:
-        yield made
-    finally:
-        made.drop()
-
-
-def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(database, tmp_path):
+def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(empty_databases, tmp_path):
+    database = empty_databases()
     before = _tree_before(tmp_path / "before")
     _manage(before, database, "migrate", "--no-input", "-v", "0")
     _manage(before, database, "load_demo", "--history", "2")
@@ -117,11 +104,12 @@ def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(databa
     _manage(ROOT, database, "migrate", "--check")  # nothing left to apply
 
 
-def test_a_grant_follows_the_log_when_its_new_content_type_was_made_first(database, tmp_path):
+def test_a_grant_follows_the_log_when_its_new_content_type_was_made_first(empty_databases, tmp_path):
     """Something made the trail's content type before the move ran (a migrate undone and done
     again): each group keeps its grant, now on the trail's permission, and no audit one is left."""
     import psycopg
 
+    database = empty_databases()
     before = _tree_before(tmp_path / "before")
     _manage(before, database, "migrate", "--no-input", "-v", "0")
     with psycopg.connect(database.url) as db:

@@ -9,7 +9,6 @@ then ``verify_audit --expect-file`` on the restored database.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -28,27 +27,6 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "a-test-anchor-key"
-
-
-@pytest.fixture
-def databases(settings):
-    """``make()`` → a new, empty database on the test's server, named ta_anchor_*; all dropped after."""
-    server = settings.DATABASES["default"]
-    address = f"postgres://{server['USER']}@{server['HOST'] or '127.0.0.1'}:{server['PORT'] or 5432}"
-    made = []
-
-    def make() -> Throwaway:
-        database = Throwaway(address, name=f"ta_anchor_{os.getpid()}_{secrets.token_hex(3)}")
-        with database._admin() as admin:
-            admin.execute(f'CREATE DATABASE "{database.name}"')
-        made.append(database)
-        return database
-
-    try:
-        yield make
-    finally:
-        for database in made:
-            database.drop()
 
 
 def _manage(database: Throwaway, *args: str, anchors: Path) -> subprocess.CompletedProcess:
@@ -93,9 +71,9 @@ def _refuses_what_the_original_refused(database: Throwaway) -> None:
 
 
 def test_a_restored_backup_verifies_against_the_anchors_and_one_missing_its_last_events_does_not(
-    databases, tmp_path,
+    empty_databases, tmp_path,
 ):
-    live = databases()
+    live = empty_databases()
     anchors = tmp_path / "anchors"
     _ok(_manage(live, "migrate", "--no-input", "-v", "0", anchors=anchors))
     _ok(_manage(live, "register_table", "T01", "--config", "se-50kr", anchors=anchors))
@@ -110,7 +88,7 @@ def test_a_restored_backup_verifies_against_the_anchors_and_one_missing_its_last
     last_seq = int(anchored.split()[1].split(":")[0])
     night_two = _backup(live, tmp_path / "night-two.dump")
 
-    restored = databases()
+    restored = empty_databases()
     _restore(night_two, restored)
     out = _ok(_manage(restored, "verify_audit", "--expect-file", str(anchors), anchors=anchors))
     assert f"anchor {anchored.split()[1]} holds" in out
@@ -118,7 +96,7 @@ def test_a_restored_backup_verifies_against_the_anchors_and_one_missing_its_last
     _refuses_what_the_original_refused(restored)
 
     # The older backup holds the first night's anchor, and is caught short of the second.
-    older = databases()
+    older = empty_databases()
     _restore(night_one, older)
     _ok(_manage(older, "verify_audit", "--expect-file", str(anchors_of_night_one), anchors=anchors))
     stale = _manage(older, "verify_audit", "--expect-file", str(anchors), anchors=anchors)

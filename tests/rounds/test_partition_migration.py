@@ -7,25 +7,13 @@ import json
 import pytest
 from django.db import connection
 
-from bench.load import Throwaway, django_run
+from bench.load import django_run
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="partitioning is PostgreSQL's")
 
 
-@pytest.fixture
-def empty_database(settings):
-    server = settings.DATABASES["default"]
-    database = Throwaway(f"postgres://{server['USER']}@{server['HOST'] or '127.0.0.1'}:{server['PORT'] or 5432}")
-    with database._admin() as admin:
-        admin.execute(f'CREATE DATABASE "{database.name}"')
-    try:
-        yield database
-    finally:
-        database.drop()
-
-
-def test_rounds_stored_before_partitioning_are_kept_in_their_months(empty_database):
-    held = json.loads(django_run(empty_database.url, "-m", "tests.rounds.stored_before_partitioning",
+def test_rounds_stored_before_partitioning_are_kept_in_their_months(empty_databases):
+    held = json.loads(django_run(empty_databases().url, "-m", "tests.rounds.stored_before_partitioning",
                                  module=False).strip().splitlines()[-1])
 
     assert held["rounds"] == [
