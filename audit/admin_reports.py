@@ -14,6 +14,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
 
 from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.formats import number_format
@@ -24,6 +26,7 @@ from django.utils.safestring import SafeString, mark_safe
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from infra import charts
+from infra.json_columns import WithoutKey
 from rounds.models import Table
 from rounds.window import window_opens
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
@@ -33,16 +36,14 @@ from . import selectors
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile
-from .reconciliation.figures import keeps_currencies
+from .reconciliation.report_figures import (
+    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, Unreadable, figures_json,
+    read_figures, stored_name,
+)
 from .reconciliation.staleness import late_rounds_of, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import ClockError, gaming_day_window, parse_shifts
 
-TABLE_STYLE = "border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 12px;"
-CELL = "padding: 2px 4px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap;"
-HEAD = "padding: 2px 4px; border-bottom: 1px solid #999; text-align: right; vertical-align: bottom;"
-KEY = "padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; color: #555;"
-VALUE = "padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top;"
 CENT = Decimal("0.01")
 # Charts of a table's or dealer's days on one page: the flagged first, then the largest handle.
 CHARTED_GROUPS = 6
@@ -51,10 +52,7 @@ CHART_DAYS = 30
 MISMATCH_WEEKS = 8
 CHARTED_DEALERS = 8
 ROUNDS_LIST = "admin:rounds_round_changelist"
-
-
-def _d(value) -> Decimal:
-    return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+TEMPLATES = "admin/audit/reconciliationreport/"
 
 
 # ---- the page's numbers: one form each ------------------------------------------------------
@@ -77,37 +75,32 @@ def hold(value) -> SafeString | str:
         return "–"
     shown = number_format(Decimal(str(value)).quantize(CENT, ROUND_HALF_UP), decimal_pos=2,
                           use_l10n=True, force_grouping=True)
-    return format_html('<span title="{} %" style="white-space: nowrap">{} %</span>', value, shown)
+    return format_html('<span title="{} %" class="nowrap">{} %</span>', value, shown)
 
 
-def band_text(band: dict, currency: str) -> SafeString:
+def band_text(low, high, currency: str) -> SafeString:
     """The 95 % band on one line: "-1,200.00 … 3,400.00 SEK"."""
-    return format_html(
-        '<span style="white-space: nowrap">{} … {}</span>',
-        amount(band["low_95"], ""), amount(band["high_95"], currency),
-    )
+    return format_html('<span class="nowrap">{} … {}</span>', amount(low, ""), amount(high, currency))
 
 
-def scored_text(g: dict) -> SafeString | str:
+def scored_text(g: GroupFigures) -> SafeString | str:
     """The share of a group's hands game protection scored, and a word when it is not all of them."""
-    if g.get("scored_percent") is None:
+    if g.scored_percent is None:
         return "–"
-    share = hold(g["scored_percent"])
-    if g.get("fully_scored"):
+    share = hold(g.scored_percent)
+    if g.fully_scored:
         return share
-    return format_html('<strong style="color:#a60" title="{} of {} hands scored: its bands judge by the '
+    return format_html('<strong class="report-partly" title="{} of {} hands scored: its bands judge by the '
                        'theoretical at optimal play">{} partly</strong>',
-                       count(g["scored_hands"]), count(g["hands"]), share)
+                       count(g.scored_hands), count(g.hands), share)
 
 
-def theoretical_cells(g: dict, currency: str) -> list:
+def theoretical_cells(g: GroupFigures, currency: str) -> list:
     """Both theoretical wins of a group (base game and Trips), the skill amount between them,
-    the scored share, and which of the two its bands judged by. A report made before
-    decisions were scored has the optimal one only."""
-    optimal = g.get("theoretical_optimal", g["bands"]["total"]["expected"])
-    return [amount(optimal, currency), amount(g.get("skill"), currency),
-            amount(g.get("theoretical_actual"), currency), scored_text(g),
-            g["bands"]["total"].get("theoretical", "optimal")]
+    the scored share, and which of the two its bands judged by (a report made before decisions
+    were scored: the optimal one, ``report_figures.upgraded``)."""
+    return [amount(g.theoretical_optimal, currency), amount(g.skill, currency),
+            amount(g.theoretical_actual, currency), scored_text(g), g.bands.total.theoretical]
 
 
 THEORETICAL_HEADERS = ["theoretical, optimal play", "skill", "theoretical, actual play", "scored",
@@ -115,25 +108,18 @@ THEORETICAL_HEADERS = ["theoretical, optimal play", "skill", "theoretical, actua
 
 
 def _table(headers: list[str], rows: list[list]) -> SafeString:
-    head = format_html_join("", '<th style="{}">{}</th>', ((HEAD, h) for h in headers))
-    body = format_html_join(
-        "", "<tr>{}</tr>",
-        ((format_html_join("", '<td style="{}">{}</td>', ((CELL, c) for c in row)),) for row in rows),
-    )
-    return format_html('<div style="max-width: 100%; overflow-x: auto;"><table style="{}"><thead><tr>{}</tr>'
-                       '</thead><tbody>{}</tbody></table></div>', TABLE_STYLE, head, body)
+    return render_to_string(TEMPLATES + "table.html", {"headers": headers, "rows": rows})
 
 
 def key_values(value) -> SafeString | str:
     """A nested record (a report's inputs, its re-verification) as key/value tables, not JSON."""
+    if isinstance(value, Figures):
+        value = figures_json(value)
     if value is None or value == {} or value == []:
         return "–"
     if isinstance(value, dict):
-        rows = format_html_join(
-            "", '<tr><th scope="row" style="{}">{}</th><td style="{}">{}</td></tr>',
-            ((KEY, str(k).replace("_", " "), VALUE, key_values(v)) for k, v in value.items()),
-        )
-        return format_html('<table style="border-collapse: collapse;">{}</table>', rows)
+        rows = [(str(k).replace("_", " "), key_values(v)) for k, v in value.items()]
+        return render_to_string(TEMPLATES + "key_values.html", {"rows": rows})
     if isinstance(value, list):
         if all(not isinstance(v, (dict, list)) for v in value):
             texts = ["–" if v is None else str(v) for v in value]
@@ -146,13 +132,13 @@ def key_values(value) -> SafeString | str:
     return str(value)
 
 
-def _checks(pool: dict) -> SafeString | str:
-    failed = [c for c in pool.get("checks", []) if not c["ok"]]
+def _checks(pool: PoolFigures) -> SafeString | str:
+    failed = [c for c in pool.checks if not c.ok]
     if not failed:
         return "yes"
     return format_html_join(
-        mark_safe("<br>"), '<strong style="color:#c00; white-space: normal">NO: {}</strong> {}',
-        ((c["check"], "; ".join(c["problems"][:3])) for c in failed),
+        mark_safe("<br>"), '<strong class="report-alert wraps">NO: {}</strong> {}',
+        ((c.check, "; ".join(c.problems[:3])) for c in failed),
     )
 
 
@@ -256,6 +242,20 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
     def get_queryset(self, request):
         return stale_marked(super().get_queryset(request))
 
+    def get_object(self, request, object_id, from_field=None):
+        """The report with its figures but for its players, which the page does not show: the database
+        leaves them out (megabytes on a busy day), and they are read through their declaration."""
+        queryset = self.get_queryset(request).defer("figures").annotate(
+            figures_shown=WithoutKey("figures", stored_name("players")))
+        meta = ReconciliationReport._meta
+        field = meta.pk if from_field is None else meta.get_field(from_field)
+        try:
+            report = queryset.get(**{field.name: field.to_python(object_id)})
+        except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
+            return None
+        report._read_figures = read_figures(report.figures_shown, without_players=True)
+        return report
+
     @admin.display(description="stale", boolean=True)
     def stale(self, report) -> bool:
         """Rounds of its days were stored after it opened: a new version is to come."""
@@ -292,24 +292,28 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         ("Inputs", {"fields": ("engine_version", "inputs_json")}),
     )
 
-    def _figures(self, report) -> dict:
-        # A report made before figures kept their currency is shown by its headline only.
-        return report.figures if keeps_currencies(report.figures) else {}
+    def _figures(self, report) -> ReportFigures | Unreadable | None:
+        """The report's figures read through their declaration, once a page (``report_figures``)."""
+        if not hasattr(report, "_read_figures"):
+            report._read_figures = read_figures(report.figures)
+        return report._read_figures
 
     def _table_ids(self, report) -> dict[str, int]:
         """The report's tables by code, for the links to their rounds: one query a page."""
         cached = getattr(report, "_table_ids", None)
         if cached is None:
-            codes = set(self._figures(report).get("tables", {}))
-            codes |= {f["key"] for f in self._figures(report).get("flags", []) if f["scope"] == "table"}
+            figures = self._figures(report)
+            codes = set(figures.tables) if figures else set()
+            codes |= {f.key for f in (figures.flags if figures else []) if f.scope == "table"}
             cached = dict(Table.objects.filter(code__in=codes).values_list("code", "pk")) if codes else {}
             report._table_ids = cached
         return cached
 
     def _rounds_url(self, report, scope: str, key: str) -> str:
+        figures = self._figures(report)
         return rounds_url(scope, key, day_from=report.day_from, day_to=report.day_to,
                           table_ids=self._table_ids(report),
-                          clock=self._figures(report).get("parameters") or report.inputs.get("clock"))
+                          clock=(figures.parameters if figures else None) or report.inputs.get("clock"))
 
     @admin.display(description="rounds stored after it")
     def late_rounds(self, report) -> SafeString | str:
@@ -318,94 +322,100 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         if not late:
             return "none"
         return format_html(
-            '<strong style="color:#c00">stale: {} round(s) of its days stored after it ({})</strong>; '
+            '<strong class="report-alert">stale: {} round(s) of its days stored after it ({})</strong>; '
             "the hourly healing job makes a new version", sum(late.values()),
             ", ".join(f"{code}: {n}" for code, n in late.items()))
 
     @admin.display(description="alerts")
     def alerts(self, report) -> SafeString | str:
-        alerts = self._figures(report).get("alerts") or []
-        if not alerts:
+        figures = self._figures(report)
+        if not figures or not figures.alerts:
             return "none"
-        return format_html_join(mark_safe("<br>"), '<strong style="color:#c00">{}</strong>', ((a,) for a in alerts))
+        return format_html_join(mark_safe("<br>"), '<strong class="report-alert">{}</strong>',
+                                ((a,) for a in figures.alerts))
 
     @admin.display(description="decisions scored")
     def scoring(self, report) -> SafeString | str:
         figures = self._figures(report)
-        scoring = figures.get("scoring")
-        if not scoring:
-            return "made before decisions were scored: every band judged at optimal play" if figures else "–"
-        if not scoring["casino"]:
+        if not figures:
+            return "–"
+        scoring = figures.scoring
+        if scoring is None:
+            return "made before decisions were scored: every band judged at optimal play"
+        if not scoring.casino:
             return "no rounds were dealt in the range"
         shares = format_html_join(
             ", ", "{} of {} {} hands ({})",
-            ((count(c["scored_hands"]), count(c["hands"]), currency, hold(c["scored_percent"]))
-             for currency, c in scoring["casino"].items()))
-        partly = [f"{n} {scope}" for scope, n in scoring["not_fully_scored"].items() if n]
+            ((count(c.scored_hands), count(c.hands), currency, hold(c.scored_percent))
+             for currency, c in scoring.casino.items()))
+        partly = [f"{n} {scope}" for scope, n in scoring.not_fully_scored.items() if n]
         if not partly:
             return format_html("{}; every group fully scored, every band judged at actual play", shares)
-        return format_html('{}; <strong style="color:#a60">not fully scored, so judged at optimal play: '
+        return format_html('{}; <strong class="report-partly">not fully scored, so judged at optimal play: '
                            '{}</strong>', shares, ", ".join(partly))
 
     @admin.display(description="casino, one block per currency")
     def casino_table(self, report):
-        if report.figures and not keeps_currencies(report.figures):
-            return "made before figures kept their currency: reconcile the range again to read it"
-        casino = self._figures(report).get("casino")
-        if not casino:
+        figures = self._figures(report)
+        if isinstance(figures, Unreadable):
+            return figures.reason
+        if not figures or not figures.casino:
             return "no rounds were dealt in the range"
         rows = []
-        for currency, block in casino.items():
-            rows += [[currency, bet, amount(block["handle"][bet], currency), amount(block["win"][bet], currency),
-                      hold(block["hold_percent"][bet])] for bet in BETS]
-            rows.append([currency, "total", amount(block["handle_total"], currency),
-                         amount(block["win_total"], currency), hold(block["hold_percent"]["total"])])
+        for currency, block in figures.casino.items():
+            rows += [[currency, bet, amount(block.handle.get(bet), currency), amount(block.win.get(bet), currency),
+                      hold(block.hold_percent.get(bet))] for bet in BETS]
+            rows.append([currency, "total", amount(block.handle_total, currency),
+                         amount(block.win_total, currency), hold(block.hold_percent.get("total"))])
         table = _table(["currency", "bet", "handle", "house win", "hold"], rows)
         theoretical = _table(
             ["currency", "hands", "house win (Ante, Blind, Play, Trips)", *THEORETICAL_HEADERS],
-            [[currency, count(block["hands"]), amount(block["bands"]["total"]["actual"], currency),
-              *theoretical_cells(block, currency)] for currency, block in casino.items()])
+            [[currency, count(block.hands), amount(block.bands.total.actual, currency),
+              *theoretical_cells(block, currency)] for currency, block in figures.casino.items()])
         return mark_safe(table + theoretical + charts.caption(
             "Skill: what the players' scored decisions gave up against the best ones (Ante × Antes lost). "
             "The theoretical at actual play is the one at optimal play plus it; a group's bands judge by "
             "it only when every hand of the group was scored (docs/VARIANCE.md)."))
 
-    def _groups(self, report, scope: str, groups: dict) -> SafeString | str:
+    def _groups(self, report, scope: str, groups: Groups) -> SafeString | str:
         if not groups:
             return "-"
         rows = []
         for key, by_currency in groups.items():
             for currency, g in by_currency.items():
-                band = g["bands"]["total"]
+                band, optimal = g.bands.total, g.bands_optimal.total
                 url = self._rounds_url(report, scope, key)
-                optimal = (g.get("bands_optimal") or g["bands"])["total"]
-                rows.append([_flag_link(key, url), count(g["rounds"]), count(g["hands"]),
-                             amount(g["handle_total"], currency), amount(g["win_total"], currency),
-                             hold(g["hold_percent"]["total"]), *theoretical_cells(g, currency),
-                             band_text(band, currency),
-                             _flag_link(f"{band['outside']} %", url) if band["outside"] else "",
-                             band_text(optimal, currency),
-                             f"{optimal['outside']} %" if optimal["outside"] else ""])
+                rows.append([_flag_link(key, url), count(g.rounds), count(g.hands),
+                             amount(g.handle_total, currency), amount(g.win_total, currency),
+                             hold(g.hold_percent.get("total")), *theoretical_cells(g, currency),
+                             band_text(band.low_95, band.high_95, currency),
+                             _flag_link(f"{band.outside} %", url) if band.outside else "",
+                             band_text(optimal.low_95, optimal.high_95, currency),
+                             f"{optimal.outside} %" if optimal.outside else ""])
         return _table(["", "rounds", "hands", "handle", "house win", "hold", *THEORETICAL_HEADERS,
                        "95 % band", "outside", "95 % band, optimal play", "outside, optimal play"], rows)
 
     @admin.display(description="tables")
     def tables_table(self, report):
-        return self._groups(report, "table", self._figures(report).get("tables", {}))
+        figures = self._figures(report)
+        return self._groups(report, "table", figures.tables if figures else {})
 
     @admin.display(description="to date")
     def to_date_table(self, report):
         figures = self._figures(report)
         rows = []
         for period, label in (("month_to_date", "month to date"), ("year_to_date", "year to date")):
-            rolled = figures.get(period) or {}
-            for key, by_currency in rolled.get("tables", {}).items():
+            rolled = figures.period(period) if figures else None
+            if rolled is None:
+                continue
+            for key, by_currency in rolled.tables.items():
                 for currency, g in by_currency.items():
-                    band = g["bands"]["total"]
-                    rows.append([label, key, count(len(rolled.get("days", []))),
-                                 amount(g["handle_total"], currency), amount(g["win_total"], currency),
-                                 hold(g["hold_percent"]["total"]), *theoretical_cells(g, currency),
-                                 band_text(band, currency), band["outside"] and f"{band['outside']} %" or ""])
+                    band = g.bands.total
+                    rows.append([label, key, count(len(rolled.days)),
+                                 amount(g.handle_total, currency), amount(g.win_total, currency),
+                                 hold(g.hold_percent.get("total")), *theoretical_cells(g, currency),
+                                 band_text(band.low_95, band.high_95, currency),
+                                 f"{band.outside} %" if band.outside else ""])
         if not rows:
             return "only a single day's report carries its month and year to date"
         return _table(["period", "table", "days", "handle", "house win", "hold", *THEORETICAL_HEADERS,
@@ -413,27 +423,28 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
 
     @admin.display(description="shifts")
     def shifts_table(self, report):
-        return self._groups(report, "shift", self._figures(report).get("shifts", {}))
+        figures = self._figures(report)
+        return self._groups(report, "shift", figures.shifts if figures else {})
 
     @admin.display(description="dealers")
     def dealers_table(self, report):
         figures = self._figures(report)
-        dealers = figures.get("dealers", {})
-        if not dealers:
+        if not figures or not figures.dealers:
             return "-"
-        tables = figures.get("dealer_tables", {})
-        rows = [(d, currency, g) for d, by_currency in dealers.items() for currency, g in by_currency.items()]
-        rates = {(d, c): _d(g["mismatches_per_1000"]) for d, c, g in rows}
+        tables = figures.dealer_tables
+        rows = [(d, currency, g) for d, by_currency in figures.dealers.items()
+                for currency, g in by_currency.items()]
+        rates = {(d, c): g.mismatches_per_1000 or Decimal(0) for d, c, g in rows}
         largest = max(rates.values(), default=Decimal(0))
         rows.sort(key=lambda row: -rates[row[0], row[1]])
         cells = []
         for d, c, g in rows:
             url = self._rounds_url(report, "dealer", d)
-            outside = g["bands"]["total"]["outside"]
+            outside = g.bands.total.outside
             cells.append([
-                _flag_link(d, url), ", ".join(tables.get(d, [])), count(g["hands"]), count(g["mismatches"]),
-                g["mismatches_per_1000"] or "–", bar(rates[d, c], largest), amount(g["overpaid"], c),
-                amount(g["underpaid"], c), count(g["limit_breaks"]), amount(g["win_total"], c),
+                _flag_link(d, url), ", ".join(tables.get(d, [])), count(g.hands), count(g.mismatches),
+                "–" if g.mismatches_per_1000 is None else g.mismatches_per_1000, bar(rates[d, c], largest),
+                amount(g.overpaid, c), amount(g.underpaid, c), count(g.limit_breaks), amount(g.win_total, c),
                 *theoretical_cells(g, c), _flag_link(f"{outside} %", url) if outside else "",
             ])
         return _table(
@@ -446,16 +457,16 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         """Where each group stands in its band (day, month, year to date), then the days of the
         groups that matter most: those outside their band first, then the largest handle."""
         figures = self._figures(report)
-        groups = figures.get(scope, {})
+        groups = figures.groups(scope) if figures else {}
         if not groups:
             return "-"
         pairs = [(key, currency, g) for key, by_currency in groups.items() for currency, g in by_currency.items()]
-        pairs.sort(key=lambda p: (not p[2]["bands"]["total"]["outside"], -_d(p[2]["handle_total"]), p[0], p[1]))
+        pairs.sort(key=lambda p: (not p[2].bands.total.outside, -p[2].handle_total, p[0], p[1]))
         single = report.day_from == report.day_to
         standings = [
             charts.Standing(
                 label=f"{key} {currency}", currency=currency, link=self._rounds_url(report, label, key),
-                bands={"day": g["bands"]["total"],
+                bands={"day": figures_json(g.bands.total),
                        "month_to_date": _to_date_band(figures, "month_to_date", scope, key, currency),
                        "year_to_date": _to_date_band(figures, "year_to_date", scope, key, currency)},
             )
@@ -528,105 +539,111 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
 
     @admin.display(description="pools")
     def pools_table(self, report):
-        pools = self._figures(report).get("pools", {})
-        if not pools:
+        figures = self._figures(report)
+        if not figures or not figures.pools:
             return "-"
+        pools = figures.pools
         table = _table(
             ["pool", "opening", "contributions", "awards", "fixed awards", "reseeds",
              "adjustments", "reversals", "overflow", "closing", "balances"],
-            [[code, *(amount(p[name], p["currency"]) for name in (
-                "opening", "contributions", "awards", "fixed_awards", "reseeds", "adjustments")),
-              amount(p.get("reversals", "0"), p["currency"]), amount(p["overflow"], p["currency"]),
-              amount(p["closing"], p["currency"]), _checks(p)] for code, p in pools.items()],
+            [[code, *(amount(value, p.currency) for value in (
+                p.opening, p.contributions, p.awards, p.fixed_awards, p.reseeds, p.adjustments, p.reversals,
+                p.overflow, p.closing)), _checks(p)] for code, p in pools.items()],
         )
         meters = charts.chart_row(
-            meter_chart(p.get("series", []), title=f"{code}: the meter over the report's events",
-                        currency=p["currency"]) for code, p in pools.items()
+            meter_chart(p.series, title=f"{code}: the meter over the report's events", currency=p.currency)
+            for code, p in pools.items()
         )
         return mark_safe(table + meters)
 
     @admin.display(description="flags")
     def flags_table(self, report):
-        flags = self._figures(report).get("flags", [])
-        if not flags:
+        figures = self._figures(report)
+        if not figures or not figures.flags:
             return "none"
         rows = []
-        for f in flags[:200]:
-            currency = f.get("currency", "")
-            url = self._rounds_url(report, f["scope"], f["key"])
-            rows.append([f["scope"], _flag_link(f["key"], url), f["bet"],
-                         _flag_link(f"{f['outside']} %", url), amount(f["actual"], currency),
-                         amount(f["expected"], currency), f.get("theoretical", "optimal"),
-                         band_text(f, currency), f["z"] or "–",
+        for f in figures.flags[:200]:
+            url = self._rounds_url(report, f.scope, f.key)
+            rows.append([f.scope, _flag_link(f.key, url), f.bet,
+                         _flag_link(f"{f.outside} %", url), amount(f.actual, f.currency),
+                         amount(f.expected, f.currency), f.theoretical,
+                         band_text(f.low_95, f.high_95, f.currency), "–" if f.z is None else f.z,
                          _flag_link("rounds", url) if url else "–"])
         return _table(["", "", "bet", "outside", "actual", "expected", "theoretical at", "95 % band", "z",
                        "behind it"], rows)
 
     @admin.display(description="changes of the range")
     def dual_control_table(self, report):
-        section = self._figures(report).get("dual_control")
+        figures = self._figures(report)
+        section = figures.dual_control if figures else None
         if section is None:
             return "not recorded (a report made before this section)"
-        if not section["changes"]:
+        if not section.changes:
             return "none"
-        rows = [[c["kind"].replace("_", " "), c["what"], c["at"], c["asked_by"], c["approved_by"] or "–",
-                 format_html('<strong style="color:#c00">{}</strong>', "one person alone") if c["alone"]
-                 else "second person"] for c in section["changes"][:500]]
+        rows = [[c.kind.replace("_", " "), c.what, c.at, c.asked_by, c.approved_by or "–",
+                 format_html('<strong class="report-alert">{}</strong>', "one person alone") if c.alone
+                 else "second person"] for c in section.changes[:500]]
         return _table(["", "", "at", "asked by", "approved by", ""], rows)
 
     @admin.display(description="tripped")
     def variance_table(self, report):
-        tests = self._figures(report).get("variance_tests")
+        figures = self._figures(report)
+        tests = figures.variance_tests if figures else None
         if tests is None:
             return "run on a single day's report only"
-        trips = tests["trips"]
-        if not trips:
-            on = [code for code, setting in tests["settings"].items() if setting["enabled"]]
+        if not tests.trips:
+            on = [code for code, setting in tests.settings.items() if setting.enabled]
             return f"none tripped ({', '.join(on) or 'no test enabled'})"
         return _table(["test", "", "", "currency", "period", ""],
-                      [[t["test"], t["scope"], t["key"], t["currency"], t["period"], t["detail"]] for t in trips])
+                      [[t.test, t.scope, t.key, t.currency, t.period, t.detail] for t in tests.trips])
+
+    def _chain(self, report) -> ChainFigures | None:
+        figures = self._figures(report)
+        return figures.chain if figures else None
 
     @admin.display(description="the range's audit events")
     def chain_day(self, report):
-        chain = self._figures(report).get("chain") or {}
-        if not chain.get("day_events"):
+        chain = self._chain(report)
+        if chain is None or not chain.day_events:
             return "no audit events were written in the range"
-        return f"{count(chain['day_events'])} events, the last #{chain['day_last_seq']} {chain['day_last_hash']}"
+        return f"{count(chain.day_events)} events, the last #{chain.day_last_seq} {chain.day_last_hash}"
 
     @admin.display(description="audit chain walked")
     def chain_walked(self, report):
-        chain = self._figures(report).get("chain") or {}
-        walked = chain.get("walked")
-        if not walked:
+        chain = self._chain(report)
+        if chain is None or not chain.walked:
             return "-"  # a report made before the walk started at the anchors
-        held = chain.get("anchors_held", 0)
+        held = chain.anchors_held
         anchors = f"{count(held)} anchor(s) kept outside held" if held else "no anchor yet, the whole chain"
-        return f"{count(chain['checked'])} events: {', '.join(walked)}; {anchors}"
+        return f"{count(chain.checked)} events: {', '.join(chain.walked)}; {anchors}"
 
     @admin.display(description="chain head when the report was made")
     def chain_head(self, report):
-        head = (self._figures(report).get("chain") or {}).get("head_at_report") or {}
-        return f"#{head['seq']} {head['hash']}" if head.get("hash") else "no audit events yet"
+        chain = self._chain(report)
+        head = chain.head_at_report if chain else None
+        return f"#{head.seq} {head.hash}" if head and head.hash else "no audit events yet"
 
     @admin.display(description="re-verification")
     def reverification(self, report):
-        return key_values(self._figures(report).get("reverification"))
+        figures = self._figures(report)
+        return key_values(figures.reverification if figures else None)
 
     @admin.display(description="inputs")
     def inputs_json(self, report):
         return key_values(report.inputs)
 
 
-def _to_date_band(figures: dict, period: str, scope: str, key: str, currency: str) -> dict | None:
-    group = ((figures.get(period) or {}).get(scope) or {}).get(key) or {}
-    return (group.get(currency) or {}).get("bands", {}).get("total")
+def _to_date_band(figures: ReportFigures, period: str, scope: str, key: str, currency: str) -> dict | None:
+    rolled = figures.period(period)
+    group = (rolled.groups(scope).get(key) or {}).get(currency) if rolled else None
+    return figures_json(group.bands.total) if group else None
 
 
 def meter_chart(series: list, *, title: str = "the meter", currency: str = "") -> SafeString | str:
     """The meter after each sampled event of the report's range (its ``series``), drawn by pygal."""
     if len(series) < 2:
         return "-"
-    points = [charts.MeterPoint(at=0 if seq == "opening" else int(seq), meter=_d(value),
+    points = [charts.MeterPoint(at=0 if seq == "opening" else int(seq), meter=Decimal(value),
                                 note="opening" if seq == "opening" else "")
               for seq, value in series]
     if points[0].note == "opening" and len(points) > 1:  # the opening stands just before the first event

@@ -33,7 +33,6 @@ FIGURE_ORDER = (
     "hold_percent", "base", "base_percent", "payout_percent", "lifetime_day_from", "lifetime_day_to",
     "lifetime_handle", "lifetime_win", "lifetime_payout_percent", "deviation", "threshold",
 )
-CELL = "padding: 2px 8px; border-bottom: 1px solid #ddd;"
 HELP = {
     "threshold": "In percentage points: a deviation larger than this trips the test.",
     "base_hold": "Kansas' base level as a hold percentage; empty: each table's theoretical hold.",
@@ -173,7 +172,5 @@ class VarianceFindingAdmin(WorkActions, ReadOnlyAdmin):
             return "-"
         names = [n for n in FIGURE_ORDER if n in figures] + sorted(set(figures) - set(FIGURE_ORDER))
         rows = format_html_join(
-            "", '<tr><th style="{}">{}</th><td style="{}">{}</td></tr>',
-            ((CELL, name.replace("_", " "), CELL, figures[name]) for name in names),
-        )
-        return format_html('<table style="font-variant-numeric: tabular-nums;">{}</table>', rows)
+            "", "<tr><th>{}</th><td>{}</td></tr>", ((name.replace("_", " "), figures[name]) for name in names))
+        return format_html('<table class="figures-record">{}</table>', rows)

@@ -39,7 +39,7 @@ from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
 from .models import ProtectionFinding, ReconciliationReport
-from .reconciliation.figures import keeps_currencies
+from .reconciliation.report_figures import read_groups, stored_name
 from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
@@ -298,28 +298,26 @@ def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]
 
 def _reports():
     """Reports without their figures, megabytes on a busy day: only the parts the page shows."""
-    return ReconciliationReport.objects.defer("figures", "inputs").annotate(
-        figure_alerts=KeyTransform("alerts", "figures"), figure_tables=KeyTransform("tables", "figures"),
-        figure_currencies=KeyTransform("currencies", "figures"),
-    )
+    return ReconciliationReport.objects.defer("figures", "inputs").annotate(**{
+        f"figure_{name}": KeyTransform(stored_name(name), "figures") for name in ("alerts", "tables", "currencies")
+    })
 
 
 def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
     """The tables the day's report found outside their band, as it found them; a report made
-    before figures kept their currency (``keeps_currencies``) is not read."""
-    if not keeps_currencies(None if report.figure_currencies is None else {"currencies": report.figure_currencies}):
+    before figures kept their currency (``report_figures.UNREADABLE``) is not read."""
+    if report.figure_currencies is None:
         return []
     found = []
-    for code, by_currency in (report.figure_tables or {}).items():
+    for code, by_currency in read_groups(report.figure_tables).items():
         for currency, group in by_currency.items():
-            band = group["bands"]["total"]
-            if not band.get("outside"):
-                continue
-            found.append((code, currency, band))
+            band = group.bands.total
+            if band.outside:
+                found.append((code, currency, band))
     ids = dict(Table.objects.filter(code__in=[code for code, _, _ in found]).values_list("code", "id"))
     return [
-        OutsideBand(table=code, currency=currency, win=Decimal(band["actual"]), low=Decimal(band["low_95"]),
-                    high=Decimal(band["high_95"]), side=band["outside"],
+        OutsideBand(table=code, currency=currency, win=band.actual, low=band.low_95, high=band.high_95,
+                    side=band.outside,
                     url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=ids.get(code, "")))
         for code, currency, band in found
     ]

@@ -322,17 +322,14 @@ def mismatch_chart(*, title: str, weeks: Sequence[date], dealers: dict[str, Sequ
 
 
 def chart_row(charts: Iterable[SafeString]) -> SafeString:
-    """Charts side by side, wrapping onto the next line where the screen ends."""
-    cells = "".join(
-        f'<div class="chart" style="flex: 1 1 {NARROW - 40}px; min-width: 300px; max-width: {WIDE}px;">{c}</div>'
-        for c in charts
-    )
-    return mark_safe(f'<div class="charts" style="display: flex; flex-wrap: wrap; gap: 12px; '
-                     f'align-items: flex-start; max-width: 100%;">{cells}</div>')
+    """Charts side by side, wrapping onto the next line where the screen ends (``.charts`` in
+    casino/static/casino/admin.css, sized for ``NARROW`` and ``WIDE``)."""
+    cells = "".join(f'<div class="chart">{c}</div>' for c in charts)
+    return mark_safe(f'<div class="charts">{cells}</div>')
 
 
 def caption(text: str) -> SafeString:
-    return mark_safe(f'<p class="help" style="margin: 4px 0 8px;">{escape(text)}</p>')
+    return mark_safe(f'<p class="help chart-caption">{escape(text)}</p>')
 
 
 # ---- where groups stand in their bands: the day, the month and the year to date ---------------

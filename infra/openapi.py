@@ -16,6 +16,8 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
+from . import openapi_pydantic  # noqa: F401 (answers declared as pydantic models, in OpenAPI 3.0)
+
 ERROR = inline_serializer(
     "Error",
     {

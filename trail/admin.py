@@ -28,11 +28,6 @@ from .exports import AUDIT_LOG
 from .models import AuditEvent
 from .services import Actor, audit_record
 
-PRE_STYLE = (
-    "white-space: pre-wrap; word-break: break-all; max-height: 40em; overflow: auto; margin: 0;"
-)
-
-
 def json_block(value) -> SafeString | str:
     """``value`` as indented JSON in a ``<pre>``; ``-`` when there is none."""
     if value is None:
@@ -42,7 +37,7 @@ def json_block(value) -> SafeString | str:
 
 
 def text_block(text: str) -> SafeString:
-    return format_html('<pre style="{}">{}</pre>', PRE_STYLE, text)
+    return format_html('<pre class="text-block">{}</pre>', text)
 
 
 def admin_change_link(label: str, model_label: str, pk) -> SafeString | str:

@@ -13,17 +13,19 @@ how much of the group was scored.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import django_filters
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.pagination import CursorPagination
 
 from api.authentication import TableKeyAuthentication
 from audit.models import ReconciliationReport
-from audit.reconciliation.figures import keeps_currencies
+from audit.reconciliation.report_figures import ReportFigures, ToDate, figures_json, read_figures
 from game.rules import BETS
 from infra.exports import csv_text
 from infra.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
@@ -53,9 +55,23 @@ class ReportSummarySerializer(serializers.ModelSerializer):
 
 
 class ReportSerializer(ReportSummarySerializer):
+    # Read through their declaration, older shapes upgraded; none where there are none to read
+    # (a report running or failed, or one too old to read, which ``figures_unreadable`` says).
+    figures = serializers.SerializerMethodField(allow_null=True)
+    figures_unreadable = serializers.SerializerMethodField()
+
     class Meta(ReportSummarySerializer.Meta):
-        fields = [*ReportSummarySerializer.Meta.fields, "inputs", "figures", "error"]
+        fields = [*ReportSummarySerializer.Meta.fields, "inputs", "figures", "figures_unreadable", "error"]
         read_only_fields = fields
+
+    @extend_schema_field(ReportFigures)
+    def get_figures(self, report: ReconciliationReport) -> dict | None:
+        figures = read_figures(report.figures)
+        return figures_json(figures) if figures else None
+
+    def get_figures_unreadable(self, report: ReconciliationReport) -> str:
+        """Why a report's stored figures cannot be read ("" when they can, or there are none)."""
+        return getattr(read_figures(report.figures), "reason", "")
 
 
 class ReportFilter(django_filters.FilterSet):
@@ -108,7 +124,7 @@ class ReportCsvView(generics.RetrieveAPIView):
                    summary="A report as CSV")
     def get(self, request, *args, **kwargs):
         report = self.get_object()
-        response = HttpResponse(csv_text([CSV_COLUMNS, *report_rows(report.figures or {})]),
+        response = HttpResponse(csv_text([CSV_COLUMNS, *report_rows(report.figures)]),
                                 content_type="text/csv")
         response["Content-Disposition"] = (
             f'attachment; filename="reconciliation-{report.day_from}-{report.day_to}-v{report.version}.csv"'
@@ -116,47 +132,49 @@ class ReportCsvView(generics.RetrieveAPIView):
         return response
 
 
-def report_rows(figures: dict):
+def report_rows(stored: dict | None):
     """The report's rows, then its month- and year-to-date rows.
 
     A report made before figures kept their currency has no rows: reconcile its range again.
     """
-    if not keeps_currencies(figures):
+    figures = read_figures(stored)
+    if not figures:
         return
     yield from period_rows("range", figures)
     for period in PERIODS:
-        if figures.get(period):
-            yield from period_rows(period, figures[period])
+        rolled = figures.period(period)
+        if rolled:
+            yield from period_rows(period, rolled)
 
 
-def period_rows(period: str, figures: dict):
+def _text(value: Decimal | None) -> str | None:
+    """A figure as the report keeps it, never in exponent form (a zero kept to a millionth)."""
+    return None if value is None else f"{value:f}"
+
+
+def period_rows(period: str, figures: ReportFigures | ToDate):
     """One row per scope, key, currency and bet; the bands sit on the trips, base-game and total rows.
 
     Ids that tables send (dealers, players) are made inert by the CSV writer (``infra.exports``).
     """
-    scopes = [("casino", {"all": figures.get("casino", {})})]
-    scopes += [(scope[:-1], figures.get(scope, {})) for scope in SCOPES]
+    scopes = [("casino", {"all": figures.casino})]
+    scopes += [(scope[:-1], figures.groups(scope)) for scope in SCOPES]
     for scope, groups in scopes:
         for key, by_currency in sorted(groups.items()):
             for currency, cell in sorted(by_currency.items()):
-                bands = cell.get("bands", {})
-                optimal = cell.get("bands_optimal", {})
-                hold = cell.get("hold_percent", {})
-                rows = [(bet, cell.get("handle", {}).get(bet), cell.get("win", {}).get(bet),
-                         hold.get(bet), bands.get("trips") if bet == "trips" else None, None)
-                        for bet in BETS]
-                base = bands.get("base") or {}
-                rows.append(("base_game", None, base.get("actual"), None, base or None, optimal.get("base")))
-                rows.append(("total", cell.get("handle_total"), cell.get("win_total"),
-                             hold.get("total"), bands.get("total"), optimal.get("total")))
+                bands, optimal = cell.bands, cell.bands_optimal
+                rows = [(bet, cell.handle.get(bet), cell.win.get(bet), cell.hold_percent.get(bet),
+                         bands.trips if bet == "trips" else None, None) for bet in BETS]
+                rows.append(("base_game", None, bands.base.actual, None, bands.base, optimal.base))
+                rows.append(("total", cell.handle_total, cell.win_total, cell.hold_percent.get("total"),
+                             bands.total, optimal.total))
                 for bet, handle, win, hold_percent, band, at_optimal in rows:
-                    band = band or {}
                     yield [
-                        period, scope, key, currency, bet, cell.get("rounds"),
-                        cell.get("hands"), handle, win, hold_percent,
-                        *(band.get(name) for name in (
-                            "expected", "sd", "low_95", "high_95", "low_997", "high_997", "z", "outside")),
-                        band.get("theoretical"),
-                        *((at_optimal.get("expected"), cell.get("skill"), cell.get("scored_percent"))
+                        period, scope, key, currency, bet, cell.rounds, cell.hands,
+                        _text(handle), _text(win), _text(hold_percent),
+                        *((_text(band.expected), _text(band.sd), _text(band.low_95), _text(band.high_95),
+                           _text(band.low_997), _text(band.high_997), _text(band.z), band.outside,
+                           band.theoretical) if band else (None,) * 9),
+                        *((_text(at_optimal.expected), _text(cell.skill), _text(cell.scored_percent))
                           if at_optimal else (None, None, None)),
                     ]

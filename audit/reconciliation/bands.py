@@ -13,29 +13,31 @@ from collections.abc import Iterator
 from audit.models import ReconciliationReport, ReportBand
 from audit.selectors import BAND_PERIODS
 
+from .report_figures import ReportFigures, figures_json, read_figures
 from .to_date import PERIOD_SCOPES
 
 
-def bands_of(figures: dict) -> Iterator[tuple[str, str, str, str, dict]]:
-    """``(scope, key, currency, period, band)`` of every group's total band in ``figures``."""
+def bands_of(figures: ReportFigures) -> Iterator[tuple[str, str, str, str, dict]]:
+    """``(scope, key, currency, period, band)`` of every group's total band in ``figures``, as stored."""
     for period in BAND_PERIODS:
-        source = figures if period == "day" else (figures.get(period) or {})
+        source = figures if period == "day" else figures.period(period)
+        if source is None:
+            continue
         for scope in PERIOD_SCOPES:
-            for key, by_currency in (source.get(scope) or {}).items():
+            for key, by_currency in source.groups(scope).items():
                 for currency, group in by_currency.items():
-                    band = (group.get("bands") or {}).get("total")
-                    if band is not None:
-                        yield scope, key, currency, period, band
+                    yield scope, key, currency, period, figures_json(group.bands.total)
 
 
 def report_bands_write(report: ReconciliationReport) -> int:
     """Keep the bands of a completed single-day report; how many rows were written."""
-    if report.day_from != report.day_to or not report.figures:
+    figures = read_figures(report.figures)
+    if report.day_from != report.day_to or not figures:
         return 0
     rows = [
         ReportBand(report=report, day=report.day_from, scope=scope, key=key, currency=currency, period=period,
                    band=band)
-        for scope, key, currency, period, band in bands_of(report.figures)
+        for scope, key, currency, period, band in bands_of(figures)
     ]
     ReportBand.objects.bulk_create(rows, batch_size=1000)
     return len(rows)

@@ -5,33 +5,20 @@ pool version the range made, and flags each that no second person approved:
 an adjustment within what one may move alone, a version that changed
 nothing paid, or one the system made (a migration, a command). A change a person made alone is
 also an alert, so that it is read without opening the report. Reports made
-before this section have no ``dual_control`` key; readers take its absence
-for "not recorded".
+before this section have none (``ReportFigures.dual_control`` is None): "not
+recorded".
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from progressive.models import MeterEvent, PoolVersion
 from rounds.models import TableConfigVersion
 
+from .report_figures import Change, DualControl
+
 SYSTEM_NAME = "system"
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    kind: str  # "meter_adjustment", "config_version", "pool_version"
-    what: str  # "us-progressive +10000.00", "se-50kr v2"
-    at: str  # ISO 8601, when it took effect in the books
-    asked_by: str
-    approved_by: str | None  # the second person, if there was one
-    alone: bool  # no second person approved it
-
-    @property
-    def by_a_person(self) -> bool:
-        return self.asked_by != SYSTEM_NAME
 
 
 def changes_of_window(*, start: datetime, end: datetime) -> list[Change]:
@@ -40,23 +27,27 @@ def changes_of_window(*, start: datetime, end: datetime) -> list[Change]:
     return sorted(changes, key=lambda change: change.at)
 
 
-def dual_control_section(*, start: datetime, end: datetime) -> dict:
+def dual_control_section(*, start: datetime, end: datetime) -> DualControl:
     """The report's ``dual_control`` figures."""
     changes = changes_of_window(start=start, end=end)
-    return {
-        "changes": [asdict(change) for change in changes],
-        "alone": sum(change.alone for change in changes),
-        "alone_by_a_person": sum(change.alone and change.by_a_person for change in changes),
-    }
+    return DualControl(
+        changes=changes,
+        alone=sum(change.alone for change in changes),
+        alone_by_a_person=sum(change.alone and _by_a_person(change) for change in changes),
+    )
 
 
-def dual_control_alerts(section: dict | None) -> list[str]:
+def _by_a_person(change: Change) -> bool:
+    return change.asked_by != SYSTEM_NAME
+
+
+def dual_control_alerts(section: DualControl | None) -> list[str]:
     """One alert naming the changes a person made with no second person, if any."""
-    alone = [c for c in (section or {}).get("changes", []) if c["alone"] and c["asked_by"] != SYSTEM_NAME]
+    alone = [c for c in (section.changes if section else []) if c.alone and _by_a_person(c)]
     if not alone:
         return []
     return [f"DUAL CONTROL: {len(alone)} change(s) of money or of what is paid were made by one person "
-            "with no second approval: " + "; ".join(f"{c['what']} by {c['asked_by']}" for c in alone[:10])]
+            "with no second approval: " + "; ".join(f"{c.what} by {c.asked_by}" for c in alone[:10])]
 
 
 def _adjustments(start: datetime, end: datetime):

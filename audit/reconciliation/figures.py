@@ -32,14 +32,13 @@ from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
 from game.findings import LIMIT_BREAK_CODES
 from game.vocabulary import BETS, Bet
 
+from .report_figures import BandFigures, Bands, Flag, GroupFigures, Groups, OptimalBands, ScoredShare, Scoring
+
 BASE_BETS = (Bet.ANTE.value, Bet.BLIND.value, Bet.PLAY.value)
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 FINE = Decimal("0.000001")  # theoretical sums are kept this fine, then shown to the cent
 PERCENT = Decimal("0.0001")  # hold is shown in percent to four places
-def keeps_currencies(figures: Mapping | None) -> bool:
-    """Whether a stored report's figures are kept per currency (those made before are not)."""
-    return bool(figures) and "currencies" in figures
 
 
 # A report's groups, as the figures name them and as one of them is called.
@@ -128,20 +127,6 @@ class Sums:
             data["findings"] = dict(sorted(self.findings.items()))
         return data
 
-    def to_full_json(self) -> dict:
-        """Every figure, zeros included: what a person reads."""
-        return {
-            "currency": self.currency,
-            "rounds": self.rounds, "void_rounds": self.void_rounds, "hands": self.hands,
-            "handle": {b: str(v) for b, v in self.handle.items()},
-            "win": {b: str(v) for b, v in self.win.items()},
-            "theo_base": str(self.theo_base), "theo_trips": str(self.theo_trips),
-            "var_base": str(self.var_base), "var_trips": str(self.var_trips), "var_cross": str(self.var_cross),
-            "skill": str(self.skill), "scored_hands": self.scored_hands,
-            "mismatches": self.mismatches, "overpaid": str(self.overpaid),
-            "underpaid": str(self.underpaid), "findings": dict(sorted(self.findings.items())),
-        }
-
     @classmethod
     def from_json(cls, data: Mapping) -> Sums:
         return cls(
@@ -163,6 +148,18 @@ class Sums:
             underpaid=_dec(data.get("underpaid")),
             findings={str(k): int(v) for k, v in data.get("findings", {}).items()},
         )
+
+
+def sums_of(group: GroupFigures) -> Sums:
+    """The sums a group's derived figures were derived from."""
+    return Sums(
+        currency=group.currency, rounds=group.rounds, void_rounds=group.void_rounds, hands=group.hands,
+        handle={b: group.handle.get(b, ZERO) for b in BETS}, win={b: group.win.get(b, ZERO) for b in BETS},
+        theo_base=group.theo_base, theo_trips=group.theo_trips, var_base=group.var_base,
+        var_trips=group.var_trips, var_cross=group.var_cross, skill=group.skill,
+        scored_hands=group.scored_hands, mismatches=group.mismatches, overpaid=group.overpaid,
+        underpaid=group.underpaid, findings=dict(group.findings),
+    )
 
 
 class ByCurrency(dict[str, Sums]):
@@ -187,6 +184,13 @@ class ByCurrency(dict[str, Sums]):
         groups = cls()
         for currency, sums in data.items():
             groups.add(Sums.from_json({**sums, "currency": currency}))
+        return groups
+
+    @classmethod
+    def of_groups(cls, data: Mapping[str, GroupFigures]) -> ByCurrency:
+        groups = cls()
+        for group in data.values():
+            groups.add(sums_of(group))
         return groups
 
 
@@ -256,12 +260,12 @@ def percent_of(numerator: Decimal, denominator: Decimal) -> Decimal:
     return (numerator / denominator * 100).quantize(PERCENT, rounding=ROUND_HALF_UP)
 
 
-def percent(numerator: Decimal, denominator: Decimal) -> str | None:
-    """``percent_of`` as text; None over nothing."""
-    return str(percent_of(numerator, denominator)) if denominator else None
+def percent(numerator: Decimal, denominator: Decimal) -> Decimal | None:
+    """``percent_of``; None over nothing."""
+    return percent_of(numerator, denominator) if denominator else None
 
 
-def _band(actual: Decimal, expected: Decimal, variance: Decimal) -> dict:
+def _band(actual: Decimal, expected: Decimal, variance: Decimal, basis: str) -> BandFigures:
     sd = decimal_sqrt(variance) if variance > 0 else ZERO
     b95, b997 = Band(expected, sd, Z_95), Band(expected, sd, Z_997)
     if sd == 0:
@@ -272,15 +276,13 @@ def _band(actual: Decimal, expected: Decimal, variance: Decimal) -> dict:
         outside = "95"
     else:
         outside = None
-    return {
-        "actual": str(actual.quantize(CENT)),
-        "expected": str(expected.quantize(CENT)),
-        "sd": str(sd.quantize(CENT)),
-        "low_95": str(b95.low.quantize(CENT)), "high_95": str(b95.high.quantize(CENT)),
-        "low_997": str(b997.low.quantize(CENT)), "high_997": str(b997.high.quantize(CENT)),
-        "z": str(((actual - expected) / sd).quantize(Decimal("0.01"))) if sd else None,
-        "outside": outside,
-    }
+    return BandFigures(
+        actual=actual.quantize(CENT), expected=expected.quantize(CENT), sd=sd.quantize(CENT),
+        low_95=b95.low.quantize(CENT), high_95=b95.high.quantize(CENT),
+        low_997=b997.low.quantize(CENT), high_997=b997.high.quantize(CENT),
+        z=((actual - expected) / sd).quantize(Decimal("0.01")) if sd else None,
+        outside=outside, theoretical=basis,
+    )
 
 
 # Which theoretical win a band judges the house win by.
@@ -293,16 +295,16 @@ def fully_scored(sums: Sums) -> bool:
     return sums.hands > 0 and sums.scored_hands == sums.hands
 
 
-def _bands(base_win: Decimal, trips_win: Decimal, theo_base: Decimal, sums: Sums, basis: str) -> dict:
+def _bands(base_win: Decimal, trips_win: Decimal, theo_base: Decimal, sums: Sums, basis: str) -> Bands:
     var_total = sums.var_base + sums.var_trips + sums.var_cross
-    return {
-        "base": _band(base_win, theo_base, sums.var_base) | {"theoretical": basis},
-        "trips": _band(trips_win, sums.theo_trips, sums.var_trips) | {"theoretical": basis},
-        "total": _band(base_win + trips_win, theo_base + sums.theo_trips, var_total) | {"theoretical": basis},
-    }
+    return Bands(
+        base=_band(base_win, theo_base, sums.var_base, basis),
+        trips=_band(trips_win, sums.theo_trips, sums.var_trips, basis),
+        total=_band(base_win + trips_win, theo_base + sums.theo_trips, var_total, basis),
+    )
 
 
-def derive(sums: Sums) -> dict:
+def derive(sums: Sums) -> GroupFigures:
     """The sums of a group with its ratios, theoretical bands and dealer accuracy.
 
     ``bands`` are the ones the report judges by (its flags): at actual play
@@ -317,30 +319,33 @@ def derive(sums: Sums) -> dict:
     theo_base_actual = sums.theo_base + sums.skill
     basis = ACTUAL if fully_scored(sums) else OPTIMAL
     optimal = _bands(base_win, trips_win, sums.theo_base, sums, OPTIMAL)
-    data = sums.to_full_json()
-    data.update(
-        handle_total=str(handle_total),
-        win_total=str(win_total),
+    return GroupFigures(
+        currency=sums.currency, rounds=sums.rounds, void_rounds=sums.void_rounds, hands=sums.hands,
+        handle=dict(sums.handle), win=dict(sums.win),
+        theo_base=sums.theo_base, theo_trips=sums.theo_trips,
+        var_base=sums.var_base, var_trips=sums.var_trips, var_cross=sums.var_cross,
+        skill=sums.skill, scored_hands=sums.scored_hands, mismatches=sums.mismatches,
+        overpaid=sums.overpaid, underpaid=sums.underpaid, findings=dict(sorted(sums.findings.items())),
+        handle_total=handle_total,
+        win_total=win_total,
         hold_percent={b: percent(sums.win[b], sums.handle[b]) for b in BETS}
         | {"total": percent(win_total, handle_total)},
-        theo_base_actual=str(theo_base_actual),
-        theoretical_optimal=str(sums.theo_base + sums.theo_trips),
-        theoretical_actual=str(theo_base_actual + sums.theo_trips),
+        theo_base_actual=theo_base_actual,
+        theoretical_optimal=sums.theo_base + sums.theo_trips,
+        theoretical_actual=theo_base_actual + sums.theo_trips,
         scored_percent=percent(Decimal(sums.scored_hands), Decimal(sums.hands)),
         fully_scored=fully_scored(sums),
         theoretical=basis,
         bands=optimal if basis == OPTIMAL else _bands(base_win, trips_win, theo_base_actual, sums, ACTUAL),
-        bands_optimal={"base": optimal["base"], "total": optimal["total"]},
+        bands_optimal=OptimalBands(base=optimal.base, total=optimal.total),
         mismatches_per_1000=(
-            str((Decimal(sums.mismatches) * 1000 / sums.hands).quantize(Decimal("0.01")))
-            if sums.hands else None
+            (Decimal(sums.mismatches) * 1000 / sums.hands).quantize(Decimal("0.01")) if sums.hands else None
         ),
         limit_breaks=sum(sums.findings.get(code, 0) for code in LIMIT_BREAK_CODES),
     )
-    return data
 
 
-def derive_by_currency(groups: Mapping[str, Mapping[str, Sums]]) -> dict[str, dict[str, dict]]:
+def derive_by_currency(groups: Mapping[str, Mapping[str, Sums]]) -> Groups:
     """``{key: {currency: derived}}`` for a scope's groups, keys and currencies in order."""
     return {
         key: {currency: derive(sums) for currency, sums in sorted(by_currency.items())}
@@ -348,31 +353,31 @@ def derive_by_currency(groups: Mapping[str, Mapping[str, Sums]]) -> dict[str, di
     }
 
 
-def scoring_of(casino: Mapping[str, Sums], groups: Mapping[str, Mapping[str, Mapping[str, dict]]]) -> dict:
+def scoring_of(casino: Mapping[str, Sums], groups: Mapping[str, Groups]) -> Scoring:
     """How much of the range game protection had scored when the report ran: the casino's hands
     per currency, and how many groups of each scope (with hands) were not fully scored, whose
     bands therefore judged by the theoretical at optimal play."""
-    return {
-        "casino": {
-            currency: {"hands": sums.hands, "scored_hands": sums.scored_hands,
-                       "scored_percent": percent(Decimal(sums.scored_hands), Decimal(sums.hands))}
+    return Scoring(
+        casino={
+            currency: ScoredShare(hands=sums.hands, scored_hands=sums.scored_hands,
+                                  scored_percent=percent(Decimal(sums.scored_hands), Decimal(sums.hands)))
             for currency, sums in sorted(casino.items())
         },
-        "not_fully_scored": {
+        not_fully_scored={
             scope: sum(1 for by_currency in derived.values() for g in by_currency.values()
-                       if g["hands"] and not g["fully_scored"])
+                       if g.hands and not g.fully_scored)
             for scope, derived in groups.items()
         },
-    }
+    )
 
 
-def flags_of(scope: str, derived: Mapping[str, Mapping[str, dict]]) -> list[dict]:
+def flags_of(scope: str, derived: Groups) -> list[Flag]:
     """Every band a group of ``scope`` falls outside of, in its currency, worst first."""
     found = []
     for key, by_currency in derived.items():
         for currency, figures in by_currency.items():
-            for bet, band in figures["bands"].items():
-                if band["outside"]:
-                    found.append({"scope": scope, "key": key, "currency": currency, "bet": bet, **band})
-    found.sort(key=lambda f: (f["outside"] != "99.7", -abs(Decimal(f["z"] or 0))))
+            for bet, band in figures.bands:
+                if band.outside:
+                    found.append(Flag(scope=scope, key=key, currency=currency, bet=bet, **dict(band)))
+    found.sort(key=lambda f: (f.outside != "99.7", -abs(f.z or 0)))
     return found

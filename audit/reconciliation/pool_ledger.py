@@ -41,6 +41,7 @@ from django.db.models import (
     BooleanField, Case, CharField, Count, F, Max, Min, OuterRef, Q, Subquery, Sum, Value, When,
 )
 from django.db.models.functions import Abs, Coalesce
+from pydantic import ValidationError
 
 from audit.models import ReconciliationReport
 from progressive.models import MeterEvent, MeterReading, Pool
@@ -48,6 +49,7 @@ from progressive.selectors import METER_MOVES_OF_KIND, ledger_span_problems
 from rounds.models import RoundKey
 
 from .chain import segment_in_turn
+from .report_figures import PoolFigures, stored_name
 
 ZERO = Decimal(0)
 # Events of the ledger walked row by row each night, before where the night's reading starts.
@@ -80,30 +82,30 @@ class Mark:
 
 def pool_mark_reported(*, pool_code: str, day: date) -> tuple[dict | None, Mark | None]:
     """The closing the current report ending on ``day`` gave the pool, and its mark (None where it kept none)."""
+    pools = stored_name("pools")
     report = (
         ReconciliationReport.objects.filter(
-            status=ReconciliationReport.Status.COMPLETE, day_to=day, figures__has_key="currencies")
-        .order_by("-finished_at").values("pk", f"figures__pools__{pool_code}").first()
+            status=ReconciliationReport.Status.COMPLETE, day_to=day, figures__has_key=stored_name("currencies"))
+        .order_by("-finished_at").values("pk", f"figures__{pools}__{pool_code}").first()
     )
-    pool = (report or {}).get(f"figures__pools__{pool_code}")
-    if not pool:
+    stored = (report or {}).get(f"figures__{pools}__{pool_code}")
+    if not stored:
         return None, None
-    closing = {"day": str(day), "report": report["pk"], "closing": pool.get("closing")}
-    kept = pool.get("mark")
     try:
-        mark = Mark(
-            day=day, report=report["pk"], closing=Decimal(pool["closing"]),
-            closing_overflow=Decimal(pool["closing_overflow"]), closing_reserve=Decimal(pool["closing_reserve"]),
-            top=int(kept["top"]), n=int(kept["n"]), total=Decimal(kept["sum"]),
-            after_from=int(kept["after_from"]),
-        )
-    except (KeyError, TypeError, ValueError, ArithmeticError):
-        mark = None
-    amounts = (mark.closing, mark.closing_overflow, mark.closing_reserve, mark.total) if mark else ()
-    if mark is None or not all(amount.is_finite() for amount in amounts):
-        # None kept (a report made before marks were), or not in its shape: every event is read,
-        # and continuity says what the report of the day before claimed.
-        return closing, None
+        pool = PoolFigures.model_validate(stored)
+    except ValidationError:
+        # Not in its shape (edited since): every event is read, and continuity compares the
+        # closing as it stands, which says what is wrong with it.
+        closing = stored.get("closing") if isinstance(stored, dict) else None
+        return {"day": str(day), "report": report["pk"], "closing": closing}, None
+    closing = {"day": str(day), "report": report["pk"], "closing": str(pool.closing)}
+    kept = pool.mark
+    if kept is None:
+        return closing, None  # a report made before marks were: every event is read
+    mark = Mark(
+        day=day, report=report["pk"], closing=pool.closing, closing_overflow=pool.closing_overflow,
+        closing_reserve=pool.closing_reserve, top=kept.top, n=kept.n, total=kept.sum, after_from=kept.after_from,
+    )
     return closing, mark
 
 
@@ -162,7 +164,7 @@ def pool_ledger_figures(
     *, pool: Pool, day_from: date, day_to: date, start: datetime, end: datetime,
     reported_closing: dict | None = None, mark: Mark | None = None, turn_size: int = TURN_SEGMENT,
     using: str = DEFAULT_DB_ALIAS,
-) -> dict:
+) -> PoolFigures:
     """The pool's meter over the range, and the checks that prove it.
 
     ``mark`` is where the report of the day before left the ledger (none: read
@@ -292,7 +294,7 @@ def pool_ledger_figures(
     def amount(kind: str, of: str = "amount") -> str:
         return str(by_kind[kind][of]) if kind in by_kind else "0"
 
-    return {
+    return PoolFigures.model_validate({
         "pool": pool.code,
         "currency": pool.currency,
         "events": within.n,
@@ -328,7 +330,7 @@ def pool_ledger_figures(
                  "after_from": after_first if after_first is not None else top + 1},
         "read": {"from_report": mark.report or None, "events_from": mark.after_from,
                  "turn": list(turn) if turn else None},
-    }
+    })
 
 
 def _delta_between(events, seq_a: int, seq_b: int) -> Decimal:

@@ -8,7 +8,6 @@ number of rounds.
 
 from __future__ import annotations
 
-import copy
 import logging
 import queue
 import threading
@@ -24,6 +23,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
+from pydantic import ValidationError
 
 from audit.models import ReconciliationReport, SeatScore
 from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
@@ -38,6 +38,7 @@ from rounds.selectors import OVERPAID, UNDERPAID
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
+from .report_figures import ToDate, figures_json, read_to_date, stored_name
 from .figures import (
     BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
     scoring_of,
@@ -646,7 +647,7 @@ def report_current(*, day_from: date, day_to: date | None = None) -> Reconciliat
     ).first()
 
 
-def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCOPES) -> dict:
+def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCOPES) -> ToDate:
     """Month- or year-to-date figures from the days' stored current reports, not recomputed.
 
     Every stored group carries its sums, per currency, so the range's figures
@@ -664,7 +665,9 @@ def report_rollup(*, day_from: date, day_to: date, scopes: tuple[str, ...] = SCO
     return rolling.result(day_from=day_from, day_to=day_to)
 
 
-def report_rollup_on(*, kept: dict | None, day_from: date, day_to: date, scopes: tuple[str, ...] = SCOPES) -> dict:
+def report_rollup_on(
+    *, kept: dict | None, day_from: date, day_to: date, scopes: tuple[str, ...] = SCOPES
+) -> ToDate:
     """``report_rollup`` of ``day_from..day_to``, read as the roll-up ``kept`` (of ``day_from`` to the
     day before ``day_to``, as the report of that day stored it) plus the report of ``day_to``, where
     ``kept`` still adds up exactly the current reports of its days; else every day's report again.
@@ -681,8 +684,8 @@ def report_rollup_on(*, kept: dict | None, day_from: date, day_to: date, scopes:
         and sorted(kept["reports"]) == sorted(_current_single_days(day_from=day_from, day_to=before))
     )
     try:
-        rolling = _Rolling.from_kept(kept, scopes) if holds else None
-    except (KeyError, TypeError, ValueError, ArithmeticError):
+        rolling = _Rolling.from_kept(read_to_date(kept), scopes) if holds else None
+    except (ValidationError, CurrencyMismatch):
         rolling = None  # kept, but not in the shape a roll-up is written in: its figures were changed
     if rolling is None:
         return report_rollup(day_from=day_from, day_to=day_to, scopes=scopes)
@@ -704,10 +707,10 @@ def _rollup_rows(*, day_from: date, day_to: date, scopes: tuple[str, ...]):
     # that did: its day counts as missing until it is reconciled again.
     reports = ReconciliationReport.objects.filter(
         status=ReconciliationReport.Status.COMPLETE, day_from__gte=day_from, day_to__lte=day_to,
-        day_from=F("day_to"), figures__has_key="currencies",
+        day_from=F("day_to"), figures__has_key=stored_name("currencies"),
     ).order_by("day_from")
-    wanted = ["pk", "day_from", "figures__casino", "figures__reverification", "figures__pools"]
-    wanted += [f"figures__{scope}" for scope in scopes]
+    names = ("casino", "reverification", "pools", *scopes)
+    wanted = ["pk", "day_from", *(f"figures__{stored_name(name)}" for name in names)]
     return reports.values(*wanted).iterator(chunk_size=5)
 
 
@@ -724,15 +727,15 @@ class _Rolling:
         self.drift = 0
 
     @classmethod
-    def from_kept(cls, kept: dict, scopes: tuple[str, ...]) -> _Rolling:
+    def from_kept(cls, kept: ToDate, scopes: tuple[str, ...]) -> _Rolling:
         rolling = cls(scopes)
-        rolling.casino = ByCurrency.from_json(kept["casino"])
+        rolling.casino = ByCurrency.of_groups(kept.casino)
         for scope in scopes:
-            rolling.groups[scope] = {key: ByCurrency.from_json(data) for key, data in kept[scope].items()}
-        rolling.pools = copy.deepcopy(kept["pools"])
-        rolling.days = [date.fromisoformat(d) for d in kept["days"]]
-        rolling.reports = list(kept["reports"])
-        rolling.drift = kept["drift"]
+            rolling.groups[scope] = {key: ByCurrency.of_groups(by) for key, by in kept.groups(scope).items()}
+        rolling.pools = {code: figures_json(pool) for code, pool in kept.pools.items()}
+        rolling.days = list(kept.days)
+        rolling.reports = list(kept.reports)
+        rolling.drift = kept.drift
         return rolling
 
     def add(self, row: dict) -> None:
@@ -746,23 +749,21 @@ class _Rolling:
         for code, pool in (row["figures__pools"] or {}).items():
             _roll_pool(self.pools, code, pool, row["day_from"])
 
-    def result(self, *, day_from: date, day_to: date) -> dict:
+    def result(self, *, day_from: date, day_to: date) -> ToDate:
         every_day = [day_from + timedelta(days=i) for i in range((day_to - day_from).days + 1)]
         reported = set(self.days)
         derived = {scope: derive_by_currency(by_key) for scope, by_key in self.groups.items()}
-        return {
-            "day_from": str(day_from), "day_to": str(day_to),
-            "days": [str(d) for d in self.days],
-            "reports": self.reports,
-            "missing_days": [str(d) for d in every_day if d not in reported],
-            "currencies": sorted(self.casino),
-            "casino": {currency: derive(sums) for currency, sums in sorted(self.casino.items())},
+        return ToDate(
+            day_from=day_from, day_to=day_to, days=self.days, reports=self.reports,
+            missing_days=[d for d in every_day if d not in reported],
+            currencies=sorted(self.casino),
+            casino={currency: derive(sums) for currency, sums in sorted(self.casino.items())},
             **derived,
-            "flags": [f for scope in self.scopes for f in flags_of(SCOPE_OF[scope], derived[scope])],
-            "scoring": scoring_of(self.casino, derived),
-            "pools": self.pools,
-            "drift": self.drift,
-        }
+            flags=[f for scope in self.scopes for f in flags_of(SCOPE_OF[scope], derived[scope])],
+            scoring=scoring_of(self.casino, derived),
+            pools=self.pools,
+            drift=self.drift,
+        )
 
 
 POOL_FLOWS = ("in", "out", "contributions", "awards", "fixed_awards", "reseeds", "adjustments", "reversals", "overflow")
@@ -789,12 +790,14 @@ def _roll_pool(pools: dict, code: str, day: dict, on: date) -> None:
 
 
 def periods_kept(*, day: date) -> dict:
-    """The month and year to date the current report of ``day`` kept ({} without one)."""
+    """The month and year to date the current report of ``day`` kept, as stored ({} without one):
+    ``report_rollup_on`` judges whether they still hold before it reads them."""
+    periods = [stored_name(name) for name in ("month_to_date", "year_to_date")]
     row = (
         ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE, day_from=day, day_to=day)
-        .values("figures__month_to_date", "figures__year_to_date").first()
+        .values(*(f"figures__{period}" for period in periods)).first()
     ) or {}
-    return {period: row.get(f"figures__{period}") for period in ("month_to_date", "year_to_date")}
+    return {period: row.get(f"figures__{period}") for period in periods}
 
 
 def month_to_date(*, day: date, scopes: tuple[str, ...] = SCOPES, kept: dict | None = None) -> dict:
@@ -809,7 +812,7 @@ def first_reported_day() -> date | None:
     """The first gaming day any current report (with currencies) covers: where a table's lifetime starts."""
     return (
         ReconciliationReport.objects.filter(
-            status=ReconciliationReport.Status.COMPLETE, figures__has_key="currencies")
+            status=ReconciliationReport.Status.COMPLETE, figures__has_key=stored_name("currencies"))
         .order_by("day_from").values_list("day_from", flat=True).first()
     )
 

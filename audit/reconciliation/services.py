@@ -41,6 +41,10 @@ from .dual_control import dual_control_alerts, dual_control_section
 from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
 from .lease import Heartbeat, lease_expired
 from .pool_ledger import pool_ledger_figures, pool_mark_reported
+from .report_figures import (
+    BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
+    ReportFigures, Reverification, TablePart, VarianceTests, figures_json,
+)
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
 from .variance_selectors import variance_test_settings
@@ -234,7 +238,7 @@ def _read_part(part, report, clock: ReconciliationSettings, progress: Progress |
     if part.kind == Kind.POOL:
         return _pool_part(report, part.key, clock, using)
     players = selectors.players_sums(day_from=report.day_from, day_to=report.day_to, clock=clock, using=using)
-    return {"players": {player: sums.to_json() for player, sums in players.items()}}
+    return figures_json(PlayersPart(players={player: sums.to_json() for player, sums in players.items()}))
 
 
 def _table_part(report, code: str, clock: ReconciliationSettings, progress: Progress | None, using: str) -> dict:
@@ -249,23 +253,21 @@ def _table_part(report, code: str, clock: ReconciliationSettings, progress: Prog
         progress=(lambda n: progress(f"{code}: {n} rounds judged again")) if progress else None,
         clock_tolerance=settings.CLOCK_TOLERANCE,
     )
-    return {
-        "table": code,
-        "cells": [
-            {"dealer": dealer, "shift": shift, "sums": sums.to_json()}
-            for (dealer, shift, _), sums in sorted(cells.items())
-        ],
-        "reverification": checked.to_json(),
-    }
+    return figures_json(TablePart(
+        table=code,
+        cells=[Cell(dealer=dealer, shift=shift, sums=sums.to_json())
+               for (dealer, shift, _), sums in sorted(cells.items())],
+        reverification=checked.to_json(),
+    ))
 
 
 def _pool_part(report, code: str, clock: ReconciliationSettings, using: str) -> dict:
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
     reported_closing, mark = pool_mark_reported(pool_code=code, day=report.day_from - timedelta(days=1))
-    return pool_ledger_figures(
+    return figures_json(pool_ledger_figures(
         pool=Pool.objects.get(code=code), day_from=report.day_from, day_to=report.day_to,
         start=start, end=end, reported_closing=reported_closing, mark=mark, using=using,
-    )
+    ))
 
 
 # ---- finishing a report ---------------------------------------------------------------------
@@ -290,8 +292,10 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
         figures = report_merge(report=report)
         clock = reconciliation_settings()
         start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=clock)
-        figures["chain"] |= selectors.audit_chain_of_window(start=start, end=end)
-        figures["chain"]["head_at_report"] = selectors.audit_chain_head()
+        figures = figures.model_copy(update={"chain": figures.chain.model_copy(update={
+            **selectors.audit_chain_of_window(start=start, end=end),
+            "head_at_report": ChainHeadFigures(**selectors.audit_chain_head()),
+        })})
 
         newer = [r for r in reports if r.version > report.version and r.status == Status.COMPLETE]
         for older in reports:
@@ -299,42 +303,42 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
                 older.status = Status.SUPERSEDED
                 older.save(update_fields=["status"])
         report.status = Status.SUPERSEDED if newer else Status.COMPLETE
-        report.figures = figures
+        report.figures = figures_json(figures)
         report.inputs = report.inputs | {
-            "config_versions": figures["config_versions"], "pool_versions": figures["pool_versions"],
+            "config_versions": figures.config_versions, "pool_versions": figures.pool_versions,
         }
         report.finished_at = timezone.now()
-        report.rounds = sum(block["rounds"] for block in figures["casino"].values())
-        report.flags = len(figures["flags"])
-        report.drift = figures["reverification"]["drift"]
-        report.chain_ok = figures["chain"]["ok"]
-        report.chain_last_hash = figures["chain"]["last_hash"]
-        report.day_last_hash = figures["chain"]["day_last_hash"] or ""
+        report.rounds = sum(block.rounds for block in figures.casino.values())
+        report.flags = len(figures.flags)
+        report.drift = figures.reverification.drift
+        report.chain_ok = figures.chain.ok
+        report.chain_last_hash = figures.chain.last_hash
+        report.day_last_hash = figures.chain.day_last_hash or ""
         report.save(update_fields=[
             "status", "figures", "inputs", "finished_at", "rounds", "flags", "drift", "chain_ok",
             "chain_last_hash", "day_last_hash",
         ])
         if report.status == Status.COMPLETE and report.day_from == report.day_to:
             # Read from the stored current reports, this one among them now.
-            figures |= periods_to_date(report.day_from)
+            figures = figures.model_copy(update=periods_to_date(report.day_from))
             tests = variance_test_settings()
             trips = variance_trips_of_day(report.day_from, figures, tests)
             variance_findings_raise(report=report, trips=trips)
-            figures["variance_tests"] = {
+            figures = figures.model_copy(update={"variance_tests": VarianceTests.model_validate({
                 "settings": tests.as_json(),
                 "trips": [{"test": t.test, "scope": t.scope, "key": t.key, "currency": t.currency,
                            "period": t.period, "detail": t.detail} for t in trips],
-            }
-            report.figures = figures
+            })})
+            report.figures = figures_json(figures)
             report.save(update_fields=["figures"])
             report_bands_write(report)
         audit_record(
             actor=SYSTEM, action="reconciliation.completed", obj=report,
             after={"status": report.status, "version": report.version, "rounds": report.rounds,
                    "flags": report.flags, "drift": report.drift, "chain_ok": report.chain_ok,
-                   "alerts": figures["alerts"]},
+                   "alerts": figures.alerts},
         )
-    for alert in figures["alerts"]:
+    for alert in figures.alerts:
         logger.error("%s: %s", report, alert)
     return report
 
@@ -361,7 +365,7 @@ def report_fail(*, report_id: int, error: str) -> None:
                  report_id, report.failures, wait, error)
 
 
-def report_merge(*, report: ReconciliationReport) -> dict:
+def report_merge(*, report: ReconciliationReport) -> ReportFigures:
     """The report's figures from its parts: sums added up, then ratios, bands and flags.
 
     Parts are read one at a time, so memory holds the casino's dealers,
@@ -377,27 +381,29 @@ def report_merge(*, report: ReconciliationReport) -> dict:
     pool_versions: set[int] = set()
     pools, segments = {}, []
     parts = report.parts.order_by("kind", "key").values_list("kind", "key", "figures")
-    for kind, key, figures in parts.iterator(chunk_size=10):
-        figures = figures or {}
+    for kind, key, stored in parts.iterator(chunk_size=10):
         if kind == Kind.TABLE:
+            part = TablePart.model_validate(stored)
             table_sums = tables[key] = ByCurrency()
-            for cell in figures["cells"]:
-                sums = Sums.from_json(cell["sums"])
+            for cell in part.cells:
+                sums = Sums.from_json(cell.sums)
                 table_sums.add(sums)
-                dealers.setdefault(cell["dealer"], ByCurrency()).add(sums)
-                shifts.setdefault(cell["shift"], ByCurrency()).add(sums)
-                dealer_tables.setdefault(cell["dealer"], set()).add(key)
-            reverified += figures["reverification"]["rounds"]
-            config_versions.update(figures["reverification"]["config_versions"])
-            pool_versions.update(figures["reverification"]["pool_versions"])
-            drift += figures["reverification"]["drift"]
-            examples += figures["reverification"]["examples"][: EXAMPLES_KEPT - len(examples)]
+                dealers.setdefault(cell.dealer, ByCurrency()).add(sums)
+                shifts.setdefault(cell.shift, ByCurrency()).add(sums)
+                dealer_tables.setdefault(cell.dealer, set()).add(key)
+            checked = part.reverification
+            reverified += checked.rounds
+            config_versions.update(checked.config_versions)
+            pool_versions.update(checked.pool_versions)
+            drift += checked.drift
+            examples += checked.examples[: EXAMPLES_KEPT - len(examples)]
         elif kind == Kind.PLAYERS:
-            players = {p: ByCurrency.from_json(data) for p, data in figures["players"].items()}
+            players = {p: ByCurrency.from_json(data)
+                       for p, data in PlayersPart.model_validate(stored).players.items()}
         elif kind == Kind.POOL:
-            pools[key] = figures
+            pools[key] = PoolFigures.model_validate(stored)
         else:
-            segments.append(figures)
+            segments.append(stored)
     casino = ByCurrency()
     for by_currency in tables.values():
         casino.add_all(by_currency)
@@ -409,99 +415,100 @@ def report_merge(*, report: ReconciliationReport) -> dict:
         "players": derive_by_currency(players),
     }
     flags = [flag for scope, derived in groups.items() for flag in flags_of(SCOPE_OF[scope], derived)]
-    figures = {
-        "day_from": str(report.day_from), "day_to": str(report.day_to),
-        "parameters": report.inputs.get("clock", {}),
-        "engine_version": report.engine_version,
-        "currencies": sorted(casino),
-        "casino": {currency: derive(sums) for currency, sums in sorted(casino.items())},
-        **groups,
-        "dealer_tables": {dealer: sorted(codes) for dealer, codes in sorted(dealer_tables.items())},
-        "flags": flags,
-        "scoring": scoring_of(casino, groups),
-        "pools": pools,
-        "reverification": {"rounds": reverified, "drift": drift, "examples": examples},
-        "chain": chain_merge(segments),
-        "config_versions": sorted(config_versions),
-        "pool_versions": sorted(pool_versions),
-    }
-    figures["covariance_fallbacks"] = selectors.covariance_fallbacks(version_ids=figures["config_versions"])
-    figures["bodies"] = _bodies_checked(report.day_from, report.day_to)
-    figures["held"] = selectors.rounds_held()
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=reconciliation_settings())
-    figures["dual_control"] = dual_control_section(start=start, end=end)
-    figures["records"] = _records_checked()
-    figures["alerts"] = _alerts(figures)
-    return figures
+    figures = ReportFigures(
+        day_from=report.day_from, day_to=report.day_to,
+        parameters=report.inputs.get("clock", {}),
+        engine_version=report.engine_version,
+        currencies=sorted(casino),
+        casino={currency: derive(sums) for currency, sums in sorted(casino.items())},
+        **groups,
+        dealer_tables={dealer: sorted(codes) for dealer, codes in sorted(dealer_tables.items())},
+        flags=flags,
+        scoring=scoring_of(casino, groups),
+        pools=pools,
+        reverification=Reverification(rounds=reverified, drift=drift, examples=examples),
+        chain=ChainFigures.model_validate(chain_merge(segments)),
+        config_versions=sorted(config_versions),
+        pool_versions=sorted(pool_versions),
+        covariance_fallbacks=selectors.covariance_fallbacks(version_ids=sorted(config_versions)),
+        bodies=_bodies_checked(report.day_from, report.day_to),
+        held=Held.model_validate(selectors.rounds_held()),
+        dual_control=dual_control_section(start=start, end=end),
+        records=_records_checked(),
+        alerts=[],
+    )
+    return figures.model_copy(update={"alerts": _alerts(figures)})
 
 
-def _bodies_checked(day_from: date, day_to: date) -> dict:
+def _bodies_checked(day_from: date, day_to: date) -> BodiesChecked:
     """The range's stored rounds read again from the bodies their tables sent (``rounds.proof``)."""
     differences = replicas.read(lambda using: list(bodies_differences(
         rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to, using=using, held_too=True))),
         fresh=True)
-    return {
-        "differences": len({d.round_pk for d in differences}),
-        "examples": [f"round {d.round_id} (#{d.round_pk}): {d.problem}" for d in differences[:EXAMPLES_KEPT]],
-    }
+    return BodiesChecked(
+        differences=len({d.round_pk for d in differences}),
+        examples=[f"round {d.round_id} (#{d.round_pk}): {d.problem}" for d in differences[:EXAMPLES_KEPT]],
+    )
 
 
-def _records_checked() -> dict:
+def _records_checked() -> RecordsChecked:
     """The configuration versions against what the chain recorded of them, and the findings' work
     against its audit events (``verify_audit`` does the same): whatever day it was edited on."""
     versions = [str(d) for d in (*config_versions_differences(), *pool_versions_differences())]
     findings = [str(d) for d in finding_states_unrecorded()]
     held = [str(d) for d in held_differences()]
-    return {"versions": len(versions), "findings": len(findings), "held": len(held),
-            "examples": (versions + findings + held)[:EXAMPLES_KEPT]}
+    return RecordsChecked(versions=len(versions), findings=len(findings), held=len(held),
+                          examples=(versions + findings + held)[:EXAMPLES_KEPT])
 
 
-def _alerts(figures: dict) -> list[str]:
+def _alerts(figures: ReportFigures) -> list[str]:
     """What must not wait for somebody to open the report."""
     alerts = []
-    bodies = figures.get("bodies") or {}
-    if bodies.get("differences"):
-        alerts.append(f"BODIES: {bodies['differences']} stored round(s) differ from the bodies their tables "
-                      "sent: " + "; ".join(bodies["examples"][:3]))
-    held = figures.get("held") or {}
-    if held.get("rounds"):
-        alerts.append(f"HELD: {held['rounds']} round(s) dealt outside the window the books accept are held "
+    bodies = figures.bodies
+    if bodies and bodies.differences:
+        alerts.append(f"BODIES: {bodies.differences} stored round(s) differ from the bodies their tables "
+                      "sent: " + "; ".join(bodies.examples[:3]))
+    held = figures.held
+    if held and held.rounds:
+        oldest = held.oldest_received.isoformat() if held.oldest_received else None
+        alerts.append(f"HELD: {held.rounds} round(s) dealt outside the window the books accept are held "
                       f"apart from every report until a supervisor places them (the oldest received "
-                      f"{held['oldest_received']}); their finding is dealt_outside_window")
-    records = figures.get("records") or {}
-    if records.get("versions") or records.get("findings") or records.get("held"):
-        alerts.append(f"RECORDS: {records['versions']} configuration or pool version(s) differ from what the audit chain "
-                      f"recorded, {records['findings']} finding(s) hold a state no audit event made, "
-                      f"{records.get('held', 0)} round(s) held apart or not against their finding and "
-                      "placements: " + "; ".join(records["examples"][:3]))
-    drift = figures["reverification"]["drift"]
+                      f"{oldest}); their finding is dealt_outside_window")
+    records = figures.records
+    if records and (records.versions or records.findings or records.held):
+        alerts.append(f"RECORDS: {records.versions} configuration or pool version(s) differ from what the audit "
+                      f"chain recorded, {records.findings} finding(s) hold a state no audit event made, "
+                      f"{records.held} round(s) held apart or not against their finding and "
+                      "placements: " + "; ".join(records.examples[:3]))
+    drift = figures.reverification.drift
     if drift:
         # The versions are immutable and checked above, the engine is versioned: a round that
         # differs under the same engine had a stored column edited, which verify_audit names.
         alerts.append(
-            f"DRIFT: today's engine ({figures['engine_version']}) judges {drift} stored round(s) "
+            f"DRIFT: today's engine ({figures.engine_version}) judges {drift} stored round(s) "
             "differently from what they store: a stored column was edited (verify_audit names each), "
             "or the engine changed what a stored round means"
         )
-    if figures["chain"] and not figures["chain"].get("ok"):
-        alerts.append(f"audit chain broken at event {figures['chain'].get('break_seq')}: {figures['chain'].get('problem')}")
-    for code, pool in figures["pools"].items():
-        for failed in (c for c in pool.get("checks", []) if not c["ok"]):
-            alerts.append(f"pool {code} ({pool['currency']}) fails its {failed['check']} check: "
-                          + "; ".join(failed["problems"][:3]))
-    for version in figures.get("covariance_fallbacks", []):
+    if not figures.chain.ok:
+        alerts.append(f"audit chain broken at event {figures.chain.break_seq}: {figures.chain.problem}")
+    for code, pool in figures.pools.items():
+        for failed in (c for c in pool.checks if not c.ok):
+            alerts.append(f"pool {code} ({pool.currency}) fails its {failed.check} check: "
+                          + "; ".join(failed.problems[:3]))
+    for version in figures.covariance_fallbacks:
         alerts.append(f"{version}: no seat covariance is derived for its Blind table; its bands used the "
                       "shipped game's figures (docs/VARIANCE.md)")
-    for currency, scored in (figures.get("scoring") or {}).get("casino", {}).items():
-        if scored["scored_hands"] < scored["hands"]:
-            alerts.append(f"SCORING: {scored['hands'] - scored['scored_hands']} of {scored['hands']} live hand(s) "
+    for currency, scored in (figures.scoring.casino if figures.scoring else {}).items():
+        if scored.scored_hands < scored.hands:
+            alerts.append(f"SCORING: {scored.hands - scored.scored_hands} of {scored.hands} live hand(s) "
                           f"({currency}) were not scored by game protection when the report ran; the groups "
                           "they belong to were judged at optimal play (docs/VARIANCE.md, \"Which band judges\")")
-    alerts += dual_control_alerts(figures.get("dual_control"))
-    worst = [f for f in figures["flags"] if f["outside"] == "99.7"]
+    alerts += dual_control_alerts(figures.dual_control)
+    worst = [f for f in figures.flags if f.outside == "99.7"]
     if worst:
         alerts.append(f"{len(worst)} result(s) outside the 99.7 % band: "
-                      + ", ".join(f"{f['scope']} {f['key']} ({f['currency']}) {f['bet']}" for f in worst[:10]))
+                      + ", ".join(f"{f.scope} {f.key} ({f.currency}) {f.bet}" for f in worst[:10]))
     return alerts
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date, timedelta
-from decimal import Decimal
 
 from . import selectors
 from .figures import SCOPE_OF
+from .report_figures import Groups, ReportFigures, ToDate
 from .variance_tests import Period, PeriodFigures, Scope, VarianceSettings, variance_trips
 
 # Ohio 3772-10-08 compares the last 30 gaming days with the table's lifetime.
@@ -20,7 +20,7 @@ OHIO_DAYS = 30
 PERIOD_SCOPES = ("tables", "dealers")
 
 
-def periods_to_date(day: date) -> dict:
+def periods_to_date(day: date) -> dict[str, ToDate]:
     """The month and the year up to ``day``, by table and dealer and currency, from the days' reports:
     what the report of the day before kept of them plus the day, where that still holds."""
     kept = selectors.periods_kept(day=day - timedelta(days=1))
@@ -30,14 +30,15 @@ def periods_to_date(day: date) -> dict:
     }
 
 
-def variance_trips_of_day(day: date, figures: dict, tests: VarianceSettings) -> list:
+def variance_trips_of_day(day: date, figures: ReportFigures, tests: VarianceSettings) -> list:
     """The regulators' tests on the day's figures and those of the periods that end with it."""
     groups = []
-    for period, source in ((Period.DAY, figures), (Period.MONTH_TO_DATE, figures["month_to_date"]),
-                           (Period.YEAR_TO_DATE, figures["year_to_date"])):
-        first = day if period == Period.DAY else date.fromisoformat(source["day_from"])
+    for period, source in ((Period.DAY, figures), (Period.MONTH_TO_DATE, figures.month_to_date),
+                           (Period.YEAR_TO_DATE, figures.year_to_date)):
+        first = day if period == Period.DAY else source.day_from
         for scope in PERIOD_SCOPES:
-            groups += period_figures(source[scope], scope=SCOPE_OF[scope], period=period, day_from=first, day_to=day)
+            groups += period_figures(source.groups(scope), scope=SCOPE_OF[scope], period=period,
+                                     day_from=first, day_to=day)
     # Kansas judges a month's hold: on the month's last day, not on every day of it.
     month_ends = (day + timedelta(days=1)).day == 1
     months = [
@@ -48,11 +49,11 @@ def variance_trips_of_day(day: date, figures: dict, tests: VarianceSettings) -> 
     if tests.ohio.enabled:
         start = day - timedelta(days=OHIO_DAYS - 1)
         first = selectors.first_reported_day() or day
-        recent = period_figures(selectors.report_rollup(day_from=start, day_to=day, scopes=("tables",))["tables"],
+        recent = period_figures(selectors.report_rollup(day_from=start, day_to=day, scopes=("tables",)).tables,
                                 scope=Scope.TABLE, period=Period.ROLLING_30, day_from=start, day_to=day)
         lifetime = {
             (g.key, g.currency): g for g in period_figures(
-                selectors.report_rollup(day_from=first, day_to=day, scopes=("tables",))["tables"],
+                selectors.report_rollup(day_from=first, day_to=day, scopes=("tables",)).tables,
                 scope=Scope.TABLE, period=Period.LIFETIME, day_from=first, day_to=day)
         }
         pairs = [(g, lifetime[g.key, g.currency]) for g in recent if (g.key, g.currency) in lifetime]
@@ -60,7 +61,7 @@ def variance_trips_of_day(day: date, figures: dict, tests: VarianceSettings) -> 
 
 
 def period_figures(
-    derived: dict, *, scope: str, period: str, day_from: date, day_to: date
+    derived: Groups, *, scope: str, period: str, day_from: date, day_to: date
 ) -> list[PeriodFigures]:
     """A scope's ``{key: {currency: figures}}`` as the variance tests read them.
 
@@ -75,10 +76,10 @@ def period_figures(
     found = []
     for key, by_currency in derived.items():
         for currency, g in by_currency.items():
-            band = g["bands_optimal"]["total"]
+            band = g.bands_optimal.total
             found.append(PeriodFigures(
                 scope=scope, key=key, currency=currency, period=period, day_from=day_from, day_to=day_to,
-                handle=Decimal(g["handle_total"]) - Decimal(g["handle"]["progressive"]),
-                win=Decimal(band["actual"]), theoretical=Decimal(band["expected"]), sd=Decimal(band["sd"]),
+                handle=g.handle_total - g.handle["progressive"],
+                win=band.actual, theoretical=band.expected, sd=band.sd,
             ))
     return found

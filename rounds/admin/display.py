@@ -28,21 +28,9 @@ from trail.admin import (
 )
 from trail.models import AuditEvent
 
-STATUS_COLOURS = {
-    Round.Status.VERIFIED: "#1b7a34",
-    Round.Status.FLAGGED: "#ba2121",
-    Round.Status.SETTLED: "#205067",
-    Round.Status.VOID: "#666",
-}
-
-
 def status_badge(status: str) -> SafeString:
-    return format_html(
-        '<span style="color: #fff; background: {}; padding: 1px 6px; border-radius: 3px;">'
-        "{}</span>",
-        STATUS_COLOURS.get(status, "#666"),
-        status,
-    )
+    """A round's status as a coloured badge (its colour: casino/static/casino/admin.css)."""
+    return format_html('<span class="status-badge status-{}">{}</span>', status, status)
 
 
 # ---- the round sheet: what the change page of a round lays out ---------------

@@ -91,8 +91,8 @@ def test_the_report_pages_numbers_are_written_one_way():
     assert amount(None, "SEK") == "–"
     assert count(100000) == "100,000"
     assert ">5.76 %<" in hold("5.7564") and 'title="5.7564 %"' in hold("5.7564")
-    band = band_text({"low_95": "-1200", "high_95": "3400.5"}, "SEK")
-    assert "white-space: nowrap" in band and "-1,200.00 … 3,400.50 SEK" in band
+    band = band_text("-1200", "3400.5", "SEK")
+    assert 'class="nowrap"' in band and "-1,200.00 … 3,400.50 SEK" in band
     table = key_values({"engine_version": "e1", "data": {"rounds": 12, "meter_events": [3, 1]}, "ok": True})
     assert "<table" in table and "{" not in table and ">rounds<" in table and "3, 1" in table and ">yes<" in table
 
@@ -203,7 +203,7 @@ def test_the_report_page_writes_money_with_its_currency_and_hold_in_percent(admi
     assert amount(casino["handle_total"], "SEK") in html and amount(casino["win_total"], "SEK") in html
     assert hold(casino["hold_percent"]["total"]) in html
     s01 = report.figures["tables"]["S01"]["SEK"]["bands"]["total"]
-    assert band_text(s01, "SEK") in html
+    assert band_text(s01["low_95"], s01["high_95"], "SEK") in html
     # Inputs and re-verification as key/value tables, not JSON.
     assert "<pre" not in html and '"engine_version"' not in html and ">cutoff hour<" in html
 
@@ -223,7 +223,8 @@ def test_every_flag_links_to_the_rounds_behind_it(admin_client, reports):
     player = next(iter(figures["players"]))
     dealer = next(iter(figures["dealers"]))
     flags = [{"scope": scope, "key": key, "currency": "SEK", "bet": "total", "outside": "95", "actual": "10.00",
-              "expected": "1.00", "low_95": "-5.00", "high_95": "5.00", "z": "2.50"}
+              "expected": "1.00", "sd": "3.60", "low_95": "-5.00", "high_95": "5.00", "low_997": "-9.80",
+              "high_997": "11.80", "z": "2.50", "theoretical": "optimal"}
              for scope, key in (("table", "S02"), ("dealer", dealer), ("player", player))]
     ReconciliationReport.objects.filter(pk=report.pk).update(figures={**figures, "flags": flags})
     html = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()

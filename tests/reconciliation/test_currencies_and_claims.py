@@ -52,6 +52,7 @@ def test_a_part_is_claimed_once_and_a_claim_whose_lease_ran_out_is_taken_over(se
 
 def test_a_report_made_before_figures_kept_their_currency_is_never_added_in(admin_client, auditor_client):
     from audit.models import ReconciliationReport
+    from audit.reconciliation.report_figures import figures_json
     from audit.reconciliation.selectors import report_rollup
 
     old = ReconciliationReport.objects.create(
@@ -59,7 +60,7 @@ def test_a_report_made_before_figures_kept_their_currency_is_never_added_in(admi
         figures={"casino": {"rounds": 5, "handle": {"ante": "100"}}, "tables": {"S01": {"rounds": 5}},
                  "pools": {"us-progressive": {"opening": "0", "closing": "5"}}},
     )
-    rolled = report_rollup(day_from=EMPTY_DAY, day_to=EMPTY_DAY)
+    rolled = figures_json(report_rollup(day_from=EMPTY_DAY, day_to=EMPTY_DAY))
     assert rolled["days"] == [] and rolled["missing_days"] == [str(EMPTY_DAY)] and rolled["casino"] == {}
     page = admin_client.get(f"/admin/audit/reconciliationreport/{old.pk}/change/")
     assert page.status_code == 200 and "reconcile the range again" in page.content.decode()
@@ -129,6 +130,7 @@ def test_a_part_retries_database_errors_for_a_time_then_fails_its_report_with_th
 def test_a_blind_table_without_its_own_covariance_is_named_in_the_alerts(caplog):
     from audit.reconciliation.config import reconciliation_settings
     from audit.reconciliation.selectors import covariance_fallbacks, theory_of_version
+    from audit.reconciliation.report_figures import ChainFigures, ReportFigures, Reverification
     from audit.reconciliation.services import _alerts
     from rounds.models import TableConfig, TableConfigVersion
 
@@ -142,6 +144,7 @@ def test_a_blind_table_without_its_own_covariance_is_named_in_the_alerts(caplog)
     assert covariance_fallbacks(version_ids=[shipped.pk, odd.pk]) == [str(odd)]
     theory = theory_of_version(version=odd, clock=reconciliation_settings())  # the shipped game's, said in the log
     assert theory.base_covariance > 0 and "no seat covariance derived" in caplog.text
-    figures = {"reverification": {"drift": 0}, "chain": {"ok": True}, "pools": {}, "flags": [],
-               "engine_version": "x", "covariance_fallbacks": [str(odd)]}
+    figures = ReportFigures.model_construct(
+        reverification=Reverification(rounds=0, drift=0, examples=[]), chain=ChainFigures.model_construct(ok=True),
+        pools={}, flags=[], engine_version="x", covariance_fallbacks=[str(odd)])
     assert any(str(odd) in alert for alert in _alerts(figures))

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from audit.reconciliation import selectors
+from audit.reconciliation.report_figures import figures_json
 from audit.reconciliation.services import report_run
 from tests import examples
 
@@ -48,7 +49,7 @@ def reads(monkeypatch):
 def _whole(period: str, day) -> dict:
     from audit.reconciliation.to_date import PERIOD_SCOPES
 
-    return selectors.report_rollup(day_from=PERIODS[period], day_to=day, scopes=PERIOD_SCOPES)
+    return figures_json(selectors.report_rollup(day_from=PERIODS[period], day_to=day, scopes=PERIOD_SCOPES))
 
 
 def test_each_day_adds_itself_to_the_day_befores_periods(posted, reads):

@@ -19,6 +19,7 @@ from audit.models import ReconciliationReport
 from audit.reconciliation.chain import segment_in_turn
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.pool_ledger import pool_ledger_figures, pool_mark_reported
+from audit.reconciliation.report_figures import figures_json
 from audit.reconciliation.selectors import window_of
 from audit.reconciliation.services import report_run
 from progressive.models import MeterEvent, Pool
@@ -43,8 +44,8 @@ def _read_whole(day_from, day_to=None) -> dict:
     day_to = day_to or day_from
     start, end = window_of(day_from=day_from, day_to=day_to, clock=reconciliation_settings())
     reported_closing, _ = pool_mark_reported(pool_code=POOL, day=day_from - timedelta(days=1))
-    return pool_ledger_figures(pool=Pool.objects.get(code=POOL), day_from=day_from, day_to=day_to,
-                               start=start, end=end, reported_closing=reported_closing)
+    return figures_json(pool_ledger_figures(pool=Pool.objects.get(code=POOL), day_from=day_from, day_to=day_to,
+                                            start=start, end=end, reported_closing=reported_closing))
 
 
 def _same_figures(chained: dict, whole: dict) -> None:

@@ -147,12 +147,13 @@ def test_both_ways_of_streaming_stored_rounds_agree(reported):
 
 
 def test_a_range_is_reconciled_whole_and_the_stored_days_roll_up_to_it(reported):
+    from audit.reconciliation.report_figures import figures_json
     from audit.reconciliation.selectors import month_to_date, report_rollup
 
     reports = reported[1]
     whole = reports["range"].figures
     assert sum(c["rounds"] for c in whole["casino"].values()) == reports["day"].rounds + reports["next"].rounds
-    rolled = report_rollup(day_from=DAY, day_to=NEXT_DAY)
+    rolled = figures_json(report_rollup(day_from=DAY, day_to=NEXT_DAY))
     assert rolled["days"] == [str(DAY), str(NEXT_DAY)] and rolled["missing_days"] == []
     assert rolled["casino"] == whole["casino"]
     for scope in ("tables", "dealers", "shifts", "players"):
@@ -163,6 +164,6 @@ def test_a_range_is_reconciled_whole_and_the_stored_days_roll_up_to_it(reported)
         assert pool[name] == at_once[name], name
     assert pool["balanced"] and at_once["balanced"]
 
-    month = month_to_date(day=NEXT_DAY)
+    month = figures_json(month_to_date(day=NEXT_DAY))
     assert month["days"] == [str(DAY), str(NEXT_DAY)]
     assert len(month["missing_days"]) == NEXT_DAY.day - 2

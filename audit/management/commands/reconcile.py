@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit.models import ReconciliationReport
 from audit.protection.services import day_protect
+from audit.reconciliation.report_figures import read_figures
 from audit.reconciliation.services import day_to_reconcile, report_run
 
 BAR = 30
@@ -71,29 +72,32 @@ class Command(BaseCommand):
             raise CommandError(f"{report} did not become current")
 
     def _summary(self, report: ReconciliationReport) -> None:
-        figures = report.figures or {}
+        figures = read_figures(report.figures)
         write = self.stdout.write
         write(f"{report}  engine {report.engine_version}")
-        if not figures.get("currencies"):
+        if not figures:
+            write(getattr(figures, "reason", "no figures"))
+            return
+        if not figures.currencies:
             write("no rounds were dealt in the range")
-        for currency, casino in figures.get("casino", {}).items():
-            write(f"{currency}: rounds {casino['rounds']} (void {casino['void_rounds']}), hands {casino['hands']}, "
-                  f"handle {casino['handle_total']} {currency}, house win {casino['win_total']} {currency}, "
-                  f"hold {casino['hold_percent']['total'] or '-'} %")
-            write(f"{currency}: payout mismatches {casino['mismatches']} "
-                  f"({casino['mismatches_per_1000']} per 1,000 hands), "
-                  f"overpaid {casino['overpaid']} {currency}, underpaid {casino['underpaid']} {currency}")
-        for code, pool in figures.get("pools", {}).items():
-            failed = [c["check"] for c in pool.get("checks", []) if not c["ok"]]
-            write(f"pool {code}: opening {pool['opening']} + in {pool['in']} - out {pool['out']} "
-                  f"= closing {pool['closing']} {pool['currency']} "
-                  f"({'balanced' if pool['balanced'] else 'DOES NOT BALANCE: ' + ', '.join(failed)})")
-        write(f"re-verified {figures.get('reverification', {}).get('rounds', 0)} rounds, drift {report.drift}")
-        chain = figures.get("chain", {})
-        day = (f"the range's last event #{chain['day_last_seq']} {chain['day_last_hash']}"
-               if chain.get("day_events") else "no audit events in the range")
+        for currency, casino in figures.casino.items():
+            write(f"{currency}: rounds {casino.rounds} (void {casino.void_rounds}), hands {casino.hands}, "
+                  f"handle {casino.handle_total} {currency}, house win {casino.win_total} {currency}, "
+                  f"hold {'-' if casino.hold_percent['total'] is None else casino.hold_percent['total']} %")
+            write(f"{currency}: payout mismatches {casino.mismatches} "
+                  f"({casino.mismatches_per_1000} per 1,000 hands), "
+                  f"overpaid {casino.overpaid} {currency}, underpaid {casino.underpaid} {currency}")
+        for code, pool in figures.pools.items():
+            failed = [c.check for c in pool.checks if not c.ok]
+            write(f"pool {code}: opening {pool.opening} + in {pool.inflow} - out {pool.outflow} "
+                  f"= closing {pool.closing} {pool.currency} "
+                  f"({'balanced' if pool.balanced else 'DOES NOT BALANCE: ' + ', '.join(failed)})")
+        write(f"re-verified {figures.reverification.rounds} rounds, drift {report.drift}")
+        chain = figures.chain
+        day = (f"the range's last event #{chain.day_last_seq} {chain.day_last_hash}"
+               if chain.day_events else "no audit events in the range")
         write(f"audit chain {'intact' if report.chain_ok else 'BROKEN'}, {day}; walked "
-              f"{', '.join(chain.get('walked', [])) or 'nothing'}, {chain.get('anchors_held', 0)} anchor(s) held")
+              f"{', '.join(chain.walked) or 'nothing'}, {chain.anchors_held} anchor(s) held")
         write(f"flags {report.flags}")
-        for alert in figures.get("alerts", []):
+        for alert in figures.alerts:
             sys.stderr.write(f"ALERT {alert}\n")

@@ -1,0 +1,588 @@
+"""A reconciliation report's figures: their one declaration, versioned.
+
+What ``report_merge`` stores in ``ReconciliationReport.figures`` is a
+``ReportFigures`` written as JSON (``figures_json``), and whatever reads a
+report back (its admin page, the API's JSON and CSV, ``manage.py reconcile``,
+the month and year to date, the bands kept for the charts, the tonight page)
+reads it through ``read_figures``: attributes, not string keys. That reader
+is the one place where the shapes earlier versions wrote are upgraded
+(``upgraded``). Figures too old to read (before version 1, when a group's
+figures added two currencies together) read as ``UNREADABLE``, and whoever
+shows them says to reconcile the range again.
+
+Versions:
+
+1. Figures per currency (the key ``currencies``), no ``version`` key. Made
+   before a group's decisions were scored, a group has no skill, theoretical
+   at actual play or bands at optimal play, and the report no ``scoring``;
+   made before dual control was reported, no ``dual_control``; older pools
+   have no reversals, marks or readings; an older chain no walk.
+2. This declaration, written with its ``version``.
+
+Money, ratios and z-scores are ``Decimal``, written as text (exact as they
+were computed). Plain Python: no Django.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+FIGURES_VERSION = 2
+
+Basis = Literal["optimal", "actual"]  # which theoretical win a band judges by
+Outside = Literal["95", "99.7"]  # the widest band a result falls outside of
+GroupScope = Literal["table", "dealer", "shift", "player"]
+
+
+class Figures(BaseModel):
+    """What every part of the declaration shares: frozen once read, and nothing undeclared."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+# ---- a group's figures -----------------------------------------------------------------------
+
+
+class BandFigures(Figures):
+    """Where a house win stands against its theoretical win: the 95 % and 99.7 % bands around it."""
+
+    actual: Decimal
+    expected: Decimal
+    sd: Decimal
+    low_95: Decimal
+    high_95: Decimal
+    low_997: Decimal
+    high_997: Decimal
+    z: Decimal | None  # none where the spread is zero
+    outside: Outside | None
+    theoretical: Basis
+
+
+class Bands(Figures):
+    base: BandFigures  # Ante, Blind and Play
+    trips: BandFigures
+    total: BandFigures
+
+
+class OptimalBands(Figures):
+    base: BandFigures
+    total: BandFigures
+
+
+class GroupFigures(Figures):
+    """One group's figures in one currency (a table's, dealer's, shift's, player's, the casino's).
+
+    The sums first (``figures.Sums``: what adds across tables and days), then
+    what is derived from them (``figures.derive``): ratios, the two
+    theoretical wins, the bands and the dealer's accuracy.
+    """
+
+    currency: str
+    rounds: int
+    void_rounds: int
+    hands: int
+    handle: dict[str, Decimal]  # by bet
+    win: dict[str, Decimal]  # the house's, by bet
+    theo_base: Decimal
+    theo_trips: Decimal
+    var_base: Decimal
+    var_trips: Decimal
+    var_cross: Decimal
+    skill: Decimal
+    scored_hands: int
+    mismatches: int
+    overpaid: Decimal
+    underpaid: Decimal
+    findings: dict[str, int]  # by finding code
+    handle_total: Decimal
+    win_total: Decimal
+    hold_percent: dict[str, Decimal | None]  # by bet and "total"; none over no handle
+    theo_base_actual: Decimal
+    theoretical_optimal: Decimal
+    theoretical_actual: Decimal
+    scored_percent: Decimal | None
+    fully_scored: bool
+    theoretical: Basis
+    bands: Bands  # the ones the report judges by
+    bands_optimal: OptimalBands
+    mismatches_per_1000: Decimal | None
+    limit_breaks: int
+
+
+Groups = dict[str, dict[str, GroupFigures]]  # {key: {currency: figures}}
+
+
+class Flag(BandFigures):
+    """A group's band that its house win fell outside of."""
+
+    scope: GroupScope
+    key: str
+    currency: str
+    bet: Literal["base", "trips", "total"]
+
+
+class ScoredShare(Figures):
+    hands: int
+    scored_hands: int
+    scored_percent: Decimal | None
+
+
+class Scoring(Figures):
+    """How much of the range game protection had scored when the report ran."""
+
+    casino: dict[str, ScoredShare]  # by currency
+    not_fully_scored: dict[str, int]  # groups with hands, by scope ("tables", …)
+
+
+# ---- progressive pools -----------------------------------------------------------------------
+
+
+class PoolCheck(Figures):
+    check: str
+    ok: bool
+    problems: list[str]
+
+
+class PoolKindSums(Figures):
+    events: int
+    amount: Decimal
+    delta: Decimal
+    overflow: Decimal
+    reserve: Decimal
+
+
+class PoolReadings(Figures):
+    """The meter readings the tables sent in the range, against the ledger."""
+
+    readings: int
+    flagged: int
+    largest_difference: Decimal | None
+
+
+class PoolMark(Figures):
+    """Where the ledger stood at the report's last event: the next day's report starts there."""
+
+    top: int
+    n: int
+    sum: Decimal
+    after_from: int
+
+
+class PoolRead(Figures):
+    """From where the report read the ledger (a report of the day before, or the start)."""
+
+    from_report: int | None
+    events_from: int
+    turn: list[Any] | None
+
+
+class PoolFigures(Figures):
+    """One pool's ledger over the report's range: opening + in − out = closing."""
+
+    pool: str
+    currency: str
+    events: int
+    first_seq: int | None = None
+    last_seq: int | None = None
+    interleaved_events: int = 0
+    events_after: int = 0
+    opening: Decimal
+    opening_overflow: Decimal = Decimal(0)
+    opening_reserve: Decimal = Decimal(0)
+    contributions: Decimal
+    awards: Decimal
+    fixed_awards: Decimal
+    reseeds: Decimal
+    adjustments: Decimal
+    reversals: Decimal = Decimal(0)
+    overflow: Decimal
+    inflow: Decimal = Field(alias="in")
+    outflow: Decimal = Field(alias="out")
+    closing: Decimal
+    closing_overflow: Decimal = Decimal(0)
+    closing_reserve: Decimal = Decimal(0)
+    by_kind: dict[str, PoolKindSums] = {}
+    checks: list[PoolCheck]
+    balanced: bool
+    series: list[tuple[str, Decimal]] = []  # ("opening" or an event's seq, the meter after it)
+    readings: PoolReadings | None = None
+    mark: PoolMark | None = None
+    read: PoolRead | None = None
+
+
+class RolledPool(Figures):
+    """A pool over the days of a month or year to date, from the days' reports."""
+
+    pool: str
+    currency: str
+    opening: Decimal
+    closing: Decimal
+    events: int
+    inflow: Decimal = Field(alias="in")
+    outflow: Decimal = Field(alias="out")
+    contributions: Decimal
+    awards: Decimal
+    fixed_awards: Decimal
+    reseeds: Decimal
+    adjustments: Decimal
+    reversals: Decimal
+    overflow: Decimal
+    balanced: bool
+    problems: list[str]
+
+
+# ---- the checks a report runs ------------------------------------------------------------------
+
+
+class DriftExample(Figures):
+    table: str
+    round: str
+    round_pk: int
+    differences: list[str]
+
+
+class Reverification(Figures):
+    """The range's stored rounds judged again by today's engine: drift is a round judged otherwise."""
+
+    rounds: int
+    drift: int
+    examples: list[DriftExample]
+
+
+class ChainHeadFigures(Figures):
+    seq: int
+    hash: str | None
+
+
+class ChainFigures(Figures):
+    """The audit chain as the report walked it, and the range's own last event."""
+
+    ok: bool
+    checked: int
+    segments: int = 0
+    walked: list[str] = []  # "first-last" of each segment walked
+    anchors_held: int = 0
+    last_seq: int | None = None
+    last_hash: str
+    break_seq: int | None
+    problem: str
+    day_events: int = 0
+    day_last_seq: int | None = None
+    day_last_hash: str | None = None
+    head_at_report: ChainHeadFigures | None = None
+
+
+class BodiesChecked(Figures):
+    """The range's rounds read again from the bodies their tables sent."""
+
+    differences: int
+    examples: list[str]
+
+
+class Held(Figures):
+    """Rounds held apart from the books, awaiting a supervisor, whatever their day."""
+
+    rounds: int
+    oldest_received: datetime | None
+
+
+class RecordsChecked(Figures):
+    """Configuration versions, findings' work and held rounds against what the chain recorded."""
+
+    versions: int
+    findings: int
+    held: int
+    examples: list[str]
+
+
+class Change(Figures):
+    """A change of money or of what is paid that took effect in the range."""
+
+    kind: str  # "meter_adjustment", "config_version", "pool_version"
+    what: str  # "us-progressive +10000.00", "se-50kr v2"
+    at: str  # ISO 8601, when it took effect in the books
+    asked_by: str
+    approved_by: str | None  # the second person, if there was one
+    alone: bool  # no second person approved it
+
+
+class DualControl(Figures):
+    changes: list[Change]
+    alone: int
+    alone_by_a_person: int
+
+
+class VarianceSettingFigures(Figures):
+    enabled: bool
+    threshold: Decimal | None
+    base_hold: Decimal | None
+
+
+class TripFigures(Figures):
+    test: str
+    scope: str
+    key: str
+    currency: str
+    period: str
+    detail: str
+
+
+class VarianceTests(Figures):
+    """The regulators' tests run on a single day's report, as configured that day."""
+
+    settings: dict[str, VarianceSettingFigures]
+    trips: list[TripFigures]
+
+
+# ---- a report's parts, merged into it --------------------------------------------------------
+
+
+class Cell(Figures):
+    """One table's sums for one dealer in one shift (``figures.Sums``, its zeros left out)."""
+
+    dealer: str
+    shift: str
+    sums: dict[str, Any]
+
+
+class PartReverification(Reverification):
+    config_versions: list[int]
+    pool_versions: list[int]
+
+
+class TablePart(Figures):
+    table: str
+    cells: list[Cell]
+    reverification: PartReverification
+
+
+class PlayersPart(Figures):
+    players: dict[str, dict[str, dict[str, Any]]]  # {player: {currency: sums}}
+
+
+# ---- the report ------------------------------------------------------------------------------
+
+
+class ByScope(Figures):
+    def groups(self, scope: str) -> Groups:
+        """A scope's groups by its plural name ("tables", "dealers", "shifts", "players")."""
+        return getattr(self, scope)
+
+
+class ToDate(ByScope):
+    """The month or year up to a day, added up from the days' current reports."""
+
+    day_from: date
+    day_to: date
+    days: list[date]  # those with a current report
+    reports: list[int] = []
+    missing_days: list[date] = []
+    currencies: list[str] = []
+    casino: dict[str, GroupFigures]
+    tables: Groups = {}
+    dealers: Groups = {}
+    shifts: Groups = {}
+    players: Groups = {}
+    flags: list[Flag] = []
+    scoring: Scoring | None = None
+    pools: dict[str, RolledPool]
+    drift: int
+
+
+class ReportFigures(ByScope):
+    """A report's figures: the casino's, each group's, the pools', and every check it ran."""
+
+    version: int = FIGURES_VERSION
+    day_from: date
+    day_to: date
+    parameters: dict[str, Any]  # the clock and theory it ran with, as its inputs say (``report_inputs``)
+    engine_version: str
+    currencies: list[str]
+    casino: dict[str, GroupFigures]
+    tables: Groups
+    dealers: Groups
+    shifts: Groups
+    players: Groups | None  # None only where read without them (``read_figures(without_players=True)``)
+    dealer_tables: dict[str, list[str]]
+    flags: list[Flag]
+    scoring: Scoring | None = None
+    pools: dict[str, PoolFigures]
+    reverification: Reverification
+    chain: ChainFigures | None
+    config_versions: list[int]
+    pool_versions: list[int]
+    covariance_fallbacks: list[str] = []
+    bodies: BodiesChecked | None = None
+    held: Held | None = None
+    dual_control: DualControl | None = None
+    records: RecordsChecked | None = None
+    alerts: list[str]
+    month_to_date: ToDate | None = None
+    year_to_date: ToDate | None = None
+    variance_tests: VarianceTests | None = None  # a single day's report only
+
+    def period(self, name: str) -> ToDate | None:
+        """The month or year to date (``"month_to_date"``, ``"year_to_date"``) it carries, if any."""
+        return getattr(self, name)
+
+
+# ---- writing and reading ---------------------------------------------------------------------
+
+
+def figures_json(figures: Figures) -> dict:
+    """What is stored: every Decimal as its text, the names as declared."""
+    return figures.model_dump(mode="json", by_alias=True)
+
+
+class Unreadable:
+    """Stored figures the declaration cannot read: too old a shape, or not in any shape it knows."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"Unreadable({self.reason!r})"
+
+
+UNREADABLE = Unreadable("made before figures kept their currency: reconcile the range again to read it")
+
+
+def read_figures(stored: dict | None, *, without_players: bool = False) -> ReportFigures | Unreadable | None:
+    """A report's stored figures, upgraded to this version; None for a report without figures.
+
+    Falsy whenever there is nothing to show, so ``if figures:`` reads as "has figures".
+    ``without_players``: the figures were read with their players left out (``infra.json_columns``),
+    and say so (``players`` is None), where a report's own always has them.
+    """
+    if not stored:
+        return None
+    if "currencies" not in stored:
+        return UNREADABLE
+    if without_players:
+        stored = {**stored, "players": None}
+    try:
+        return ReportFigures.model_validate(upgraded(stored))
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()[:5])
+        return Unreadable(f"its figures are not in a shape this version reads ({problems})")
+
+
+def read_to_date(stored: dict | None) -> ToDate | None:
+    """A month or year to date as a report kept it (None where it kept none)."""
+    if not stored:
+        return None
+    return ToDate.model_validate(_to_date_upgraded(stored))
+
+
+_FLAGS = TypeAdapter(list[Flag])
+
+
+def read_flags(stored: list | None) -> list[Flag]:
+    return _FLAGS.validate_python(stored or [])
+
+
+_GROUPS = TypeAdapter(Groups)
+
+
+def read_groups(stored: dict | None) -> Groups:
+    """One scope's groups (``{key: {currency: figures}}``), as a query read them out of a report."""
+    return _GROUPS.validate_python({key: {c: _group_upgraded(g) for c, g in by.items()}
+                                    for key, by in (stored or {}).items()})
+
+
+def stored_name(name: str) -> str:
+    """A top-level name of the stored figures, for a query that reads one part of them."""
+    if name not in ReportFigures.model_fields:
+        raise KeyError(f"{name!r} is not a declared part of a report's figures")
+    return name
+
+
+# ---- upgrading earlier shapes ---------------------------------------------------------------
+
+SCOPES = ("tables", "dealers", "shifts", "players")
+
+
+def upgraded(stored: dict) -> dict:
+    """Stored figures of version 1 in this version's shape; this version's unchanged."""
+    if stored.get("version") == FIGURES_VERSION:
+        return stored
+    figures = _scopes_upgraded(stored)
+    figures.setdefault("dealer_tables", {})
+    figures.setdefault("players", {})
+    for period in ("month_to_date", "year_to_date"):
+        if stored.get(period):
+            figures[period] = _to_date_upgraded(stored[period])
+    figures["version"] = FIGURES_VERSION
+    return figures
+
+
+def _band_upgraded(band):
+    return {"theoretical": "optimal", **band} if isinstance(band, dict) else band
+
+
+def _group_upgraded(group):
+    """A group's figures made before its decisions were scored: judged at optimal play, and said so.
+
+    Anything not in a shape it knows is left as it is, for the declaration to refuse.
+    """
+    if not isinstance(group, dict) or ("bands_optimal" in group and "theoretical_actual" in group):
+        return group
+    bands = group.get("bands")
+    if not isinstance(bands, dict) or not all(isinstance(bands.get(bet), dict) for bet in ("base", "total")):
+        return group
+    bands = {bet: _band_upgraded(band) for bet, band in bands.items()}
+    optimal = group.get("theoretical_optimal", bands["total"].get("expected"))
+    return {
+        "void_rounds": 0, "var_cross": "0", "skill": "0", "scored_hands": 0, "findings": {},
+        "overpaid": "0", "underpaid": "0", "limit_breaks": 0, "scored_percent": None,
+        "fully_scored": False, "theoretical": "optimal",
+        "theo_base_actual": group.get("theo_base", "0"),
+        "theoretical_actual": optimal,
+        **group,
+        "theoretical_optimal": optimal,
+        "bands": bands,
+        "bands_optimal": {"base": bands["base"], "total": bands["total"]},
+    }
+
+
+def _groups_upgraded(groups):
+    if not isinstance(groups, dict):
+        return groups
+    return {key: {c: _group_upgraded(g) for c, g in by.items()} if isinstance(by, dict) else by
+            for key, by in groups.items()}
+
+
+def _flag_upgraded(flag):
+    return {"currency": "", **_band_upgraded(flag)} if isinstance(flag, dict) else flag
+
+
+def _pools_upgraded(pools):
+    if not isinstance(pools, dict):
+        return pools
+    return {code: {"reversals": "0", **p} if isinstance(p, dict) else p for code, p in pools.items()}
+
+
+def _scopes_upgraded(figures: dict) -> dict:
+    """The parts a report and a month or year to date share, each upgraded where it is there."""
+    upgraded_figures = dict(figures)
+    if "casino" in figures:
+        upgraded_figures["casino"] = _groups_upgraded({"": figures["casino"]})[""]
+    for scope in SCOPES:
+        if scope in figures:
+            upgraded_figures[scope] = _groups_upgraded(figures[scope])
+    if isinstance(figures.get("flags"), list):
+        upgraded_figures["flags"] = [_flag_upgraded(f) for f in figures["flags"]]
+    if "pools" in figures:
+        upgraded_figures["pools"] = _pools_upgraded(figures["pools"])
+    return upgraded_figures
+
+
+def _to_date_upgraded(period):
+    return _scopes_upgraded(period) if isinstance(period, dict) else period
