@@ -599,7 +599,7 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
 
     def _chain(self, report) -> ChainFigures | None:
         figures = self._figures(report)
-        return figures.chain if figures else None
+        return figures.chain if figures else None  # none to show: no figures, or none readable
 
     @admin.display(description="the range's audit events")
     def chain_day(self, report):

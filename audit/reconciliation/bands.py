@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from audit.models import ReconciliationReport, ReportBand
 from audit.selectors import BAND_PERIODS
 
-from .report_figures import ReportFigures, figures_json, read_figures
+from .report_figures import ReportFigures, figures_json
 from .to_date import PERIOD_SCOPES
 
 
@@ -29,10 +29,10 @@ def bands_of(figures: ReportFigures) -> Iterator[tuple[str, str, str, str, dict]
                     yield scope, key, currency, period, figures_json(group.bands.total)
 
 
-def report_bands_write(report: ReconciliationReport) -> int:
-    """Keep the bands of a completed single-day report; how many rows were written."""
-    figures = read_figures(report.figures)
-    if report.day_from != report.day_to or not figures:
+def report_bands_write(report: ReconciliationReport, figures: ReportFigures) -> int:
+    """Keep the bands of a completed single-day report (its ``figures``, as just made); how many
+    rows were written."""
+    if report.day_from != report.day_to:
         return 0
     rows = [
         ReportBand(report=report, day=report.day_from, scope=scope, key=key, currency=currency, period=period,

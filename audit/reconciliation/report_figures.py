@@ -412,7 +412,7 @@ class ReportFigures(ByScope):
     scoring: Scoring | None = None
     pools: dict[str, PoolFigures]
     reverification: Reverification
-    chain: ChainFigures | None
+    chain: ChainFigures
     config_versions: list[int]
     pool_versions: list[int]
     covariance_fallbacks: list[str] = []

@@ -331,7 +331,7 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
             })})
             report.figures = figures_json(figures)
             report.save(update_fields=["figures"])
-            report_bands_write(report)
+            report_bands_write(report, figures)
         audit_record(
             actor=SYSTEM, action="reconciliation.completed", obj=report,
             after={"status": report.status, "version": report.version, "rounds": report.rounds,
