@@ -37,9 +37,9 @@ from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile
 from .reconciliation.report_figures import (
-    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, Unreadable, figures_json,
-    read_figures, stored_name,
+    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json, stored_name,
 )
+from .reconciliation.report_reader import Unreadable, read_figures
 from .reconciliation.staleness import late_rounds_of, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import ClockError, gaming_day_window, parse_shifts

@@ -39,7 +39,8 @@ from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
 from .models import ProtectionFinding, ReconciliationReport
-from .reconciliation.report_figures import read_groups, stored_name
+from .reconciliation.report_figures import stored_name
+from .reconciliation.report_reader import read_groups
 from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
@@ -305,7 +306,7 @@ def _reports():
 
 def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
     """The tables the day's report found outside their band, as it found them; a report made
-    before figures kept their currency (``report_figures.UNREADABLE``) is not read."""
+    before figures kept their currency (``report_reader.UNREADABLE``) is not read."""
     if report.figure_currencies is None:
         return []
     found = []

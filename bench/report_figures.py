@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from audit.reconciliation import figures as new_figures  # noqa: E402
-from audit.reconciliation.report_figures import figures_json, read_figures  # noqa: E402
+from audit.reconciliation.report_figures import figures_json  # noqa: E402
+from audit.reconciliation.report_reader import read_figures  # noqa: E402
 
 BETS = ("ante", "blind", "play", "trips", "progressive")
 

@@ -34,8 +34,8 @@ PACKAGES = sorted({layer.split("/")[0] for layer in LAYERS})
 # arithmetic and statistics.
 PURE = (
     "game", "game.protection", "audit.statistics", "audit.reconciliation.figures",
-    "audit.reconciliation.report_figures", "audit.reconciliation.variance_tests", "audit.seat_covariance",
-    "audit.trips_joint",
+    "audit.reconciliation.report_figures", "audit.reconciliation.report_reader",
+    "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.trips_joint",
 )
 
 

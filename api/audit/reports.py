@@ -25,7 +25,8 @@ from rest_framework.pagination import CursorPagination
 
 from api.authentication import TableKeyAuthentication
 from audit.models import ReconciliationReport
-from audit.reconciliation.report_figures import ReportFigures, ToDate, figures_json, read_figures
+from audit.reconciliation.report_figures import ReportFigures, ToDate, figures_json
+from audit.reconciliation.report_reader import read_figures
 from game.rules import BETS
 from infra.exports import csv_text
 from infra.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages

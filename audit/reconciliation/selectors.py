@@ -38,7 +38,8 @@ from rounds.selectors import OVERPAID, UNDERPAID
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
-from .report_figures import ToDate, figures_json, read_to_date, stored_name
+from .report_figures import ToDate, figures_json, stored_name
+from .report_reader import read_to_date
 from .figures import (
     BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
     scoring_of,

@@ -13,9 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from audit.models import ReconciliationReport
-from audit.reconciliation.report_figures import (
-    FIGURES_VERSION, UNREADABLE, GroupFigures, ReportFigures, figures_json, read_figures,
-)
+from audit.reconciliation.report_figures import FIGURES_VERSION, GroupFigures, ReportFigures, figures_json
+from audit.reconciliation.report_reader import UNREADABLE, read_figures
 from audit.reconciliation.services import report_run
 from tests import examples
 
