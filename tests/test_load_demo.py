@@ -19,13 +19,13 @@ def fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def _load(rounds: int = 5) -> dict[str, str]:
-    """Run the command and return the passwords it printed, by login."""
+def _load(rounds: int = 5, **options) -> dict[str, str]:
+    """Run the command and return the passwords and keys it printed, by login and table."""
     out = StringIO()
-    call_command("load_demo", rounds=rounds, stdout=out, stderr=StringIO(), no_color=True)
+    call_command("load_demo", rounds=rounds, stdout=out, stderr=StringIO(), no_color=True, **options)
     text = out.getvalue()
     assert "http://127.0.0.1:8000/admin/" in text and "/api/docs/" in text
-    return dict(re.findall(r"^  (admin|auditor)\s+(\S+)\s+\(", text, re.MULTILINE))
+    return dict(re.findall(r"^  (admin|auditor|[SU]0\d)\s+(\S+)", text, re.MULTILINE))
 
 
 @pytest.mark.django_db
@@ -51,7 +51,8 @@ def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
     assert Round.objects.filter(table__code="S01").count() == 25
     days = sorted({r.gaming_day for r in Round.objects.all()})
     assert len(days) == 5 and {r.gaming_day for r in Round.objects.exclude(table__code="S01")} == {days[-1]}
-    assert list(ReconciliationReport.objects.order_by("day_from").values_list("day_from", flat=True)) == days[:-1]
+    # Every day reconciled once, the demo day too (as the nightly job would have).
+    assert list(ReconciliationReport.objects.order_by("day_from").values_list("day_from", flat=True)) == days
     assert {s.player for s in Seat.objects.filter(round__table__code="S01", seat__lte=3)} == {
         "CHEAT-HOLECARD", "CHEAT-PAIR-A", "CHEAT-PAIR-B",
     }
@@ -65,18 +66,29 @@ def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
 
 
 @pytest.mark.django_db
-def test_running_it_again_posts_nothing_but_resets_the_passwords():
+def test_running_it_again_changes_nothing_and_keeps_the_logins_and_keys_unless_asked(client):
     first = _load()
-    counts = (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count())
+    counts = (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count(),
+              ReconciliationReport.objects.count())
 
     second = _load()
 
-    assert (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count()) == counts
+    assert (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count(),
+            ReconciliationReport.objects.count()) == counts
     assert Table.objects.count() == 4
     assert get_user_model().objects.filter(username__in=["admin", "auditor"]).count() == 2
     admin = get_user_model().objects.get(username="admin")
-    assert second["admin"] != first["admin"]
-    assert admin.check_password(second["admin"]) and not admin.check_password(first["admin"])
+    assert second == dict.fromkeys(first, "kept") and admin.check_password(first["admin"])
+    # The key S01 was given first still posts: the demo's table was not cut off.
+    answer = client.get("/api/v1/rounds/", HTTP_AUTHORIZATION=f"Bearer {first['S01']}")
+    assert answer.status_code != 401, answer.content
+
+    third = _load(new_secrets=True)
+
+    admin.refresh_from_db()
+    assert third["admin"] not in (first["admin"], "kept") and third["S01"] not in (first["S01"], "kept")
+    assert admin.check_password(third["admin"]) and not admin.check_password(first["admin"])
+    assert client.get("/api/v1/rounds/", HTTP_AUTHORIZATION=f"Bearer {first['S01']}").status_code == 401
 
 
 @pytest.mark.django_db

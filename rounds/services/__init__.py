@@ -7,7 +7,7 @@ from .findings import FindingTransitionError, finding_transition
 from .ingest import ingest_round, ingest_rounds
 from .placements import PlacementError, round_place
 from .submissions import submission_refuse
-from .tables import IssuedKey, key_hash, split_key, table_register
+from .tables import IssuedKey, key_hash, split_key, table_key_lend, table_register
 from .voids import VoidError, round_void
 
 __all__ = [
@@ -32,5 +32,6 @@ __all__ = [
     "round_void",
     "split_key",
     "submission_refuse",
+    "table_key_lend",
     "table_register",
 ]

@@ -65,3 +65,17 @@ def table_register(
         )
     return IssuedKey(table, f"{KEY_PREFIX}_{key_id}_{secret}")
 
+
+
+def table_key_lend(*, table: Table, actor: Actor, lifetime: timedelta) -> IssuedKey:
+    """One more key for ``table``, working for ``lifetime`` only, beside the keys it has, which keep
+    working: for a tool that posts as the table for a while (the demo's loader) without taking the
+    table's own key from it."""
+    key_id = secrets.token_hex(6)
+    secret = secrets.token_urlsafe(32)
+    expires_at = timezone.now() + lifetime
+    with transaction.atomic():
+        TableKey.objects.create(table=table, key_id=key_id, key_hash=key_hash(secret), expires_at=expires_at)
+        audit_record(actor=actor, action="table.key_lent", obj=table,
+                     after={"key_id": key_id, "expires_at": expires_at})
+    return IssuedKey(table, f"{KEY_PREFIX}_{key_id}_{secret}")

@@ -15,8 +15,13 @@ as the nightly job would have, and the demo day by ``scripts/serve``. S01's
 cards are dealt from fixed seeds, so what it shows does not depend on the
 date the demo is loaded.
 
-Running it again resets the two passwords and rotates the demo tables' keys,
-but posts no round twice. It refuses to run in production.
+The demo day is reconciled once, when it is posted, as the nightly job would.
+Running it again posts no round twice, reconciles nothing again, and keeps
+the logins' passwords and the tables' keys (a demo that is open in a browser
+or posting stays logged in): only what is missing is made, and printed; the
+others were printed when they were made. ``--new-secrets`` resets both
+passwords and rotates every demo table's key. It refuses to run in
+production.
 """
 
 from __future__ import annotations
@@ -47,13 +52,16 @@ from progressive.models import Pool
 from progressive.services import pool_meters
 from rounds.models import Finding, Round, Table
 from rounds.selectors import config_version_in_force, pool_version_in_force
-from rounds.services import table_register
+from rounds.services import table_key_lend, table_register
 from rounds.simulation import TableSimulator
 from trail.services import SYSTEM
 
 DEMO_TABLES = (("S01", "se-50kr"), ("S02", "se-50kr"), ("U01", "us-30k"), ("U02", "us-30k"))
 CHEATS_AT = "S01"  # the table where the planted cheats sit (rounds.simulation.PLANTED)
 OPENS, SESSION = clock(18), timedelta(hours=8)  # 18:00 to 02:00, local time
+# What a login or key kept from an earlier run is printed as: its secret is not kept to print.
+KEPT = "kept (printed when it was made; --new-secrets makes a new one)"
+LOAN = timedelta(hours=1)  # how long the keys lent to the load work
 # Enough trouble to make the flagged views worth opening, rare enough to look real.
 MISTAKES = {"dealer_error_rate": 0.04, "rule_break_rate": 0.01, "void_rate": 0.005}
 
@@ -73,8 +81,12 @@ class Command(BaseCommand):
             "--url", default="http://127.0.0.1:8000",
             help="where the server will listen, for the links printed at the end",
         )
+        parser.add_argument(
+            "--new-secrets", action="store_true",
+            help="reset the demo logins' passwords and rotate the demo tables' keys (default: keep them)",
+        )
 
-    def handle(self, *args, rounds: int, history: int, url: str, **options):
+    def handle(self, *args, rounds: int, history: int, url: str, new_secrets: bool = False, **options):
         if settings.PRODUCTION:
             raise CommandError(
                 "load_demo is for the embedded development default only: it resets the admin "
@@ -86,14 +98,11 @@ class Command(BaseCommand):
             raise CommandError("--history must be 0 or more")
 
         passwords = {
-            "admin": _demo_user("admin", role="admin", superuser=True),
-            "auditor": _demo_user("auditor", role="auditor"),
+            "admin": _demo_user("admin", role="admin", superuser=True, new_password=new_secrets),
+            "auditor": _demo_user("auditor", role="auditor", new_password=new_secrets),
         }
-        keys = {
-            code: table_register(code=code, config_name=config, actor=SYSTEM).key
-            for code, config in DEMO_TABLES
-        }
-        codes = list(keys)
+        keys = {code: _demo_table(code, config, new_key=new_secrets) for code, config in DEMO_TABLES}
+        codes = [code for code, _ in DEMO_TABLES]
         # The last complete gaming day, so that no round is dealt in the future.
         day = gaming_day_of(timezone.now()) - timedelta(days=1)
         if Round.objects.filter(table__code__in=codes, gaming_day=day).exists():
@@ -101,13 +110,19 @@ class Command(BaseCommand):
         else:
             started = time.monotonic()
             posted = disagreements = 0
+            # Keys lent for the load: the tables' own keys, in use by whoever posts with them, are kept.
+            lent = {code: table_key_lend(table=Table.objects.get(code=code), actor=SYSTEM, lifetime=LOAN).key
+                    for code in codes}
             for evening in range(history, 0, -1):
                 earlier = day - timedelta(days=evening)
-                counts = _post_gaming_day(day=earlier, keys={CHEATS_AT: keys[CHEATS_AT]}, rounds=rounds, evening=evening)
+                counts = _post_gaming_day(day=earlier, keys={CHEATS_AT: lent[CHEATS_AT]}, rounds=rounds,
+                                          evening=evening)
                 posted, disagreements = posted + counts[0], disagreements + counts[1]
                 call_command("reconcile", day=earlier.isoformat(), no_progress=True, stdout=StringIO())
-            counts = _post_gaming_day(day=day, keys=keys, rounds=rounds, evening=0)
+            counts = _post_gaming_day(day=day, keys=lent, rounds=rounds, evening=0)
             posted, disagreements = posted + counts[0], disagreements + counts[1]
+            # The demo day reconciled, as the nightly job would: the tonight page and the report show it.
+            call_command("reconcile", day=day.isoformat(), no_progress=True, stdout=StringIO())
             self.stdout.write(
                 f"Gaming day {day}" + (f" and {history} evenings of {CHEATS_AT} before it" if history else "")
                 + f": posted {posted} rounds to POST /api/v1/rounds/ in {time.monotonic() - started:.1f} s."
@@ -136,30 +151,41 @@ class Command(BaseCommand):
         url = url.rstrip("/")
         out = self.stdout
         out.write("")
-        out.write("Table keys (new on every run; post rounds with 'Authorization: Bearer <key>'):")
+        out.write("Table keys (post rounds with 'Authorization: Bearer <key>'):")
         for code, key in keys.items():
-            out.write(f"  {code}  {key}")
+            out.write(f"  {code}  {key or KEPT}")
         out.write("")
         out.write(f"Admin:    {url}/admin/")
         out.write(f"API docs: {url}/api/docs/")
         out.write("")
-        out.write("Logins (new passwords on every run):")
-        out.write(self.style.SUCCESS(f"  admin    {passwords['admin']}    (superuser)"))
+        out.write("Logins:")
+        out.write(self.style.SUCCESS(f"  admin    {passwords['admin'] or KEPT}    (superuser)"))
         out.write(self.style.SUCCESS(
-            f"  auditor  {passwords['auditor']}    (role auditor: reads everything, works findings)"
+            f"  auditor  {passwords['auditor'] or KEPT}    (role auditor: reads everything, works findings)"
         ))
 
 
-def _demo_user(username: str, *, role: str, superuser: bool = False) -> str:
-    """Create or reset a demo login in ``role`` (casino/roles.py) and return its new password."""
-    password = secrets.token_urlsafe(12)
-    user, _ = get_user_model().objects.get_or_create(username=username)
-    user.set_password(password)
+def _demo_user(username: str, *, role: str, superuser: bool = False, new_password: bool = False) -> str | None:
+    """A demo login in ``role`` (casino/roles.py): its new password when it was made or
+    ``new_password`` asks for one, else None (it keeps the one it has)."""
+    user, created = get_user_model().objects.get_or_create(username=username)
+    password = secrets.token_urlsafe(12) if created or new_password else None
+    if password is not None:
+        user.set_password(password)
     user.is_active = True
     user.is_superuser = superuser
     user.save()
     user_roles_set(user=user, roles=[role], actor=SYSTEM)
     return password
+
+
+def _demo_table(code: str, config: str, *, new_key: bool) -> str | None:
+    """A demo table on ``config``: its new key when it was made or ``new_key`` asks for one, else
+    None (it keeps the keys it has)."""
+    table = Table.objects.filter(code=code).select_related("config").first()
+    if table is None or new_key or table.config.name != config:
+        return table_register(code=code, config_name=config, actor=SYSTEM).key
+    return None
 
 
 def _post_gaming_day(*, day, keys: dict[str, str], rounds: int, evening: int) -> tuple[int, int]:
