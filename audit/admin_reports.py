@@ -107,6 +107,16 @@ THEORETICAL_HEADERS = ["theoretical, optimal play", "skill", "theoretical, actua
                        "band judged at"]
 
 
+def _difference(paid, settled, currency: str) -> SafeString | str:
+    """What the dealers' errors gave the house (paid − settled), marked where they paid out more."""
+    if paid is None or settled is None:
+        return "–"  # a report made before what was paid was kept
+    difference = Decimal(paid) - Decimal(settled)
+    if difference < 0:
+        return format_html('<span class="report-alert">{}</span>', amount(difference, currency))
+    return amount(difference, currency)
+
+
 def _table(headers: list[str], rows: list[list]) -> SafeString:
     return render_to_string(TEMPLATES + "table.html", {"headers": headers, "rows": rows})
 
@@ -363,11 +373,16 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
             return "no rounds were dealt in the range"
         rows = []
         for currency, block in figures.casino.items():
+            paid = block.win_paid or {}
             rows += [[currency, bet, amount(block.handle.get(bet), currency), amount(block.win.get(bet), currency),
-                      hold(block.hold_percent.get(bet))] for bet in BETS]
+                      hold(block.hold_percent.get(bet)), amount(paid.get(bet), currency),
+                      _difference(paid.get(bet), block.win.get(bet), currency)] for bet in BETS]
             rows.append([currency, "total", amount(block.handle_total, currency),
-                         amount(block.win_total, currency), hold(block.hold_percent.get("total"))])
-        table = _table(["currency", "bet", "handle", "house win", "hold"], rows)
+                         amount(block.win_total, currency), hold(block.hold_percent.get("total")),
+                         amount(block.win_paid_total, currency), _difference(block.win_paid_total,
+                                                                             block.win_total, currency)])
+        table = _table(["currency", "bet", "handle", "house win, settled", "hold", "house win, paid",
+                        "dealer difference"], rows)
         theoretical = _table(
             ["currency", "hands", "house win (Ante, Blind, Play, Trips)", *THEORETICAL_HEADERS],
             [[currency, count(block.hands), amount(block.bands.total.actual, currency),
@@ -387,13 +402,15 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                 url = self._rounds_url(report, scope, key)
                 rows.append([_flag_link(key, url), count(g.rounds), count(g.hands),
                              amount(g.handle_total, currency), amount(g.win_total, currency),
-                             hold(g.hold_percent.get("total")), *theoretical_cells(g, currency),
+                             hold(g.hold_percent.get("total")), amount(g.win_paid_total, currency),
+                             _difference(g.win_paid_total, g.win_total, currency), *theoretical_cells(g, currency),
                              band_text(band.low_95, band.high_95, currency),
                              _flag_link(f"{band.outside} %", url) if band.outside else "",
                              band_text(optimal.low_95, optimal.high_95, currency),
                              f"{optimal.outside} %" if optimal.outside else ""])
-        return _table(["", "rounds", "hands", "handle", "house win", "hold", *THEORETICAL_HEADERS,
-                       "95 % band", "outside", "95 % band, optimal play", "outside, optimal play"], rows)
+        return _table(["", "rounds", "hands", "handle", "house win, settled", "hold", "house win, paid",
+                       "dealer difference", *THEORETICAL_HEADERS, "95 % band", "outside",
+                       "95 % band, optimal play", "outside, optimal play"], rows)
 
     @admin.display(description="tables")
     def tables_table(self, report):
@@ -445,11 +462,13 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                 _flag_link(d, url), ", ".join(tables.get(d, [])), count(g.hands), count(g.mismatches),
                 "–" if g.mismatches_per_1000 is None else g.mismatches_per_1000, bar(rates[d, c], largest),
                 amount(g.overpaid, c), amount(g.underpaid, c), count(g.limit_breaks), amount(g.win_total, c),
+                amount(g.win_paid_total, c), _difference(g.win_paid_total, g.win_total, c),
                 *theoretical_cells(g, c), _flag_link(f"{outside} %", url) if outside else "",
             ])
         return _table(
             ["dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
-             "underpaid", "limit breaks", "house win", *THEORETICAL_HEADERS, "outside"], cells)
+             "underpaid", "limit breaks", "house win, settled", "house win, paid", "dealer difference",
+             *THEORETICAL_HEADERS, "outside"], cells)
 
     # ---- charts ---------------------------------------------------------------------------
 

@@ -8,7 +8,11 @@ A band's row says which theoretical win it judged by (``theoretical``: at
 ``actual`` play when game protection scored every live hand of the group,
 else at ``optimal`` play); the base-game and total rows carry the one at
 optimal play beside it, the players' skill (what their decisions gave up) and
-how much of the group was scored.
+how much of the group was scored. ``win`` is the house's win by the rules
+(settled), ``win_paid`` by what the dealers paid (the tables' reported
+payouts), ``dealer_difference`` the second less the first: negative where
+the dealers paid out more than the rules give. Both are empty in a report
+made before what was paid was kept.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from rest_framework.pagination import CursorPagination
 
 from api.authentication import TableKeyAuthentication
 from audit.models import ReconciliationReport
+from audit.reconciliation.figures import BASE_BETS
 from audit.reconciliation.report_figures import ReportFigures, ToDate, figures_json
 from audit.reconciliation.report_reader import read_figures
 from game.rules import BETS
@@ -38,7 +43,7 @@ SCOPES = ("tables", "dealers", "shifts", "players")
 CSV_COLUMNS = [
     "period", "scope", "key", "currency", "bet", "rounds", "hands", "handle", "win", "hold_percent",
     "expected", "sd", "low_95", "high_95", "low_997", "high_997", "z", "outside",
-    "theoretical", "expected_optimal", "skill", "scored_percent",
+    "theoretical", "expected_optimal", "skill", "scored_percent", "win_paid", "dealer_difference",
 ]
 PERIODS = ("month_to_date", "year_to_date")
 
@@ -164,12 +169,15 @@ def period_rows(period: str, figures: ReportFigures | ToDate):
         for key, by_currency in sorted(groups.items()):
             for currency, cell in sorted(by_currency.items()):
                 bands, optimal = cell.bands, cell.bands_optimal
+                paid = cell.win_paid
                 rows = [(bet, cell.handle.get(bet), cell.win.get(bet), cell.hold_percent.get(bet),
-                         bands.trips if bet == "trips" else None, None) for bet in BETS]
-                rows.append(("base_game", None, bands.base.actual, None, bands.base, optimal.base))
+                         bands.trips if bet == "trips" else None, None, None if paid is None else paid.get(bet))
+                        for bet in BETS]
+                base_paid = None if paid is None else sum((paid.get(b, 0) for b in BASE_BETS), Decimal(0))
+                rows.append(("base_game", None, bands.base.actual, None, bands.base, optimal.base, base_paid))
                 rows.append(("total", cell.handle_total, cell.win_total, cell.hold_percent.get("total"),
-                             bands.total, optimal.total))
-                for bet, handle, win, hold_percent, band, at_optimal in rows:
+                             bands.total, optimal.total, cell.win_paid_total))
+                for bet, handle, win, hold_percent, band, at_optimal, win_paid in rows:
                     yield [
                         period, scope, key, currency, bet, cell.rounds, cell.hands,
                         _text(handle), _text(win), _text(hold_percent),
@@ -178,4 +186,5 @@ def period_rows(period: str, figures: ReportFigures | ToDate):
                            band.theoretical) if band else (None,) * 9),
                         *((_text(at_optimal.expected), _text(cell.skill), _text(cell.scored_percent))
                           if at_optimal else (None, None, None)),
+                        _text(win_paid), _text(None if win_paid is None else win_paid - win),
                     ]

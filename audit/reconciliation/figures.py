@@ -10,10 +10,12 @@ and refuses to add another's (``CurrencyMismatch``), and every group of a
 report (casino, table, dealer, shift, player) is a ``ByCurrency``: one
 ``Sums`` per currency it dealt in, never one figure over two.
 
-Amounts are the house's view: ``win`` is what the house won (the negative of
-the players' settled results); ``handle`` is what was wagered on rounds that
-were not void (a void round's bets are returned), the Progressive only when
-its sensor was lit.
+Amounts are the house's view: ``win`` is what the house won by the rules (the
+negative of the players' settled results), ``win_paid`` what it won by what the
+dealers paid (the table's reported payouts; where a table reported none, the
+settled ones), their difference the dealers' error; ``handle`` is what was
+wagered on rounds that were not void (a void round's bets are returned), the
+Progressive only when its sensor was lit.
 
 Two theoretical wins: at optimal play (``theo_base`` + ``theo_trips``, the
 game's house edge) and at actual play, which adds ``skill``, what the
@@ -63,6 +65,9 @@ class Sums:
     hands: int = 0
     handle: dict[str, Decimal] = field(default_factory=lambda: dict.fromkeys(BETS, ZERO))
     win: dict[str, Decimal] = field(default_factory=lambda: dict.fromkeys(BETS, ZERO))
+    # None: not known (sums read from a report made before what was paid was kept), and
+    # whatever it is added to is not known either.
+    win_paid: dict[str, Decimal] | None = field(default_factory=lambda: dict.fromkeys(BETS, ZERO))
     # Theoretical win and its variance: the base game (Ante + Blind + Play, per
     # Ante) and Trips (per Trips wager, from the configured pay table).
     theo_base: Decimal = ZERO
@@ -96,6 +101,11 @@ class Sums:
         for bet in BETS:
             self.handle[bet] += other.handle[bet]
             self.win[bet] += other.win[bet]
+        if self.win_paid is None or other.win_paid is None:
+            self.win_paid = None
+        else:
+            for bet in BETS:
+                self.win_paid[bet] += other.win_paid[bet]
         self.theo_base += other.theo_base
         self.theo_trips += other.theo_trips
         self.var_base += other.var_base
@@ -119,6 +129,8 @@ class Sums:
             amounts = {b: str(v) for b, v in getattr(self, name).items() if v}
             if amounts:
                 data[name] = amounts
+        if self.win_paid is not None:  # written when known, zeros too: its absence means not known
+            data["win_paid"] = {b: str(v) for b, v in self.win_paid.items() if v}
         for name in ("theo_base", "theo_trips", "var_base", "var_trips", "var_cross", "skill", "overpaid",
                      "underpaid"):
             if getattr(self, name):
@@ -136,6 +148,8 @@ class Sums:
             hands=int(data.get("hands", 0)),
             handle={b: _dec(data.get("handle", {}).get(b)) for b in BETS},
             win={b: _dec(data.get("win", {}).get(b)) for b in BETS},
+            win_paid=({b: _dec(data["win_paid"].get(b)) for b in BETS} if data.get("win_paid") is not None
+                      else None),
             theo_base=_dec(data.get("theo_base")),
             theo_trips=_dec(data.get("theo_trips")),
             var_base=_dec(data.get("var_base")),
@@ -155,6 +169,7 @@ def sums_of(group: GroupFigures) -> Sums:
     return Sums(
         currency=group.currency, rounds=group.rounds, void_rounds=group.void_rounds, hands=group.hands,
         handle={b: group.handle.get(b, ZERO) for b in BETS}, win={b: group.win.get(b, ZERO) for b in BETS},
+        win_paid=None if group.win_paid is None else {b: group.win_paid.get(b, ZERO) for b in BETS},
         theo_base=group.theo_base, theo_trips=group.theo_trips, var_base=group.var_base,
         var_trips=group.var_trips, var_cross=group.var_cross, skill=group.skill,
         scored_hands=group.scored_hands, mismatches=group.mismatches, overpaid=group.overpaid,
@@ -319,9 +334,13 @@ def derive(sums: Sums) -> GroupFigures:
     theo_base_actual = sums.theo_base + sums.skill
     basis = ACTUAL if fully_scored(sums) else OPTIMAL
     optimal = _bands(base_win, trips_win, sums.theo_base, sums, OPTIMAL)
+    win_paid_total = None if sums.win_paid is None else sum(sums.win_paid.values(), ZERO)
     return GroupFigures(
         currency=sums.currency, rounds=sums.rounds, void_rounds=sums.void_rounds, hands=sums.hands,
         handle=dict(sums.handle), win=dict(sums.win),
+        win_paid=None if sums.win_paid is None else dict(sums.win_paid),
+        win_paid_total=win_paid_total,
+        dealer_difference=None if win_paid_total is None else win_paid_total - win_total,
         theo_base=sums.theo_base, theo_trips=sums.theo_trips,
         var_base=sums.var_base, var_trips=sums.var_trips, var_cross=sums.var_cross,
         skill=sums.skill, scored_hands=sums.scored_hands, mismatches=sums.mismatches,

@@ -14,7 +14,9 @@ Versions:
    at actual play or bands at optimal play, and the report no ``scoring``;
    made before dual control was reported, no ``dual_control``; older pools
    have no reversals, marks or readings; an older chain no walk.
-2. This declaration, written with its ``version``.
+2. The declaration, written with its ``version``; no ``win_paid``.
+3. Each group's house win by what the dealers paid (``win_paid``), beside
+   the one by the rules, and their difference.
 
 Money, ratios and z-scores are ``Decimal``, written as text (exact as they
 were computed). Plain Python: no Django.
@@ -28,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FIGURES_VERSION = 2
+FIGURES_VERSION = 3
 
 Basis = Literal["optimal", "actual"]  # which theoretical win a band judges by
 Outside = Literal["95", "99.7"]  # the widest band a result falls outside of
@@ -83,7 +85,10 @@ class GroupFigures(Figures):
     void_rounds: int
     hands: int
     handle: dict[str, Decimal]  # by bet
-    win: dict[str, Decimal]  # the house's, by bet
+    win: dict[str, Decimal]  # the house's by the rules (settled), by bet
+    # The house's by what the dealers paid (the tables' reported payouts; the settled ones where a
+    # table reported none), by bet. None where not known: a report of version 2 or before.
+    win_paid: dict[str, Decimal] | None
     theo_base: Decimal
     theo_trips: Decimal
     var_base: Decimal
@@ -97,6 +102,10 @@ class GroupFigures(Figures):
     findings: dict[str, int]  # by finding code
     handle_total: Decimal
     win_total: Decimal
+    win_paid_total: Decimal | None
+    # win_paid_total - win_total: what the dealers' errors gave the house (negative: they paid
+    # out more than the rules give, net of what they paid short).
+    dealer_difference: Decimal | None
     hold_percent: dict[str, Decimal | None]  # by bet and "total"; none over no handle
     theo_base_actual: Decimal
     theoretical_optimal: Decimal

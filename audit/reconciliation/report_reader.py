@@ -93,7 +93,11 @@ def _group_upgraded(group):
 
     Anything not in a shape it knows is left as it is, for the declaration to refuse.
     """
-    if not isinstance(group, dict) or ("bands_optimal" in group and "theoretical_actual" in group):
+    if not isinstance(group, dict):
+        return group
+    if "win_paid" not in group:  # before version 3: what the dealers paid is not known
+        group = {**group, "win_paid": None, "win_paid_total": None, "dealer_difference": None}
+    if "bands_optimal" in group and "theoretical_actual" in group:
         return group
     bands = group.get("bands")
     if not isinstance(bands, dict) or not all(isinstance(bands.get(bet), dict) for bet in ("base", "total")):

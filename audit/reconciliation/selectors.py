@@ -216,6 +216,8 @@ def _seat_sums_annotations() -> dict:
         wagered = live & Q(progressive_lit=True) if bet == "progressive" else live
         annotations[f"handle_{bet}"] = Coalesce(Sum(bet, filter=wagered), ZERO)
         annotations[f"result_{bet}"] = Coalesce(Sum(f"settled_{bet}"), ZERO)
+        # What the dealer paid, where the table reported it; else what the rules give.
+        annotations[f"paid_{bet}"] = Coalesce(Sum(Coalesce(f"paid_{bet}", f"settled_{bet}")), ZERO)
     return annotations
 
 
@@ -249,6 +251,7 @@ class _Group:
             hands=row["hands"],
             handle={bet: row[f"handle_{bet}"] for bet in BETS},
             win={bet: -row[f"result_{bet}"] for bet in BETS},
+            win_paid={bet: -row[f"paid_{bet}"] for bet in BETS},
         )
         wagers = Wagers(
             ante=row["handle_ante"], ante_squares=row["ante_squares"], ante_pairs=self.ante_pairs,

@@ -84,6 +84,9 @@ class Command(BaseCommand):
             write(f"{currency}: rounds {casino.rounds} (void {casino.void_rounds}), hands {casino.hands}, "
                   f"handle {casino.handle_total} {currency}, house win {casino.win_total} {currency}, "
                   f"hold {'-' if casino.hold_percent['total'] is None else casino.hold_percent['total']} %")
+            if casino.win_paid_total is not None:
+                write(f"{currency}: house win by what the dealers paid {casino.win_paid_total} {currency} "
+                      f"(dealer difference {casino.dealer_difference:+} {currency})")
             write(f"{currency}: payout mismatches {casino.mismatches} "
                   f"({casino.mismatches_per_1000} per 1,000 hands), "
                   f"overpaid {casino.overpaid} {currency}, underpaid {casino.underpaid} {currency}")
