@@ -36,6 +36,7 @@ from . import selectors
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile
+from .reconciliation.figures import dealer_order
 from .reconciliation.report_figures import (
     ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json, stored_name,
 )
@@ -453,7 +454,8 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
                 for currency, g in by_currency.items()]
         rates = {(d, c): g.mismatches_per_1000 or Decimal(0) for d, c, g in rows}
         largest = max(rates.values(), default=Decimal(0))
-        rows.sort(key=lambda row: -rates[row[0], row[1]])
+        rows.sort(key=lambda row: dealer_order(overpaid=row[2].overpaid, underpaid=row[2].underpaid,
+                                               mismatches=row[2].mismatches, dealer=row[0], currency=row[1]))
         cells = []
         for d, c, g in rows:
             url = self._rounds_url(report, "dealer", d)

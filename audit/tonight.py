@@ -6,7 +6,10 @@ head: the page costs the same whether the casino kept a month or ten years.
 A tile knows the address of the filtered list behind it, so the page links each
 figure to the rows it counts.
 
-Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
+Each table's money leads: rounds, hands per hour, handle, the house's win by
+the rules and by what its dealers paid, and hold, live from the day's seats
+(counted as the nightly report counts them: ``seat_money_annotations``), with
+whether it is dealing now. Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
 ``payout_mismatch`` finding (as the nightly report counts them), over- or
 underpaid by the sign of claimed − expected. Findings still to work are the
 actionable ones open or acknowledged (``infra.work.UNRESOLVED``): acknowledged
@@ -22,30 +25,55 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Q, Sum, Value, Window
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Min, Q, Sum, Value, Window
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
 
+from game.rules import BETS
 from game.vocabulary import FindingCode
 from infra.admin_links import changelist_url
 from infra.gaming_day import gaming_day_of
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
-from rounds.models import Finding, Round, Table, TableConfigVersion
+from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
 from .models import ProtectionFinding, ReconciliationReport
+from .reconciliation.figures import dealer_order, percent
 from .reconciliation.report_figures import stored_name
 from .reconciliation.report_reader import read_groups
-from .reconciliation.selectors import ReportsKept, reports_kept
+from .reconciliation.selectors import ReportsKept, reports_kept, seat_money_annotations
 
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
+QUARTER = Decimal("0.25")  # hours: a rate over less is not shown
 WORK = Q(state__in=UNRESOLVED, informational=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TableMoney:
+    """A table's day so far, in its currency (a table that changed currency has a row for each)."""
+
+    table: str
+    currency: str
+    rounds: int  # in the books (not held apart)
+    hands: int
+    hands_per_hour: Decimal | None  # over its first to its last round; none over less than a quarter
+    handle: Decimal
+    win: Decimal  # the house's, by the rules
+    win_paid: Decimal  # the house's, by what the dealers paid
+    hold_percent: Decimal | None
+    dealing: bool  # a round within TABLE_SILENT_AFTER of now, on the current day
+    last_round: datetime
+    url: str
+
+    @property
+    def dealer_difference(self) -> Decimal:
+        return self.win_paid - self.win
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +131,10 @@ class Day:
     day: date
     current: bool
     dealt: list[Dealt] = field(default_factory=list)
+    money: list[TableMoney] = field(default_factory=list)
     findings: list[OpenFindings] = field(default_factory=list)
     dealers: list[DealerMismatches] = field(default_factory=list)
+    dealers_more: int = 0  # dealers with mismatches past the ones shown
     silent: list[Silence] = field(default_factory=list)
     report: ReconciliationReport | None = None  # the day's current (complete) report
     outside: list[OutsideBand] = field(default_factory=list)
@@ -200,7 +230,8 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
     result = Day(day=day, current=current)
     # One pass over the day's rounds, grouped by table and configuration version (a handful
     # of rows): the dealt tile, and each table's last round for the current day's silence.
-    per_table = list(rounds.values("table_id", "config_version_id").annotate(n=Count("id"), last=Max("dealt_at")))
+    per_table = list(rounds.values("table_id", "config_version_id").annotate(
+        n=Count("id"), in_books=Count("id", filter=Q(held=False)), first=Min("dealt_at"), last=Max("dealt_at")))
     currency_of = dict(TableConfigVersion.objects.filter(
         pk__in={row["config_version_id"] for row in per_table}).values_list("pk", "currency"))
     dealt: dict[str, tuple[int, set]] = {}
@@ -212,7 +243,9 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
               url=changelist_url(Round, gaming_day=day.isoformat(), currency=currency))
         for currency, (count, tables) in sorted(dealt.items())
     ]
-    result.findings, result.dealers = _findings(day)
+    result.money = _money(day, per_table, currency_of, now=now, current=current)
+    result.findings, dealers = _findings(day)
+    result.dealers, result.dealers_more = dealers[:TOP_DEALERS], max(0, len(dealers) - TOP_DEALERS)
     last_round = {}
     for row in per_table:
         last_round[row["table_id"]] = max(row["last"], last_round.get(row["table_id"], row["last"]))
@@ -262,9 +295,39 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
             url=changelist_url(Finding, state="all", gaming_day=day.isoformat(),
                           code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=dealer, currency=currency))
          for (dealer, currency), (n, over_n, under_n, over_amount, under_amount) in by_dealer.items()),
-        key=lambda d: (-d.mismatches, d.dealer, d.currency),
+        key=lambda d: dealer_order(overpaid=d.overpaid_amount, underpaid=d.underpaid_amount,
+                                   mismatches=d.mismatches, dealer=d.dealer, currency=d.currency),
     )
-    return open_findings, dealers[:TOP_DEALERS]
+    return open_findings, dealers
+
+
+def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now: datetime,
+           current: bool) -> list[TableMoney]:
+    """Each table's money of the day so far: one grouped pass over the day's seats (a partition)."""
+    seats = (Seat.objects.filter(gaming_day=day, round__held=False).order_by()
+             .values("round__table_id", "round__config_version__currency").annotate(**seat_money_annotations()))
+    rounds: dict[tuple[int, str], list] = {}
+    for row in per_table:
+        key = (row["table_id"], currency_of[row["config_version_id"]])
+        n, first, last = rounds.get(key, (0, row["first"], row["last"]))
+        rounds[key] = (n + row["in_books"], min(first, row["first"]), max(last, row["last"]))
+    codes = dict(Table.objects.filter(pk__in={t for t, _ in rounds}).values_list("pk", "code"))
+    money = []
+    for row in seats:
+        key = (row["round__table_id"], row["round__config_version__currency"])
+        n, first, last = rounds[key]
+        handle = sum(row[f"handle_{bet}"] for bet in BETS)
+        win = -sum(row[f"result_{bet}"] for bet in BETS)
+        hours = Decimal((last - first).total_seconds()) / 3600
+        money.append(TableMoney(
+            table=codes[key[0]], currency=key[1], rounds=n, hands=row["hands"],
+            hands_per_hour=(Decimal(row["hands"]) / hours).quantize(Decimal(1)) if hours >= QUARTER else None,
+            handle=handle, win=win, win_paid=-sum(row[f"paid_{bet}"] for bet in BETS),
+            hold_percent=percent(win, handle), dealing=current and now - last <= settings.TABLE_SILENT_AFTER,
+            last_round=last,
+            url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=key[0]),
+        ))
+    return sorted(money, key=lambda m: (m.currency, m.table))
 
 
 def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]) -> list[Silence]:

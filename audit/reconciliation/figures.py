@@ -305,6 +305,12 @@ OPTIMAL = "optimal"  # the game's house edge, as if every decision were the best
 ACTUAL = "actual"  # that plus what the players' scored decisions gave up
 
 
+def dealer_order(*, overpaid: Decimal, underpaid: Decimal, mismatches: int, dealer: str, currency: str) -> tuple:
+    """Dealers in the order every page lists them: by the money their payout mismatches put at
+    stake (over and under), then by how many, then by name."""
+    return (-(overpaid + underpaid), -mismatches, dealer, currency)
+
+
 def fully_scored(sums: Sums) -> bool:
     """Whether every live hand of the group was scored: only then is its skill amount the whole of it."""
     return sums.hands > 0 and sums.scored_hands == sums.hands

@@ -204,21 +204,29 @@ def _seats_of_days(day_from: date, day_to: date) -> dict:
 LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID) & Q(round__held=False)
 
 
-def _seat_sums_annotations() -> dict:
+def seat_money_annotations() -> dict:
+    """What a group of seats adds up to in money, as every report and page counts it: its live
+    hands, and by bet the handle (``handle_*``: wagers of rounds not void, the Progressive only
+    when lit), the players' settled results (``result_*``) and what they were paid (``paid_*``:
+    where the table reported it, else what the rules give)."""
     live = LIVE_SEAT
-    annotations = {
-        "hands": Count("id", filter=live),
-        "ante_squares": Coalesce(Sum(F("ante") * F("ante"), filter=live), ZERO),
-        "trips_squares": Coalesce(Sum(F("trips") * F("trips"), filter=live), ZERO),
-        "ante_trips": Coalesce(Sum(F("ante") * F("trips"), filter=live), ZERO),
-    }
+    annotations = {"hands": Count("id", filter=live)}
     for bet in BETS:
         wagered = live & Q(progressive_lit=True) if bet == "progressive" else live
         annotations[f"handle_{bet}"] = Coalesce(Sum(bet, filter=wagered), ZERO)
         annotations[f"result_{bet}"] = Coalesce(Sum(f"settled_{bet}"), ZERO)
-        # What the dealer paid, where the table reported it; else what the rules give.
         annotations[f"paid_{bet}"] = Coalesce(Sum(Coalesce(f"paid_{bet}", f"settled_{bet}")), ZERO)
     return annotations
+
+
+def _seat_sums_annotations() -> dict:
+    live = LIVE_SEAT
+    return {
+        **seat_money_annotations(),
+        "ante_squares": Coalesce(Sum(F("ante") * F("ante"), filter=live), ZERO),
+        "trips_squares": Coalesce(Sum(F("trips") * F("trips"), filter=live), ZERO),
+        "ante_trips": Coalesce(Sum(F("ante") * F("trips"), filter=live), ZERO),
+    }
 
 
 def _round_pairs_annotations() -> dict:

@@ -12,10 +12,11 @@ from django.test import Client
 from django.utils import timezone
 
 from audit.tonight import tonight
+from game.rules import BETS
 from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
 from progressive.services import reading_record
-from rounds.models import Finding, Round
+from rounds.models import Finding, Round, Seat
 from tests import examples
 from tests.api import records
 from trail.services import SYSTEM
@@ -84,7 +85,7 @@ def test_findings_left_from_earlier_days_and_their_link(last_day, table_client, 
     assert {f.pk for f in listed} == set(old.values_list("pk", flat=True))
 
 
-def test_dealers_are_ranked_by_payout_mismatches_with_their_direction(last_day):
+def test_dealers_are_ranked_by_the_money_their_mismatches_put_at_stake_with_their_direction(last_day):
     figures = _day(tonight(), last_day)
     mismatches = Finding.objects.filter(code="payout_mismatch", round__gaming_day=last_day).select_related("round")
     expected = defaultdict(lambda: [0, 0, 0, Decimal(0), Decimal(0)])
@@ -100,7 +101,37 @@ def test_dealers_are_ranked_by_payout_mismatches_with_their_direction(last_day):
     assert figures.dealers
     for d in figures.dealers:
         assert [d.mismatches, d.overpaid, d.underpaid, d.overpaid_amount, d.underpaid_amount] == expected[d.dealer]
-    assert [d.mismatches for d in figures.dealers] == sorted((d.mismatches for d in figures.dealers), reverse=True)
+    at_stake = [d.overpaid_amount + d.underpaid_amount for d in figures.dealers]
+    assert at_stake == sorted(at_stake, reverse=True)
+    assert len(figures.dealers) + figures.dealers_more == len(expected)
+
+
+def test_each_tables_money_is_the_seats_it_adds_up(last_day, staff):
+    figures = _day(tonight(), last_day)
+    expected = defaultdict(lambda: [set(), 0, Decimal(0), Decimal(0), Decimal(0)])
+    seats = Seat.objects.filter(round__gaming_day=last_day, round__held=False).select_related(
+        "round__table", "round__config_version")
+    for seat in seats:
+        round_ = seat.round
+        row = expected[round_.table.code, round_.config_version.currency]
+        row[0].add(round_.pk)
+        live = not round_.void and round_.status != "void"
+        for bet in BETS:
+            wagered = getattr(seat, bet) if live and (bet != "progressive" or seat.progressive_lit) else 0
+            settled = getattr(seat, f"settled_{bet}")
+            paid = getattr(seat, f"paid_{bet}") if seat.paid_reported else settled
+            row[2] += wagered
+            row[3] -= settled
+            row[4] -= paid
+        row[1] += live
+    assert {(m.table, m.currency): [m.rounds, m.hands, m.handle, m.win, m.win_paid] for m in figures.money} == {
+        key: [len(rounds), hands, handle, win, paid] for key, (rounds, hands, handle, win, paid) in expected.items()}
+    assert any(m.win_paid != m.win for m in figures.money)  # the examples hold dealers' errors
+    assert not any(m.dealing for m in figures.money)  # the last day has ended
+    content = staff("auditor").get("/admin/").content.decode()
+    for m in figures.money:
+        assert f'data-table="{m.table}" data-currency="{m.currency}" data-rounds="{m.rounds}"' in content
+        assert f'data-win-paid="{m.win_paid}"' in content and m.url.replace("&", "&amp;") in content
 
 
 def test_a_table_that_stopped_posting_is_named_silent(table_client, settings):
