@@ -13,6 +13,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from .report_figures import FIGURES_VERSION, Groups, ReportFigures, ToDate
 
+
 class Unreadable:
     """Stored figures the declaration cannot read: too old a shape, or not in any shape it knows."""
 
@@ -71,7 +72,8 @@ SCOPES = ("tables", "dealers", "shifts", "players")
 
 
 def upgraded(stored: dict) -> dict:
-    """Stored figures of version 1 in this version's shape; this version's unchanged."""
+    """Stored figures of an earlier version (``report_figures``' list) in this version's shape;
+    this version's unchanged."""
     if stored.get("version") == FIGURES_VERSION:
         return stored
     figures = _scopes_upgraded(stored)
@@ -89,10 +91,10 @@ def _band_upgraded(band):
 
 
 def _group_upgraded(group):
-    """A group's figures made before its decisions were scored: judged at optimal play, and said so.
-
-    Anything not in a shape it knows is left as it is, for the declaration to refuse.
-    """
+    """A group's figures as an earlier version stored them: what its dealers paid not known
+    (before version 3), and, made before its decisions were scored, judged at optimal play and
+    said so (version 1). Anything not in a shape it knows is left as it is, for the declaration
+    to refuse."""
     if not isinstance(group, dict):
         return group
     if "win_paid" not in group:  # before version 3: what the dealers paid is not known

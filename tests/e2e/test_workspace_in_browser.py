@@ -17,6 +17,7 @@ from casino.services import user_roles_set
 from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
 from tests import examples
+from tests.admin.money import seat_money
 from tests.browser import chromium, signed_in
 from trail.services import SYSTEM
 
@@ -62,6 +63,12 @@ def test_the_tonight_page_its_links_and_the_queue(live_server, seeded_day, djang
         assert "table-audit" in page.title()
 
         section = f"#day-{day}"
+        # The day leads with each table's money, as its seats add up, and fits the screen.
+        money = _rows(page, f"{section} .money tr[data-table]")
+        assert {(r["table"], r["currency"]): [int(r["rounds"]), int(r["hands"]), Decimal(r["handle"]),
+                                              Decimal(r["win"]), Decimal(r["winPaid"])]
+                for r in money} == seat_money(seeded_day)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1366
         shown = _rows(page, f"{section} .dealt tr")
         assert {(r["currency"], int(r["rounds"])) for r in shown} == set(dealt.items())
         tiles = _rows(page, f"{section} .findings tr")
