@@ -335,10 +335,10 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     # Fits a 1,366-pixel screen: the table's round id names the round (and links it),
     # the seat and bet share a column, and who moved the finding last closes the row.
     list_display = (
-        "created_at", "code", "state", "round_link", "dealer",
+        "dealt", "code", "state", "round_link", "dealer",
         "seat_bet", "at_stake", "expected_shown", "claimed_shown", "worked_by",
     )
-    list_display_links = ("created_at",)
+    list_display_links = ("dealt",)
     list_select_related = ("round__table", "round__config_version")
     list_filter = (
         QueueFilter, "code", FindingAgeFilter, FindingAmountFilter, GamingDayFilter, BeforeDayFilter,
@@ -369,6 +369,12 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     def work_label(self, finding: Finding) -> str:
         seat = f", seat {finding.seat}" if finding.seat else ""
         return f"{finding.code} — {finding.round}{seat}"
+
+    @admin.display(description="gaming day · dealt", ordering="round__dealt_at")
+    def dealt(self, finding: Finding) -> str:
+        """When its round was dealt, by the gaming day it belongs to and the casino's clock (the
+        round names its table); when the finding was received is on its page."""
+        return f"{finding.round.gaming_day.isoformat()} · {timezone.localtime(finding.round.dealt_at):%H:%M}"
 
     @admin.display(description="round", ordering="round__round_id")
     def round_link(self, finding: Finding):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from rounds.models import Finding, Round
 from tests import examples
@@ -32,6 +33,15 @@ def test_an_auditor_sees_the_queue_with_its_filters(flagged, staff):
     content = page.content.decode()
     assert "payout_mismatch" in content and "Acknowledge selected findings" in content
     assert client.get(QUEUE, {"age": "7d"}).status_code == 200
+
+
+def test_the_queue_says_when_each_round_was_dealt_not_only_when_it_came(flagged, staff):
+    content = staff("auditor").get(QUEUE, {"state": "all"}).content.decode()
+    assert "Gaming day · dealt" in content
+    for finding in Finding.objects.select_related("round__table"):
+        round_ = finding.round
+        assert f"{round_.gaming_day.isoformat()} · {timezone.localtime(round_.dealt_at):%H:%M}" in content
+        assert f"{round_.table.code}/{round_.round_id}" in content
 
 
 def test_bulk_acknowledge_moves_every_selected_finding(flagged, staff):
