@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
@@ -48,6 +49,7 @@ from .protection.selectors import (
     player_hands,
     player_leak_course,
     player_leak_verdict,
+    players_ranked,
     players_seen,
 )
 
@@ -257,11 +259,12 @@ class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
         if not request.user.has_perms(READ):
             raise PermissionDenied
         search = request.GET.get("q", "").strip()
+        page = Paginator(players_ranked(search=search), PLAYERS_SHOWN).get_page(request.GET.get("p"))
         rows = [{**row, "url": player_url(row["player"]),
                  "findings_url": changelist_url(ProtectionFinding, state="unresolved", player=row["player"])}
-                for row in players_seen(search=search, limit=PLAYERS_SHOWN)]
+                for row in players_seen(page.object_list)]
         return self._page(request, "admin/protection/players.html", "Players", rows=rows, search=search,
-                          limit=PLAYERS_SHOWN)
+                          page=page)
 
     def player_view(self, request, player: str):
         """A player's figures per currency, his leak test's course, his findings and recent hands."""

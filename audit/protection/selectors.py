@@ -174,20 +174,27 @@ def protection_findings(*, unresolved_only: bool = False) -> QuerySet[Protection
     return findings.filter(state__in=UNRESOLVED) if unresolved_only else findings
 
 
-def players_seen(*, search: str = "", limit: int = 100) -> list[dict]:
-    """Players with scored seats, the most hands first: id, hands, Antes lost per hand, open findings."""
+def players_ranked(*, search: str = "") -> QuerySet:
+    """Players with scored seats, the most hands first (one row each: id, hands, Antes lost,
+    telling decisions, hands with an error in their favour): what a page of players is cut from."""
     scores = SeatScore.objects.exclude(player="")
     if search:
         scores = scores.filter(player__icontains=search)
-    open_findings = dict(
-        ProtectionFinding.objects.filter(state__in=UNRESOLVED).exclude(player="")
-        .values_list("player").annotate(n=Count("id")).values_list("player", "n")
-    )
-    rows = scores.values("player").annotate(
+    return scores.values("player").annotate(
         hands=Count("id"), lost=Coalesce(Sum("ev_lost"), ZERO), told=Coalesce(Sum("telling"), 0),
         favourable=Count("id", filter=Q(favourable_errors__gt=0)),
-    ).order_by("-hands", "player")[:limit]
+    ).order_by("-hands", "player")
+
+
+def players_seen(rows) -> list[dict]:
+    """``players_ranked`` rows (a page of them) with Antes lost per hand and open findings."""
+    rows = list(rows)
+    open_findings = dict(
+        ProtectionFinding.objects.filter(state__in=UNRESOLVED, player__in=[row["player"] for row in rows])
+        .values_list("player").annotate(n=Count("id")).values_list("player", "n")
+    )
     return [
-        {**row, "skill": (row["lost"] / row["hands"]).quantize(FINE), "open_findings": open_findings.get(row["player"], 0)}
+        {**row, "skill": (row["lost"] / row["hands"]).quantize(FINE),
+         "open_findings": open_findings.get(row["player"], 0)}
         for row in rows
     ]

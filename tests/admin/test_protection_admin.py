@@ -272,6 +272,19 @@ def test_the_players_list_searches_and_links_each_page(evening, staff):
     assert re.findall(r'<tr data-player="([^"]+)">', found) == ["P-peeks"]
 
 
+def test_the_players_list_is_paged_every_player_on_one_page(evening, staff, monkeypatch):
+    monkeypatch.setattr("audit.admin_protection.PLAYERS_SHOWN", 2)
+    client = staff("auditor")
+    first = client.get(PLAYERS).content.decode()
+    assert re.findall(r'<tr data-player="([^"]+)">', first) == ["P-optimal", "P-peeks"]
+    assert "3 players, by hands; 1–2 shown." in first and 'href="?p=2"' in first
+    second = client.get(PLAYERS, {"p": "2"}).content.decode()
+    assert re.findall(r'<tr data-player="([^"]+)">', second) == ["P-weak"] and 'href="?p=1"' in second
+    assert "(page 2 of 2)" in second
+    searched = client.get(PLAYERS, {"q": "P-", "p": "2"}).content.decode()
+    assert 'href="?q=P-&amp;p=1"' in searched
+
+
 # ---- the tonight page --------------------------------------------------------------------------
 
 

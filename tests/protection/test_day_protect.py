@@ -98,7 +98,7 @@ def test_a_dealer_who_leaves_one_players_losses_on_the_table_is_flagged(table_cl
 
 @pytest.mark.slow
 def test_a_players_figures_and_the_course_of_his_test(table_client, settings):
-    from audit.protection.selectors import player_figures, player_leak_course, players_seen
+    from audit.protection.selectors import player_figures, player_leak_course, players_ranked
 
     table = shipped_table()
     players = [pl.WeakPlayer("P-weak", PAYS, table), pl.HoleCarder("P-peeks", PAYS, table, share=1.0)]
@@ -117,4 +117,4 @@ def test_a_players_figures_and_the_course_of_his_test(table_client, settings):
     assert first.verdict == "suspected" and first.peak >= first.threshold
     assert all(a.dealt_at <= b.dealt_at for a, b in zip(first.points, first.points[1:]))
     assert all(0 < p.share < 1 for p in first.points)
-    assert {row["player"] for row in players_seen()} == {"P-weak", "P-peeks"}
+    assert {row["player"] for row in players_ranked()} == {"P-weak", "P-peeks"}
