@@ -96,6 +96,34 @@ class QueueFilter(admin.SimpleListFilter):
         raise IncorrectLookupParameters(f"no such state: {value}")
 
 
+class GamingDayListFilter(admin.DateFieldListFilter):
+    """Django's date filter, which also shows the day or the days the list was opened on: the
+    tonight page and the reports link a day (``?gaming_day=…``) or a range of days
+    (``?gaming_day__gte=…&gaming_day__lt=…``), and the sidebar (and an export's record of its
+    filters) names them, where it said "Any date"."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        self.lookup_kwarg_exact = field_path
+        self.day = params.get(field_path, [None])[-1]
+        super().__init__(field, request, params, model, model_admin, field_path)
+
+    def expected_parameters(self):
+        return [*super().expected_parameters(), self.lookup_kwarg_exact]
+
+    def choices(self, changelist):
+        choices = list(super().choices(changelist))
+        since, until = self.date_params.get(self.lookup_kwarg_since), self.date_params.get(self.lookup_kwarg_until)
+        if self.day:
+            shown = self.day
+        elif (since or until) and not any(choice["selected"] for choice in choices):
+            shown = f"from {since or '…'} to before {until or '…'}"
+        else:
+            return choices
+        for choice in choices:
+            choice["selected"] = False
+        return [*choices, {"selected": True, "query_string": changelist.get_query_string(), "display": shown}]
+
+
 class _DayFilter(admin.SimpleListFilter):
     """A gaming day given in the address (``?gaming_day=2026-11-30``), as the tonight page links
     the findings of a day's rounds; not offered as a choice."""

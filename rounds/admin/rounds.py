@@ -23,7 +23,7 @@ from game.findings import ALL_CODES
 from infra.money_display import money
 from infra.request_ids import request_id_of
 from rounds.admin.display import round_sheet, status_badge
-from rounds.admin.findings import CurrencyFilter, finding_moved_from_page
+from rounds.admin.findings import CurrencyFilter, GamingDayListFilter, finding_moved_from_page
 from rounds.exports import ROUNDS
 from rounds.models import (
     Finding,
@@ -139,7 +139,7 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
     list_filter = (
         "status",
         "table",
-        "gaming_day",
+        ("gaming_day", GamingDayListFilter),
         CurrencyFilter,
         "void",
         "held",

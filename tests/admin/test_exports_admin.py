@@ -8,7 +8,7 @@ import copy
 import csv
 import io
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.test import Client
@@ -171,6 +171,21 @@ def test_the_download_is_audited_first_with_what_and_how_the_list_was_filtered(d
     # The sidebar's choices, the queue's default state among them though the address has none.
     assert event.after["filters"]["code"] == "payout_mismatch" and "state" in event.after["filters"]
     _csv(response)
+
+
+def test_a_day_or_days_linked_show_in_the_sidebar_and_in_the_exports_record(dealt, auditor):
+    day = Round.objects.order_by("gaming_day").values_list("gaming_day", flat=True).first()
+    listed = _listed(auditor, ROUNDS, {"gaming_day": day.isoformat()})
+    assert listed and {r.gaming_day for r in listed} == {day}
+    page = auditor.get(ROUNDS, {"gaming_day": day.isoformat()}).content.decode()
+    assert f'<li class="selected">\n    <a href="?gaming_day={day.isoformat()}">{day.isoformat()}</a>' in page
+    _csv(auditor.get(f"{ROUNDS}export.csv", {"gaming_day": day.isoformat()}))
+    event = AuditEvent.objects.filter(action="export.downloaded").order_by("-seq").first()
+    assert event.after["filters"] == {"gaming day": day.isoformat()}
+    days = {"gaming_day__gte": day.isoformat(), "gaming_day__lt": (day + timedelta(days=2)).isoformat()}
+    _csv(auditor.get(f"{ROUNDS}export.csv", days))
+    event = AuditEvent.objects.filter(action="export.downloaded").order_by("-seq").first()
+    assert event.after["filters"] == {"gaming day": f"from {day} to before {day + timedelta(days=2)}"}
 
 
 def test_a_filter_default_is_exported_and_recorded_as_the_list_applies_it(dealt, auditor):
