@@ -7,6 +7,7 @@ meter adjusted only through ``progressive.services``, like everywhere else.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from decimal import Decimal
 
 from django import forms
@@ -16,6 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -32,7 +34,7 @@ from .configuration import (
     pool_numbers_check,
 )
 from .models import MeterAdjustmentRequest, MeterEvent, MeterReading, Pool, PoolVersion, PoolVersionRequest
-from .selectors import HIT_KINDS, pool_meter_history, pool_version_current
+from .selectors import pool_meter_history, pool_version_current
 from .services import (
     adjustment_approve,
     adjustment_reject,
@@ -45,6 +47,9 @@ from .services import (
 
 RECENT_EVENTS = 20
 METER_CHART_DAYS = 30
+# Events stored within less than this of each other are drawn by their place in the ledger: a
+# time axis over seconds (a day's rounds sent at once) would pass for the days they were dealt.
+TIME_AXIS_LEAST = timedelta(hours=1)
 
 
 def round_link(event: MeterEvent) -> str:
@@ -59,32 +64,50 @@ def round_link(event: MeterEvent) -> str:
 
 
 def pool_meter_chart(pool: Pool) -> SafeString:
-    """The pool's meter over its last days from its ledger, awards and reseeds marked (infra.charts)."""
+    """The pool's meter over its last days from its ledger, the awards paid from it and its
+    reseeds marked (infra.charts). A fixed award is paid by the house and leaves the meter as it
+    was: it is counted under the chart, not drawn on the meter."""
     history = pool_meter_history(pool=pool, days=METER_CHART_DAYS)
-    if history.since is not None:
+    stamps = [moment.at for moment in history.points]
+    by_time = bool(stamps) and max(stamps) - min(stamps) >= TIME_AXIS_LEAST
+    if history.since is None:
+        title = f"{pool.code}: the meter over its last events ({pool.currency}; none in {METER_CHART_DAYS} days)"
+    elif by_time:
         title = f"{pool.code}: the meter over the last {METER_CHART_DAYS} days ({pool.currency})"
     else:
-        title = f"{pool.code}: the meter over its last events ({pool.currency}; none in {METER_CHART_DAYS} days)"
+        title = f"{pool.code}: the meter, event by event, over the last {METER_CHART_DAYS} days ({pool.currency})"
 
-    def point(moment) -> charts.MeterPoint:
-        return charts.MeterPoint(at=moment.at, meter=moment.meter)
+    def at(moment):
+        return moment.at if by_time else moment.seq
 
     def mark(moment, meter) -> charts.MeterPoint:
         what = f"{moment.kind.replace('_', ' ')} of {charts.amount_text(moment.amount, pool.currency)}"
-        return charts.MeterPoint(at=moment.at, meter=meter,
-                                 note=f"{what}{f' (round {moment.round})' if moment.round else ''}, meter")
+        when = f"{timezone.localtime(moment.at):%Y-%m-%d %H:%M}, " if not by_time else ""
+        return charts.MeterPoint(at=at(moment), meter=meter,
+                                 note=f"{when}{what}{f' (round {moment.round})' if moment.round else ''}, meter")
 
-    awards = [mark(h, h.before) for h in history.hits if h.kind in HIT_KINDS]
+    awards = [mark(h, h.before) for h in history.hits if h.kind == MeterEvent.Kind.AWARD]
     reseeds = [mark(h, h.meter) for h in history.hits if h.kind == MeterEvent.Kind.RESEED]
+    fixed = sum(1 for h in history.hits if h.kind == MeterEvent.Kind.FIXED_AWARD)
     line = []
     for moment in history.points:
-        if moment.kind in HIT_KINDS:  # the line rises to the meter an award was paid from, then drops
-            line.append(charts.MeterPoint(at=moment.at, meter=moment.before))
-        line.append(point(moment))
+        if moment.kind == MeterEvent.Kind.AWARD:  # the line rises to the meter it was paid from, then drops
+            line.append(charts.MeterPoint(at=at(moment), meter=moment.before))
+        line.append(charts.MeterPoint(at=at(moment), meter=moment.meter))
     chart = charts.meter_chart(title=title, currency=pool.currency, points=line, awards=awards, reseeds=reseeds)
+    stored = "" if by_time or not stamps else (
+        f" They were stored within {_span(max(stamps) - min(stamps))} of each other, so they are"
+        " drawn in their order in the ledger, not against the time they were stored.")
     note = (f"Events {history.first_seq} to {history.last_seq} of the ledger, about {len(history.points)} of them "
-            f"drawn; the last {len(history.hits)} awards and reseeds in that time marked.")
+            f"drawn; of the last {len(history.hits)} awards and reseeds in that time, the awards paid from the "
+            f"meter and the reseeds marked; {fixed} fixed award{'s' if fixed != 1 else ''}, paid by the house, "
+            f"leave the meter as it was and are not drawn.{stored}")
     return mark_safe(chart + charts.caption(note))
+
+
+def _span(gap: timedelta) -> str:
+    seconds = int(gap.total_seconds())
+    return f"{seconds} second{'s' if seconds != 1 else ''}" if seconds < 120 else f"{seconds // 60} minutes"
 
 
 class PoolVersionInline(ReadOnlyTabularInline):
