@@ -33,6 +33,7 @@ from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from trail.admin_exports import CsvExportAdmin
 
 from . import selectors
+from .admin_dealers import DealerPages, dealer_url
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile
@@ -241,7 +242,7 @@ class PartInline(ReadOnlyTabularInline):
 
 
 @admin.register(ReconciliationReport)
-class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
+class ReconciliationReportAdmin(DealerPages, CsvExportAdmin, ReadOnlyAdmin):
     csv_export = REPORTS
 
     list_display = ("__str__", "status", "stale", "rounds", "flags", "drift", "chain_ok", "created_at",
@@ -460,8 +461,10 @@ class ReconciliationReportAdmin(CsvExportAdmin, ReadOnlyAdmin):
         for d, c, g in rows:
             url = self._rounds_url(report, "dealer", d)
             outside = g.bands.total.outside
+            name = _flag_link(d, url) if d == NO_DEALER else format_html(
+                '<a href="{}" title="his page">{}</a> (<a href="{}">rounds</a>)', dealer_url(d), d, url)
             cells.append([
-                _flag_link(d, url), ", ".join(tables.get(d, [])), count(g.hands), count(g.mismatches),
+                name, ", ".join(tables.get(d, [])), count(g.hands), count(g.mismatches),
                 "–" if g.mismatches_per_1000 is None else g.mismatches_per_1000, bar(rates[d, c], largest),
                 amount(g.overpaid, c), amount(g.underpaid, c), count(g.limit_breaks), amount(g.win_total, c),
                 amount(g.win_paid_total, c), _difference(g.win_paid_total, g.win_total, c),

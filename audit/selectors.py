@@ -1,19 +1,23 @@
-"""Reads for the staff pages' charts: report bands and dealers' mismatches by week."""
+"""Reads for the staff pages' charts and a dealer's page: report bands, dealers' mismatches by
+week, and what one dealer dealt week by week."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 
-from django.db.models import Count, DateField, F, Q
-from django.db.models.functions import TruncWeek
+from django.db.models import Count, DateField, F, Max, Min, Q, Sum, Value
+from django.db.models.functions import Coalesce, TruncWeek
 
 from game.findings import PAYOUT_MISMATCH
-from rounds.models import Finding
+from game.rules import BETS
+from rounds.models import Finding, Round, Seat
 from rounds.selectors import OVERPAID, UNDERPAID
 
-from .models import ReconciliationReport, ReportBand
+from .models import ProtectionFinding, ReconciliationReport, ReportBand
+from .reconciliation.selectors import seat_money_annotations
 
 
 # ---- series for the staff pages' charts ------------------------------------------------------
@@ -107,3 +111,107 @@ def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8) -> list[DealerWee
 
 def _as_date(value) -> date:
     return value.date() if isinstance(value, datetime) else value
+
+
+# ---- a dealer's page ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class DealtWeek:
+    """A dealer's ISO week in one currency: what he dealt and what his payouts got wrong."""
+
+    week: date  # its Monday
+    currency: str
+    rounds: int = 0
+    hands: int = 0
+    hours: Decimal = Decimal(0)  # from each day's first round to its last
+    handle: Decimal = Decimal(0)
+    win: Decimal = Decimal(0)  # the house's, by the rules
+    win_paid: Decimal = Decimal(0)  # the house's, by what he paid
+    overpaid: int = 0
+    underpaid: int = 0
+    overpaid_amount: Decimal = Decimal(0)
+    underpaid_amount: Decimal = Decimal(0)
+
+    @property
+    def mismatches(self) -> int:
+        return self.overpaid + self.underpaid
+
+    @property
+    def at_stake(self) -> Decimal:
+        return self.overpaid_amount + self.underpaid_amount
+
+    def per_1000(self, count: int) -> Decimal | None:
+        return (Decimal(count) * 1000 / self.hands).quantize(Decimal("0.01")) if self.hands else None
+
+    @property
+    def over_per_1000(self) -> Decimal | None:
+        return self.per_1000(self.overpaid)
+
+    @property
+    def under_per_1000(self) -> Decimal | None:
+        return self.per_1000(self.underpaid)
+
+    @property
+    def hands_per_hour(self) -> Decimal | None:
+        return (self.hands / self.hours).quantize(Decimal(1)) if self.hours >= QUARTER_HOUR else None
+
+
+QUARTER_HOUR = Decimal("0.25")
+ZERO = Value(Decimal(0))
+
+
+def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek]:
+    """What ``dealer`` dealt in the ``weeks`` ISO weeks that end with ``day_to``'s, week by week and
+    currency by currency: rounds and hours (by day), hands, handle and the house's win settled and
+    as he paid (his rounds' seats, counted as the nightly report counts them), and his payout
+    mismatches over and under (never the informational findings). Three grouped queries over his
+    rounds' days, by the (dealer, dealt at) index and the gaming-day partitions."""
+    first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
+    found: dict[tuple[date, str], DealtWeek] = {}
+
+    def week_of(week, currency: str) -> DealtWeek:
+        key = (_as_date(week), currency)
+        if key not in found:
+            found[key] = DealtWeek(week=key[0], currency=currency)
+        return found[key]
+
+    rounds = Round.objects.filter(dealer=dealer, gaming_day__gte=first, gaming_day__lte=day_to, held=False)
+    days = (rounds.values("gaming_day", "config_version__currency").order_by()
+            .annotate(n=Count("id"), opened=Min("dealt_at"), closed=Max("dealt_at")))
+    for row in days:
+        monday = row["gaming_day"] - timedelta(days=row["gaming_day"].weekday())
+        week = week_of(monday, row["config_version__currency"])
+        week.rounds += row["n"]
+        week.hours += Decimal((row["closed"] - row["opened"]).total_seconds()) / 3600
+    seats = (Seat.objects.filter(round__dealer=dealer, gaming_day__gte=first, gaming_day__lte=day_to,
+                                 round__held=False)
+             .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
+             .values("week", "round__config_version__currency").order_by().annotate(**seat_money_annotations()))
+    for row in seats:
+        week = week_of(row["week"], row["round__config_version__currency"])
+        week.hands += row["hands"]
+        week.handle += sum(row[f"handle_{bet}"] for bet in BETS)
+        week.win -= sum(row[f"result_{bet}"] for bet in BETS)
+        week.win_paid -= sum(row[f"paid_{bet}"] for bet in BETS)
+    mismatches = (
+        Finding.objects.filter(code=PAYOUT_MISMATCH, informational=False, round__dealer=dealer,
+                               round__gaming_day__gte=first, round__gaming_day__lte=day_to)
+        .annotate(week=TruncWeek("round__gaming_day", output_field=DateField()))
+        .values("week", "round__config_version__currency").order_by()
+        .annotate(over=Count("id", filter=OVERPAID), under=Count("id", filter=UNDERPAID),
+                  over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=OVERPAID), ZERO),
+                  under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=UNDERPAID), ZERO))
+    )
+    for row in mismatches:
+        week = week_of(row["week"], row["round__config_version__currency"])
+        week.overpaid += row["over"]
+        week.underpaid += row["under"]
+        week.overpaid_amount += row["over_amount"]
+        week.underpaid_amount += row["under_amount"]
+    return sorted(found.values(), key=lambda w: (w.currency, w.week))
+
+
+def dealer_protection_findings(*, dealer: str, limit: int = 50):
+    """Game protection's findings that name ``dealer``, the latest first."""
+    return ProtectionFinding.objects.filter(dealer=dealer).order_by("-day_to", "-id")[:limit]

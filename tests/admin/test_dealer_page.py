@@ -1,0 +1,71 @@
+"""A dealer's page: what he dealt week by week, his mismatches over and under per 1,000 hands and the
+money at stake, each held to his rounds, seats and findings; linked from the report."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from audit.reconciliation.services import report_run
+from game.rules import BETS
+from infra.gaming_day import gaming_day_of
+from rounds.models import Finding, Seat
+from tests import examples
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def last_day(table_client):
+    start = examples.last_gaming_day_evening(timezone.now())
+    examples.post_all_on(table_client, start)
+    return gaming_day_of(start)
+
+
+def test_a_dealers_week_is_his_rounds_seats_and_mismatches(last_day, staff):
+    mismatches = Finding.objects.filter(code="payout_mismatch", informational=False, round__gaming_day=last_day)
+    dealer = mismatches.values_list("round__dealer", flat=True).first()
+    seats = Seat.objects.filter(round__dealer=dealer, round__gaming_day=last_day, round__held=False).select_related(
+        "round__config_version")
+    expected = defaultdict(lambda: {"hands": 0, "handle": Decimal(0), "win": Decimal(0), "paid": Decimal(0)})
+    for seat in seats:
+        row = expected[seat.round.config_version.currency]
+        live = not seat.round.void and seat.round.status != "void"
+        row["hands"] += live
+        for bet in BETS:
+            row["handle"] += getattr(seat, bet) if live and (bet != "progressive" or seat.progressive_lit) else 0
+            row["win"] -= getattr(seat, f"settled_{bet}")
+            row["paid"] -= getattr(seat, f"paid_{bet}") if seat.paid_reported else getattr(seat, f"settled_{bet}")
+    over = [f for f in mismatches.filter(round__dealer=dealer) if f.claimed > f.expected]
+    under = [f for f in mismatches.filter(round__dealer=dealer) if f.claimed < f.expected]
+
+    page = staff("auditor").get(reverse("admin:audit_reconciliationreport_dealer", args=[dealer]))
+    assert page.status_code == 200
+    weeks = page.context["weeks"]
+    monday = last_day - timedelta(days=last_day.weekday())
+    week = next(w for w in weeks if w.week == monday and w.currency == "SEK")
+    assert (week.hands, week.handle, week.win, week.win_paid) == tuple(expected["SEK"].values())
+    assert (week.overpaid, week.underpaid) == (len(over), len(under)) and week.mismatches
+    assert week.at_stake == sum(f.claimed - f.expected for f in over) + sum(f.expected - f.claimed for f in under)
+    assert week.over_per_1000 == (Decimal(len(over)) * 1000 / week.hands).quantize(Decimal("0.01"))
+    html = page.content.decode()
+    assert f'data-week="{monday.isoformat()}" data-currency="SEK" data-hands="{week.hands}"' in html
+    assert re.search(r'<svg[^>]*pygal-chart', html)  # his mismatches by week
+
+
+def test_the_report_links_each_dealer_to_his_page_for_those_who_read_reports(last_day, staff, django_user_model):
+    report = report_run(day_from=last_day)
+    html = staff("auditor").get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    for dealer in report.figures["dealers"]:
+        if dealer:
+            assert reverse("admin:audit_reconciliationreport_dealer", args=[dealer]) in html
+    unread = Client()
+    unread.force_login(django_user_model.objects.create_user("no-reports", is_staff=True))
+    assert unread.get(reverse("admin:audit_reconciliationreport_dealer", args=["D001"])).status_code == 403
