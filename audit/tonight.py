@@ -304,7 +304,7 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
 def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now: datetime,
            current: bool) -> list[TableMoney]:
     """Each table's money of the day so far: one grouped pass over the day's seats (a partition)."""
-    seats = (Seat.objects.filter(gaming_day=day, round__held=False).order_by()
+    seats = (Seat.objects.filter(gaming_day=day, round__gaming_day=day, round__held=False).order_by()
              .values("round__table_id", "round__config_version__currency").annotate(**seat_money_annotations()))
     rounds: dict[tuple[int, str], list] = {}
     for row in per_table:
