@@ -1,10 +1,10 @@
 """``python manage.py load_demo``: something to look at on the embedded development default.
 
-Logins ``admin`` (superuser) and ``auditor`` (the auditor role) with fresh random
+Logins ``admin`` (superuser) and ``auditor`` (the auditor role) with random
 passwords, tables S01 and S02 on ``se-50kr`` and U01 and U02 on ``us-30k``, and
 one gaming day of simulated rounds (the last complete one, 18:00 to 02:00)
-posted through the real API: each table's Bearer key, JSON to
-``POST /api/v1/rounds/``, the whole HTTP stack but the socket.
+posted through the real API: a Bearer key lent to each table for the load,
+JSON to ``POST /api/v1/rounds/``, the whole HTTP stack but the socket.
 
 Every simulated player decides from his own cards, but for three planted at
 S01 for game protection to find (``rounds.simulation``: ``CHEAT-HOLECARD``
