@@ -11,22 +11,12 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from audit.reconciliation.services import report_run
 from game.rules import BETS
-from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Seat
-from tests import examples
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def last_day(table_client):
-    start = examples.last_gaming_day_evening(timezone.now())
-    examples.post_all_on(table_client, start)
-    return gaming_day_of(start)
 
 
 def test_a_dealers_week_is_his_rounds_seats_and_mismatches(last_day, staff):

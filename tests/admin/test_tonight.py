@@ -24,13 +24,6 @@ from trail.services import SYSTEM
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def last_day(table_client):
-    start = examples.last_gaming_day_evening(timezone.now())
-    examples.post_all_on(table_client, start)
-    return gaming_day_of(start)
-
-
 def _day(figures, day):
     return next(d for d in figures.days if d.day == day)
 
