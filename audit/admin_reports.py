@@ -33,7 +33,7 @@ from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from trail.admin_exports import CsvExportAdmin
 
 from . import selectors
-from .admin_dealers import DealerPages, dealer_url
+from .admin_floor import FloorPages, dealer_url, table_url
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile
@@ -242,7 +242,7 @@ class PartInline(ReadOnlyTabularInline):
 
 
 @admin.register(ReconciliationReport)
-class ReconciliationReportAdmin(DealerPages, CsvExportAdmin, ReadOnlyAdmin):
+class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     csv_export = REPORTS
 
     list_display = ("__str__", "status", "stale", "rounds", "flags", "drift", "chain_ok", "created_at",
@@ -402,7 +402,9 @@ class ReconciliationReportAdmin(DealerPages, CsvExportAdmin, ReadOnlyAdmin):
             for currency, g in by_currency.items():
                 band, optimal = g.bands.total, g.bands_optimal.total
                 url = self._rounds_url(report, scope, key)
-                rows.append([_flag_link(key, url), count(g.rounds), count(g.hands),
+                name = _flag_link(key, url) if scope != "table" else format_html(
+                    '<a href="{}" title="its page">{}</a> (<a href="{}">rounds</a>)', table_url(key), key, url)
+                rows.append([name, count(g.rounds), count(g.hands),
                              amount(g.handle_total, currency), amount(g.win_total, currency),
                              hold(g.hold_percent.get("total")), amount(g.win_paid_total, currency),
                              _difference(g.win_paid_total, g.win_total, currency), *theoretical_cells(g, currency),

@@ -162,12 +162,25 @@ ZERO = Value(Decimal(0))
 
 
 def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek]:
-    """What ``dealer`` dealt in the ``weeks`` ISO weeks that end with ``day_to``'s, week by week and
-    currency by currency: rounds and hours (by day), hands, handle and the house's win settled and
-    as he paid (his rounds' seats, counted as the nightly report counts them), and his payout
-    mismatches over and under (never the informational findings). Three grouped queries over his
-    rounds' days, by the (dealer, dealt at) index and the gaming-day partitions."""
+    """What ``dealer`` dealt in the ``weeks`` ISO weeks that end with ``day_to``'s (``weeks_dealt``),
+    by the (dealer, dealt at) index and the gaming-day partitions."""
+    return weeks_dealt(Q(dealer=dealer), day_to=day_to, weeks=weeks)
+
+
+def table_weeks(*, table_id: int, day_to: date, weeks: int = 8) -> list[DealtWeek]:
+    """What a table dealt in the ``weeks`` ISO weeks that end with ``day_to``'s (``weeks_dealt``),
+    by the (gaming day, table, dealt at) index."""
+    return weeks_dealt(Q(table_id=table_id), day_to=day_to, weeks=weeks)
+
+
+def weeks_dealt(whose: Q, *, day_to: date, weeks: int) -> list[DealtWeek]:
+    """The rounds ``whose`` picks out (a dealer's, a table's) in the ``weeks`` ISO weeks that end
+    with ``day_to``'s, week by week and currency by currency: rounds and hours (by day), hands,
+    handle and the house's win settled and as paid (their seats, counted as the nightly report
+    counts them), and the payout mismatches over and under (never the informational findings).
+    Three grouped queries over the rounds' days."""
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
+    of_round = Q(*[(f"round__{name}", value) for name, value in whose.children])
     found: dict[tuple[date, str], DealtWeek] = {}
 
     def week_of(week, currency: str) -> DealtWeek:
@@ -176,7 +189,7 @@ def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek
             found[key] = DealtWeek(week=key[0], currency=currency)
         return found[key]
 
-    rounds = Round.objects.filter(dealer=dealer, gaming_day__gte=first, gaming_day__lte=day_to, held=False)
+    rounds = Round.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to, held=False)
     days = (rounds.values("gaming_day", "config_version__currency").order_by()
             .annotate(n=Count("id"), opened=Min("dealt_at"), closed=Max("dealt_at")))
     for row in days:
@@ -184,8 +197,8 @@ def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek
         week = week_of(monday, row["config_version__currency"])
         week.rounds += row["n"]
         week.hours += Decimal((row["closed"] - row["opened"]).total_seconds()) / 3600
-    seats = (Seat.objects.filter(round__dealer=dealer, gaming_day__gte=first, gaming_day__lte=day_to,
-                                 round__held=False)
+    seats = (Seat.objects.filter(of_round, gaming_day__gte=first, gaming_day__lte=day_to,
+                                 round__gaming_day__gte=first, round__held=False)
              .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
              .values("week", "round__config_version__currency").order_by().annotate(**seat_money_annotations()))
     for row in seats:
@@ -195,7 +208,7 @@ def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek
         week.win -= sum(row[f"result_{bet}"] for bet in BETS)
         week.win_paid -= sum(row[f"paid_{bet}"] for bet in BETS)
     mismatches = (
-        Finding.objects.filter(code=PAYOUT_MISMATCH, informational=False, round__dealer=dealer,
+        Finding.objects.filter(of_round, code=PAYOUT_MISMATCH, informational=False,
                                round__gaming_day__gte=first, round__gaming_day__lte=day_to)
         .annotate(week=TruncWeek("round__gaming_day", output_field=DateField()))
         .values("week", "round__config_version__currency").order_by()

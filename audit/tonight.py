@@ -330,6 +330,12 @@ def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now
     return sorted(money, key=lambda m: (m.currency, m.table))
 
 
+def silences_of(day: date, *, table_id: int) -> list[Silence]:
+    """A table's longest silence between two rounds of ``day`` (none, or one): its page's."""
+    rounds = Round.objects.filter(gaming_day=day, table_id=table_id).order_by()
+    return _silent(rounds, day, now=timezone.now(), last_round={})
+
+
 def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]) -> list[Silence]:
     """Tables whose rounds stopped for longer than ``TABLE_SILENT_AFTER``: between two rounds of
     the day, and since the last one up to now (``last_round``, given on the current day only).

@@ -1,5 +1,5 @@
-"""A dealer's page: what he dealt week by week, his mismatches over and under per 1,000 hands and the
-money at stake, each held to his rounds, seats and findings; linked from the report."""
+"""A dealer's page and a table's: what was dealt week by week, the mismatches over and under per 1,000
+hands and the money at stake, each held to the rounds, seats and findings; linked from the report."""
 
 from __future__ import annotations
 
@@ -59,3 +59,21 @@ def test_the_report_links_each_dealer_to_his_page_for_those_who_read_reports(las
     unread = Client()
     unread.force_login(django_user_model.objects.create_user("no-reports", is_staff=True))
     assert unread.get(reverse("admin:audit_reconciliationreport_dealer", args=["D001"])).status_code == 403
+
+
+def test_a_tables_week_is_its_seats_with_its_versions_and_silences(last_day, staff):
+    seats = Seat.objects.filter(round__table__code="S01", round__gaming_day=last_day, round__held=False)
+    hands = sum(1 for s in seats.select_related("round") if not s.round.void and s.round.status != "void")
+    win = -sum(getattr(s, f"settled_{bet}") for s in seats for bet in BETS)
+    auditor = staff("auditor")
+    page = auditor.get(reverse("admin:audit_reconciliationreport_table", args=["S01"]))
+    assert page.status_code == 200
+    monday = last_day - timedelta(days=last_day.weekday())
+    week = next(w for w in page.context["weeks"] if w.week == monday and w.currency == "SEK")
+    assert (week.hands, week.win) == (hands, win)
+    html = page.content.decode()
+    assert 'id="floor-versions"' in html and 'data-version="1"' in html
+    assert auditor.get(reverse("admin:audit_reconciliationreport_table", args=["NOPE"])).status_code == 404
+    report = report_run(day_from=last_day)
+    html = auditor.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    assert reverse("admin:audit_reconciliationreport_table", args=["S01"]) in html

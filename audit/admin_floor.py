@@ -1,0 +1,116 @@
+"""A dealer's page and a table's page in the admin, under the reports'
+(``/admin/audit/reconciliationreport/dealers/<dealer>/`` and ``tables/<code>/``).
+
+What the dealer or the table dealt week by week in each currency (rounds,
+hands and hands an hour, handle, the house's win by the rules and as paid),
+the payout mismatches over and under per 1,000 hands and the money at stake,
+charted by ISO week, the days against their bands, and game protection's
+findings that name them; a table's page adds its configuration's versions
+and its silences of the last week. Read live from the rounds
+(``audit.selectors.weeks_dealt``) and the days' reports
+(``report_band_series``); for whoever may read reports.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+
+from infra import charts
+from infra.admin_links import changelist_url
+from infra.gaming_day import gaming_day_of
+from rounds.models import Round, Table
+
+from . import selectors
+from .models import ProtectionFinding
+from .tonight import silences_of
+
+WEEKS = 8
+BAND_DAYS = 30
+SILENT_DAYS = 7
+READ = ("audit.view_reconciliationreport",)
+
+
+def dealer_url(dealer: str) -> str:
+    return reverse("admin:audit_reconciliationreport_dealer", args=[dealer])
+
+
+def table_url(code: str) -> str:
+    return reverse("admin:audit_reconciliationreport_table", args=[code])
+
+
+class FloorPages:
+    """A ModelAdmin's part that serves the dealers' and the tables' pages."""
+
+    def get_urls(self):
+        return [
+            path("dealers/<str:dealer>/", self.admin_site.admin_view(self.dealer_view),
+                 name="audit_reconciliationreport_dealer"),
+            path("tables/<str:code>/", self.admin_site.admin_view(self.table_view),
+                 name="audit_reconciliationreport_table"),
+            *super().get_urls(),
+        ]
+
+    def dealer_view(self, request, dealer: str):
+        last_day = self._last_day(request)
+        weeks = selectors.dealer_weeks(dealer=dealer, day_to=last_day, weeks=WEEKS)
+        return self._floor_page(request, f"Dealer {dealer}", who=dealer, scope="dealers", weeks=weeks,
+                                last_day=last_day, rounds_url=changelist_url(Round, dealer=dealer),
+                                findings=ProtectionFinding.objects.filter(dealer=dealer))
+
+    def table_view(self, request, code: str):
+        last_day = self._last_day(request)
+        table = get_object_or_404(Table.objects.select_related("config"), code=code)
+        weeks = selectors.table_weeks(table_id=table.pk, day_to=last_day, weeks=WEEKS)
+        days = [last_day - timedelta(days=n) for n in range(SILENT_DAYS)]
+        return self._floor_page(
+            request, f"Table {code}", who=code, scope="tables", weeks=weeks, last_day=last_day,
+            rounds_url=changelist_url(Round, table__id__exact=table.pk),
+            findings=ProtectionFinding.objects.filter(table=code),
+            table=table, versions=table.config.versions.order_by("-version"),
+            silences=[s for day in days for s in silences_of(day, table_id=table.pk)],
+        )
+
+    def _last_day(self, request) -> date:
+        if not request.user.has_perms(READ):
+            raise PermissionDenied
+        return gaming_day_of(timezone.now())
+
+    def _floor_page(self, request, title: str, *, who: str, scope: str, weeks, last_day: date, rounds_url: str,
+                    findings, **context) -> TemplateResponse:
+        mondays = [last_day - timedelta(days=last_day.weekday()) - timedelta(weeks=n)
+                   for n in range(WEEKS - 1, -1, -1)]
+        return TemplateResponse(request, "admin/audit/reconciliationreport/floor.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "title": title,
+            "who": who, "weeks": weeks, "last_day": last_day, "rounds_url": rounds_url,
+            "findings": list(findings.order_by("-day_to", "-id")[:50]),
+            "findings_url": changelist_url(ProtectionFinding, state="all", q=who),
+            "charts": _charts(who, scope, weeks, mondays, last_day), **context,
+        })
+
+
+def _charts(who: str, scope: str, weeks, mondays: list[date], last_day: date):
+    """The mismatches by week, and the days against their bands in each currency dealt."""
+    counts = [charts.WeekCount(w.week, w.mismatches, w.overpaid, w.underpaid) for w in weeks if w.mismatches]
+    parts = []
+    if counts:
+        parts.append(charts.mismatch_chart(
+            title=f"{who}: payout mismatches by ISO week, {charts.iso_week(mondays[0])} to "
+                  f"{charts.iso_week(mondays[-1])}", weeks=mondays, dealers={who: counts}))
+    currencies = sorted({w.currency for w in weeks})
+    series = selectors.report_band_series(scope=scope, groups=[(who, c) for c in currencies],
+                                          day_to=last_day, days=BAND_DAYS)
+    window = series.days[-BAND_DAYS:]
+    for currency in currencies:
+        bands = series.bands["day", who, currency]
+        if any(bands.get(day) for day in window):
+            parts.append(charts.band_chart(
+                title=f"{who}, {currency}: house win by day against its band", currency=currency,
+                days=[charts.BandDay(day=day, band=bands.get(day)) for day in window], narrow=True))
+    return mark_safe(charts.chart_row(parts)) if parts else ""
