@@ -17,6 +17,7 @@ from rounds.models import Finding, Round, Seat
 from rounds.selectors import OVERPAID, UNDERPAID
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand
+from .reconciliation.figures import hours_of, per_hour
 from .reconciliation.selectors import seat_money_annotations
 
 
@@ -154,10 +155,8 @@ class DealtWeek:
 
     @property
     def hands_per_hour(self) -> Decimal | None:
-        return (self.hands / self.hours).quantize(Decimal(1)) if self.hours >= QUARTER_HOUR else None
+        return per_hour(self.hands, self.hours)
 
-
-QUARTER_HOUR = Decimal("0.25")
 ZERO = Value(Decimal(0))
 
 
@@ -196,7 +195,7 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int) -> list[DealtWeek]:
         monday = row["gaming_day"] - timedelta(days=row["gaming_day"].weekday())
         week = week_of(monday, row["config_version__currency"])
         week.rounds += row["n"]
-        week.hours += Decimal((row["closed"] - row["opened"]).total_seconds()) / 3600
+        week.hours += hours_of(row["closed"] - row["opened"])
     seats = (Seat.objects.filter(of_round, gaming_day__gte=first, gaming_day__lte=day_to,
                                  round__gaming_day__gte=first, round__held=False)
              .annotate(week=TruncWeek("gaming_day", output_field=DateField()))

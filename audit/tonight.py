@@ -43,14 +43,13 @@ from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
 from .models import ProtectionFinding, ReconciliationReport
-from .reconciliation.figures import dealer_order, percent
+from .reconciliation.figures import dealer_order, hours_of, per_hour, percent
 from .reconciliation.report_figures import stored_name
 from .reconciliation.report_reader import read_groups
 from .reconciliation.selectors import ReportsKept, reports_kept, seat_money_annotations
 
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
-QUARTER = Decimal("0.25")  # hours: a rate over less is not shown
 WORK = Q(state__in=UNRESOLVED, informational=False)
 
 
@@ -62,7 +61,7 @@ class TableMoney:
     currency: str
     rounds: int  # in the books (not held apart)
     hands: int
-    hands_per_hour: Decimal | None  # over its first to its last round; none over less than a quarter
+    hands_per_hour: Decimal | None  # over its first to its last round (``figures.per_hour``)
     handle: Decimal
     win: Decimal  # the house's, by the rules
     win_paid: Decimal  # the house's, by what the dealers paid
@@ -318,10 +317,9 @@ def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now
         n, first, last = rounds[key]
         handle = sum(row[f"handle_{bet}"] for bet in BETS)
         win = -sum(row[f"result_{bet}"] for bet in BETS)
-        hours = Decimal((last - first).total_seconds()) / 3600
         money.append(TableMoney(
             table=codes[key[0]], currency=key[1], rounds=n, hands=row["hands"],
-            hands_per_hour=(Decimal(row["hands"]) / hours).quantize(Decimal(1)) if hours >= QUARTER else None,
+            hands_per_hour=per_hour(row["hands"], hours_of(last - first)),
             handle=handle, win=win, win_paid=-sum(row[f"paid_{bet}"] for bet in BETS),
             hold_percent=percent(win, handle), dealing=current and now - last <= settings.TABLE_SILENT_AFTER,
             last_round=last,

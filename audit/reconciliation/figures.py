@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
@@ -303,6 +304,21 @@ def _band(actual: Decimal, expected: Decimal, variance: Decimal, basis: str) -> 
 # Which theoretical win a band judges the house win by.
 OPTIMAL = "optimal"  # the game's house edge, as if every decision were the best one
 ACTUAL = "actual"  # that plus what the players' scored decisions gave up
+
+
+# A rate over less time than this is not shown: a table or dealer that dealt a few minutes would
+# read as hundreds of hands an hour.
+SHORTEST_RATE = Decimal("0.25")  # hours
+
+
+def hours_of(span: timedelta) -> Decimal:
+    """A span in hours, exactly (from its microseconds, not a float)."""
+    return Decimal(span // timedelta(microseconds=1)) / 3_600_000_000
+
+
+def per_hour(count: int, hours: Decimal) -> Decimal | None:
+    """``count`` an hour, whole; None over less than ``SHORTEST_RATE``."""
+    return (Decimal(count) / hours).quantize(Decimal(1)) if hours >= SHORTEST_RATE else None
 
 
 def dealer_order(*, overpaid: Decimal, underpaid: Decimal, mismatches: int, dealer: str, currency: str) -> tuple:

@@ -166,3 +166,14 @@ def test_house_win_settled_and_paid_tie_to_the_rows_and_to_the_findings(table_cl
     assert group.dealer_difference == group.underpaid - group.overpaid
     total = next(r for r in _csv(auditor_client, report) if (r["scope"], r["bet"]) == ("table", "total"))
     assert Decimal(total["win_paid"]) == paid and Decimal(total["dealer_difference"]) == paid - settled
+
+
+def test_a_rate_an_hour_is_exact_and_not_shown_over_a_few_minutes():
+    from datetime import timedelta
+
+    from audit.reconciliation.figures import hours_of, per_hour
+
+    assert hours_of(timedelta(hours=1, minutes=30, microseconds=36)) == Decimal("1.50000001")
+    assert per_hour(301, Decimal("1.5")) == 201
+    assert per_hour(30, hours_of(timedelta(minutes=14, seconds=59))) is None
+    assert per_hour(30, hours_of(timedelta(minutes=15))) == 120
