@@ -72,12 +72,19 @@ class ReportSerializer(ReportSummarySerializer):
 
     @extend_schema_field(ReportFigures)
     def get_figures(self, report: ReconciliationReport) -> dict | None:
-        figures = read_figures(report.figures)
+        figures = self._read(report)
         return figures_json(figures) if figures else None
 
     def get_figures_unreadable(self, report: ReconciliationReport) -> str:
         """Why a report's stored figures cannot be read ("" when they can, or there are none)."""
-        return getattr(read_figures(report.figures), "reason", "")
+        return getattr(self._read(report), "reason", "")
+
+    @staticmethod
+    def _read(report: ReconciliationReport):
+        # Both fields read the figures: parsed once (seconds for a busy day's players).
+        if not hasattr(report, "_read_figures"):
+            report._read_figures = read_figures(report.figures)
+        return report._read_figures
 
 
 class ReportFilter(django_filters.FilterSet):

@@ -177,3 +177,12 @@ def test_a_rate_an_hour_is_exact_and_not_shown_over_a_few_minutes():
     assert per_hour(301, Decimal("1.5")) == 201
     assert per_hour(30, hours_of(timedelta(minutes=14, seconds=59))) is None
     assert per_hour(30, hours_of(timedelta(minutes=15))) == 120
+
+
+def test_the_apis_report_reads_its_figures_once(report, auditor_client, monkeypatch):
+    from api.audit import reports
+
+    calls = []
+    monkeypatch.setattr(reports, "read_figures", lambda stored: calls.append(1) or read_figures(stored))
+    assert auditor_client.get(f"/api/v1/reports/{report.pk}/").status_code == 200
+    assert len(calls) == 1
