@@ -34,6 +34,7 @@ from infra import charts
 from infra.admin_links import changelist_url
 from infra.money_display import money
 from infra.work import UNRESOLVED, State
+from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.admin.display import finding_moves
 from rounds.admin.findings import QueueFilter, WorkActions, finding_moved_from_page
 from rounds.models import Round
@@ -128,16 +129,16 @@ class LeakRow:
 
 
 @admin.register(ProtectionFinding)
-class ProtectionFindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
+class ProtectionFindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
     """The game-protection queue: players, dealers, pairs and tables the tests found, to work."""
     csv_export = PROTECTION_FINDINGS
 
     work_permission = "work_protectionfinding"
     change_form_template = "admin/protection/change_form.html"
     change_list_template = "admin/protection/change_list.html"
-    list_display = ("code", "subject", "days", "figure_shown", "state", "worked_by", "created_at")
+    list_display = ("code", "subject", "days", "figure_shown", "state", "case_shown", "worked_by", "created_at")
     list_display_links = ("code",)
-    list_filter = (ProtectionQueueFilter, "code", PlayerFilter, "currency", "day_to")
+    list_filter = (ProtectionQueueFilter, CaseFilter, "code", PlayerFilter, "currency", "day_to")
     ordering = ("-created_at", "-id")
     search_fields = ("=player", "=dealer", "=companion", "=table")
     search_help_text = "Exactly a player id, a dealer id or a table code."

@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from infra.request_ids import request_id_of
+from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.admin.findings import WorkActions
 from trail.admin import ReadOnlyAdmin, admin_change_link
 from trail.services import Actor
@@ -111,16 +112,17 @@ class VarianceTestSettingAdmin(admin.ModelAdmin):
 
 
 @admin.register(VarianceFinding)
-class VarianceFindingAdmin(WorkActions, ReadOnlyAdmin):
+class VarianceFindingAdmin(CaseWork, WorkActions, ReadOnlyAdmin):
     """The auditors' queue of tables and dealers that tripped a regulator's variance test."""
 
     work_permission = "work_variancefinding"
     list_display = (
         "test", "scope", "key", "currency", "period", "days", "win", "theoretical", "percent",
-        "deviation", "state", "state_changed_by_name",
+        "deviation", "state", "case_shown", "state_changed_by_name",
     )
     list_display_links = ("test",)
-    list_filter = ("test", "state", "currency", "period", "scope")
+    list_filter = ("test", "state", CaseFilter, "currency", "period", "scope")
+    change_form_template = "admin/work/change_form.html"
     search_fields = ("=key", "detail")
     search_help_text = "Exactly a table code or dealer id, or words of the detail."
     date_hierarchy = "day_to"

@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from game.protection.codes import PROTECTION_CODES
 from infra.models import money_field
-from infra.work import WorkedFinding, worked_index
+from infra.work import WorkedFinding, case_indexes, worked_index
 
 from .reconciliation.variance_tests import (
     PERIOD_LABELS,
@@ -226,6 +226,7 @@ class VarianceFinding(WorkedFinding):
                 name="variance_state_changed_by_idx",
             ),
             worked_index("variance_worked_idx"),
+            *case_indexes("variance_case"),
         ]
 
     def __str__(self) -> str:
@@ -334,7 +335,24 @@ class ProtectionFinding(WorkedFinding):
                 name="protection_changed_by_idx",
             ),
             worked_index("protection_worked_idx"),
+            *case_indexes("protection_case"),
         ]
 
     def __str__(self) -> str:
         return f"{self.code} {self.key}"
+
+
+class NoticeMark(models.Model):
+    """How far the notices have read each kind of finding: the last key told about.
+
+    ``audit.notices`` reads the findings after it, tells who must know, records
+    each notice in the finding's trail and moves the mark, in one transaction
+    under this row's lock. A migration set each mark at the findings stored
+    then: what was found before the notices existed is not mailed.
+    """
+
+    source = models.CharField(max_length=40, unique=True)
+    last_id = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.source} after #{self.last_id}"

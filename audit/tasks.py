@@ -213,4 +213,25 @@ def protect_table_day(table_id: int, day: str) -> int:
 def protect_finish(day: str) -> dict[str, int]:
     from audit.protection.raising import day_findings_raise
 
-    return day_findings_raise(day=date.fromisoformat(day))
+    raised = day_findings_raise(day=date.fromisoformat(day))
+    notices_due()
+    return raised
+
+
+@shared_task(name="audit.notices_send", **RELIABLE)
+def notices_send() -> dict[str, int]:
+    """Mail what cannot wait (``audit.notices``): after a round that may need it, after the
+    nightly protection, and every few minutes from the schedule."""
+    from audit.notices import notices_send as send
+
+    return send()
+
+
+def notices_due(**_signal) -> None:
+    """``rounds.notices.due``'s receiver, after the round's commit: the notices run as a task (inline
+    where tasks are). A broker that cannot take it, or a run that fails, never fails the table's
+    request: the schedule's next run tells what this one did not."""
+    try:
+        notices_send.delay()
+    except Exception:
+        logger.exception("the notices could not be started; the schedule's next run sends them")

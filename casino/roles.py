@@ -32,6 +32,7 @@ class Role:
 
 AUDITOR_WORK = ("rounds.work_finding", "audit.work_variancefinding", "audit.work_protectionfinding")
 SUPERVISOR_WORK = (
+    "rounds.receive_notices",  # mailed at once: large mismatches, jackpots, suspicions, escalations
     "audit.change_variancetestsetting",
     "progressive.adjust_meter",
     "rounds.void_round",

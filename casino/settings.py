@@ -388,6 +388,26 @@ METER_SECOND_APPROVAL_WINDOW_HOURS = env_positive_int("METER_SECOND_APPROVAL_WIN
 # cannot be the second person on the asker's request (trail.approvals).
 APPROVER_INDEPENDENCE_DAYS = env_positive_int("APPROVER_INDEPENDENCE_DAYS", "30")
 
+# Mail: notices of what cannot wait (rounds.notices). The console in development (the mail is
+# printed where the server runs); in production SMTP at EMAIL_HOST unless EMAIL_BACKEND says.
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "table-audit@localhost")
+EMAIL_SUBJECT_PREFIX = os.environ.get("EMAIL_SUBJECT_PREFIX", "[table-audit] ")
+# Told of every notice besides the holders of rounds.receive_notices: "surveillance@casino.example".
+NOTICES_TO = env_list("NOTICES_TO")
+# A payout mismatch this large or larger, in its round's currency, is mailed at once; a
+# currency not named here is never mailed for a mismatch (the morning's queue still has it).
+NOTICE_MISMATCH_AT_LEAST = env_amounts("NOTICE_MISMATCH_AT_LEAST", "SEK=5000,EUR=500,USD=500")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",

@@ -1,10 +1,12 @@
-"""A finding as an auditor's work: its states, the moves between them, the fields that keep the last.
+"""A finding as an auditor's work: its states, the moves between them, its case, the fields that keep the last.
 
-Every kind of finding (a round's, a regulator's variance test's) is worked the
-same way, open → acknowledged → resolved or dismissed, and reopened when it
-was closed too soon. The vocabulary lives here once; the models inherit the
-fields from ``WorkedFinding`` and ``rounds.services.finding_transition`` moves
-any of them.
+Every kind of finding (a round's, a regulator's variance test's, game
+protection's) is worked the same way, open → acknowledged → resolved or
+dismissed, and reopened when it was closed too soon; and each is a case: a
+person it is assigned to, a priority, a time it is due by, and whether it
+was escalated to the supervisors. The vocabulary lives here once; the models
+inherit the fields from ``WorkedFinding``, ``rounds.services.finding_transition``
+moves any of them and ``rounds.services.cases`` works their cases.
 """
 
 from __future__ import annotations
@@ -34,8 +36,24 @@ UNRESOLVED: frozenset[str] = frozenset({State.OPEN, State.ACKNOWLEDGED})
 # Closing or reopening a finding must say why; acknowledging it need not.
 NOTE_REQUIRED: frozenset[str] = frozenset({State.RESOLVED, State.DISMISSED, State.OPEN})
 
-# A finding nobody has worked: most of them, for ever.
-UNTOUCHED = models.Q(state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="")
+
+
+class Priority(models.IntegerChoices):
+    """How soon a case wants a person: the smaller, the sooner (the queue sorts by it)."""
+
+    URGENT = 1, "urgent"
+    HIGH = 2, "high"
+    NORMAL = 3, "normal"
+    LOW = 4, "low"
+
+
+# A finding nobody has worked, nor made a case of: most of them, for ever.
+UNTOUCHED = models.Q(
+    state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="",
+    assignee_name="", priority=Priority.NORMAL, due_at__isnull=True, escalated_at__isnull=True,
+)
+# The columns of a finding's case, each as its case events record it (``rounds.services.cases``).
+CASE_COLUMNS: tuple[str, ...] = ("assignee_name", "priority", "due_at", "escalated_at")
 
 
 def worked_index(name: str) -> models.Index:
@@ -45,12 +63,24 @@ def worked_index(name: str) -> models.Index:
     return models.Index(fields=["id"], condition=~UNTOUCHED, name=name)
 
 
+def case_indexes(prefix: str) -> list[models.Index]:
+    """The cases by person (the queue's "mine") and by due time ("overdue"), each read without the
+    findings nobody took or gave a time."""
+    return [
+        models.Index(fields=["assignee", "due_at"], condition=models.Q(assignee__isnull=False),
+                     name=f"{prefix}_assignee_idx"),
+        models.Index(fields=["due_at"], condition=models.Q(due_at__isnull=False), name=f"{prefix}_due_idx"),
+    ]
+
+
 class WorkedFinding(models.Model):
     """The state of a finding and its latest move; the whole history is in the audit log.
 
     ``work_name`` names the finding in the audit log's actions
-    (``<work_name>.<state>``). A concrete model indexes ``state_changed_by``
-    itself, only where it is set: most findings are never worked.
+    (``<work_name>.<state>``, and its case's ``<work_name>.case``,
+    ``.comment``, ``.escalated``, ``.notified``). A concrete model indexes
+    ``state_changed_by`` itself, and the cases (``case_indexes``), only where
+    set: most findings are never worked.
     """
 
     State = State
@@ -65,5 +95,20 @@ class WorkedFinding(models.Model):
     state_changed_by_name = models.CharField(max_length=150, blank=True)  # a copy: users get renamed
     state_note = models.TextField(blank=True)
 
+    # The case: changed only by rounds.services.cases, each change an event in the trail.
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        db_index=False,
+    )
+    assignee_name = models.CharField(max_length=150, blank=True)  # a copy: users get renamed
+    priority = models.PositiveSmallIntegerField(choices=Priority.choices, default=Priority.NORMAL)
+    due_at = models.DateTimeField(null=True, blank=True)
+    escalated_at = models.DateTimeField(null=True, blank=True)
+
     class Meta:
         abstract = True
+
+    @classmethod
+    def worker_permission(cls) -> str:
+        """``<app>.work_<model>``: who may move and work these findings (each model's Meta declares it)."""
+        return f"{cls._meta.app_label}.work_{cls._meta.model_name}"

@@ -13,7 +13,8 @@ from game.evaluator import CATEGORIES
 from game.rules import TABLE_NUMBERS, TableRules, table_rules
 from game.vocabulary import BETS, Decision, FindingCode
 from infra.models import ImmutableModel, SecondApproval, money_field
-from infra.work import WorkedFinding, worked_index
+from infra.work import WorkedFinding, case_indexes, worked_index
+from rounds.video import validate_video_link
 from rounds.wire.statuses import RoundStatusChoices
 
 CATEGORY_CHOICES = [(name, name.replace("_", " ")) for name in CATEGORIES]
@@ -138,6 +139,12 @@ class Table(models.Model):
     config = models.ForeignKey(TableConfig, on_delete=models.PROTECT, related_name="tables")
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The casino's video of a moment at this table (rounds.video): on every round and finding.
+    video_link = models.CharField(
+        max_length=500, blank=True, validators=[validate_video_link],
+        help_text="An address with {table}, {seat}, {round}, {dealt_at}, {dealt_at_utc} or {gaming_day} "
+        "in braces, e.g. https://vms.example/play?camera={table}&at={dealt_at_utc}",
+    )
 
     class Meta:
         ordering = ["code"]
@@ -347,7 +354,11 @@ class Finding(WorkedFinding):
 
     class Meta:
         ordering = ["round", "id"]
-        permissions = [("work_finding", "Can acknowledge, resolve, dismiss or reopen findings")]
+        permissions = [
+            ("work_finding", "Can acknowledge, resolve, dismiss or reopen findings"),
+            # Held through a role (casino.roles): who rounds.notices mails what cannot wait.
+            ("receive_notices", "Is mailed what cannot wait: large mismatches, jackpots, suspicions, escalations"),
+        ]
         indexes = [
             models.Index(fields=["code", "created_at"]),
             models.Index(fields=["state", "created_at"]),
@@ -356,6 +367,7 @@ class Finding(WorkedFinding):
                 name="finding_state_changed_by_idx",
             ),
             worked_index("finding_worked_idx"),
+            *case_indexes("finding_case"),
         ]
 
     def __str__(self) -> str:

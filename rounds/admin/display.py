@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from infra.work import ALLOWED, NOTE_REQUIRED
+from rounds.video import video_of
 from rounds.admin.findings import WORK_VERBS
 from rounds.models import (
     Finding,
@@ -185,7 +186,7 @@ def trail_lines(round_: Round, findings: list[Finding]) -> list[TrailLine]:
             event=event,
             concerns=concerns,
             move=f"{before['state']} → {after.get('state', '?')}" if moved else "",
-            note=str(after.get("note") or after.get("reason") or ""),
+            note=str(after.get("note") or after.get("reason") or after.get("comment") or after.get("subject") or ""),
         ))
     return lines
 
@@ -221,6 +222,7 @@ def round_sheet(round_: Round, *, can_work: bool = False) -> dict:
         "pool": admin_change_link(pool.code, "progressive.pool", pool.pk) if pool else "",
         "submissions": list(submissions),
         "record_json": json_block(round_.record),
+        "video": video_of(round_),
         "config_url": reverse(
             "admin:rounds_tableconfig_change", args=[round_.config_version.config_id]
         ),

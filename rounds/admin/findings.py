@@ -21,6 +21,8 @@ from django.contrib.admin.options import IncorrectLookupParameters
 from django.db import transaction
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 
 from infra import locks
@@ -28,12 +30,14 @@ from infra.money_display import money
 from infra.partitioning import month_of
 from infra.request_ids import request_id_of
 from infra.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
+from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.exports import FINDINGS
 from rounds.models import (
     Finding,
     TableConfigVersion,
 )
 from rounds.selectors import AT_STAKE
+from rounds.video import video_of
 from rounds.services import (
     FindingTransitionError,
     finding_transition,
@@ -355,7 +359,7 @@ class WorkActions:
 
 
 @admin.register(Finding)
-class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
+class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
     """The auditors' queue: findings of every round, worked through by state."""
     csv_export = FINDINGS
 
@@ -364,12 +368,13 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     # the seat and bet share a column, and who moved the finding last closes the row.
     list_display = (
         "dealt", "code", "state", "round_link", "dealer",
-        "seat_bet", "at_stake", "expected_shown", "claimed_shown", "worked_by",
+        "seat_bet", "at_stake", "expected_shown", "claimed_shown", "case_shown", "worked_by",
     )
     list_display_links = ("dealt",)
     list_select_related = ("round__table", "round__config_version")
+    change_form_template = "admin/work/change_form.html"
     list_filter = (
-        QueueFilter, "code", FindingAgeFilter, FindingAmountFilter, GamingDayFilter, BeforeDayFilter,
+        QueueFilter, CaseFilter, "code", FindingAgeFilter, FindingAmountFilter, GamingDayFilter, BeforeDayFilter,
         FindingCurrencyFilter,
         # Dealers from the rounds' (dealer, dealt_at) index, not a DISTINCT over every round;
         # a date filter rather than a date hierarchy, whose drill-down reads every finding's date.
@@ -384,7 +389,7 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     show_full_result_count = False
     fields = (
         "round_link", "code", "informational", "seat", "bet", "expected", "claimed",
-        "detail", "state", "state_changed_at", "state_changed_by_name", "state_note", "created_at",
+        "detail", "state", "state_changed_at", "state_changed_by_name", "state_note", "video", "created_at",
     )
     # Working a finding is the one thing this admin changes, and only through the service.
     actions = WorkActions.actions
@@ -431,3 +436,10 @@ class FindingAdmin(CsvExportAdmin, WorkActions, ReadOnlyAdmin):
     @admin.display(description="moved by", ordering="state_changed_by_name")
     def worked_by(self, finding: Finding) -> str:
         return finding.state_changed_by_name or "–"
+
+    @admin.display(description="video")
+    def video(self, finding: Finding) -> SafeString | str:
+        """The casino's video of the round at the finding's seat (its table's template, ``rounds.video``)."""
+        link = video_of(finding.round, finding.seat)
+        return format_html('<a class="video-link" href="{}" rel="noopener" target="_blank">the video of this moment</a>',
+                           link) if link else "– (the table has no video link)"

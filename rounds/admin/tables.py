@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
-from django.http import HttpResponseRedirect
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString
 
 from infra.admin_links import changelist_url
 from infra.request_ids import request_id_of
+from infra.validation import FieldErrors
 from rounds.forms import ConfigVersionForm
 from rounds.models import (
     ConfigVersionRequest,
@@ -30,7 +31,9 @@ from rounds.services import (
     config_version_approve,
     config_version_create,
     config_version_reject,
+    table_video_link_set,
 )
+from rounds.video import FIELDS as VIDEO_FIELDS
 from trail.admin import (
     ReadOnlyAdmin,
     ReadOnlyStackedInline,
@@ -67,8 +70,39 @@ class TableAdmin(ReadOnlyAdmin):
     list_select_related = ("config",)
     list_filter = ("active", "config")
     search_fields = ("code", "name")
-    fields = ("code", "name", "config", "active", "created_at", "rounds_link", "submissions_link")
+    fields = ("code", "name", "config", "active", "created_at", "video_link", "rounds_link", "submissions_link")
     inlines = (TableKeyInline,)
+    change_form_template = "admin/rounds/table/change_form.html"
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None and request.user.has_perm("rounds.change_table"):
+            context["video_url"] = reverse("admin:rounds_table_video", args=[obj.pk])
+            context["video_fields"] = ", ".join(f"{{{name}}}" for name in VIDEO_FIELDS)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def get_urls(self):
+        return [path("<path:object_id>/video/", self.admin_site.admin_view(self.video_view), name="rounds_table_video"),
+                *super().get_urls()]
+
+    def video_view(self, request, object_id):
+        """The table's video link set from its page (``table_video_link_set``); the page again."""
+        if not request.user.has_perm("rounds.change_table"):
+            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        table = get_object_or_404(Table, pk=object_id) if str(object_id).isdigit() else None
+        if table is None:
+            raise Http404("No such table.")
+        try:
+            table_video_link_set(table_id=table.pk, template=request.POST.get("video_link", ""), user=request.user,
+                                 request_id=request_id_of(request))
+        except FieldErrors as refused:
+            for problems in refused.errors.values():
+                for problem in problems:
+                    messages.error(request, f"The video link was not changed: {problem}.")
+        else:
+            messages.success(request, f"Table {table.code}'s video link is changed.")
+        return redirect("admin:rounds_table_change", table.pk)
 
     @admin.display(description="rounds")
     def rounds_link(self, table: Table) -> SafeString:

@@ -39,7 +39,7 @@ from game.versions import in_force
 from infra.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
-from rounds import partitions
+from rounds import notices, partitions
 from rounds.models import ROUND_ID_UNIQUE, Round, RoundKey, Submission, Table
 from rounds.selectors import round_detail
 from rounds.window import outside_window, window_opens
@@ -184,6 +184,7 @@ def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date,
                                             item.findings, item.events)
             audit.append(_stored(item))
     audit_record_many(head=head, entries=audit)
+    notices.due_after_commit(finding for item in new for finding in item.findings)
     return results
 
 

@@ -12,7 +12,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from infra import locks
+from infra.validation import FieldErrors
 from rounds.models import Table, TableConfig, TableKey
+from rounds.video import video_link_errors
 from trail.services import Actor, audit_record
 
 KEY_PREFIX = "ta"
@@ -79,3 +81,20 @@ def table_key_lend(*, table: Table, actor: Actor, lifetime: timedelta) -> Issued
         audit_record(actor=actor, action="table.key_lent", obj=table,
                      after={"key_id": key_id, "expires_at": expires_at})
     return IssuedKey(table, f"{KEY_PREFIX}_{key_id}_{secret}")
+
+
+def table_video_link_set(*, table_id: int, template: str, user, request_id: str = "") -> Table:
+    """The table's link to the casino's video (``rounds.video``): checked, kept, audited."""
+    template = (template or "").strip()
+    if errors := video_link_errors(template):
+        raise FieldErrors({"video_link": errors})
+    with transaction.atomic():
+        table = locks.rows_locked(Table.objects.filter(pk=table_id), [table_id]).get()
+        before = table.video_link
+        if before == template:
+            raise FieldErrors("the table's video link is so already", field="video_link")
+        table.video_link = template
+        table.save(update_fields=["video_link"])
+        audit_record(actor=Actor.of_user(user), action="table.video_link", obj=table,
+                     before={"video_link": before}, after={"video_link": template}, request_id=request_id)
+    return table

@@ -1,0 +1,103 @@
+"""Notices: what cannot wait for the morning, mailed to the people who must know, each kept in the trail.
+
+A payout mismatch above the configured amount in its currency, a jackpot
+(an award from the meter), a new game-protection suspicion and a case
+escalated by a person are mailed through Django's mail backend (the console
+in the demo) to every active user who holds ``rounds.receive_notices`` (the
+supervisors' role) and has an address, the finding's assignee, and the
+addresses of ``NOTICES_TO``. Each notice is a ``<finding>.notified`` event on
+the finding it is about, sent or not: a mail server that refused it is
+named there, never lost in a log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.db.models import Q, TextChoices
+from django.dispatch import Signal
+
+from game.vocabulary import FindingCode
+from trail.services import SYSTEM, AuditEntry
+
+logger = logging.getLogger(__name__)
+
+RECEIVE = ("rounds", "receive_notices")
+# The codes of a round's findings that may need a notice at once (audit.notices decides which do).
+AT_ONCE_CODES: tuple[str, ...] = (FindingCode.PAYOUT_MISMATCH.value, FindingCode.PROGRESSIVE_AWARD.value)
+# Sent once a transaction that stored such a finding commits; audit.notices listens (audit.apps).
+due = Signal()
+
+
+def due_after_commit(findings: Iterable) -> None:
+    """Say, once the transaction commits, that notices may be due, if any of ``findings`` may need one."""
+    if any(finding.code in AT_ONCE_CODES for finding in findings):
+        transaction.on_commit(lambda: due.send(sender=None))
+
+
+class Why(TextChoices):
+    """What a notice is for: the vocabulary of its event's ``why``."""
+
+    MISMATCH = "payout_mismatch", "a payout mismatch above the notice amount"
+    JACKPOT = "jackpot", "a jackpot paid from the meter"
+    SUSPICION = "suspicion", "a new game-protection suspicion"
+    ESCALATED = "escalated", "a case escalated to the supervisors"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    finding: object  # any infra.work.WorkedFinding
+    why: str  # Why
+    subject: str
+    body: str
+    to_assignee: bool = True
+
+
+def recipients(extra: Iterable[str] = ()) -> list[str]:
+    """The addresses told: the holders of ``rounds.receive_notices`` and ``NOTICES_TO``, once each."""
+    permission = Permission.objects.filter(content_type__app_label=RECEIVE[0], codename=RECEIVE[1]).first()
+    held = Q(is_superuser=True)
+    if permission is not None:
+        held |= Q(groups__permissions=permission) | Q(user_permissions=permission)
+    users = get_user_model().objects.filter(held, is_active=True).exclude(email="")
+    addresses = [*users.values_list("email", flat=True).distinct(), *settings.NOTICES_TO, *extra]
+    return sorted({address.strip().lower(): address.strip() for address in addresses if address.strip()}.values())
+
+
+def sent(notices: Sequence[Notice]) -> list[AuditEntry]:
+    """Mail each notice; the trail's events that say so, for the caller to record in its transaction.
+
+    The mail goes before the events are written: a notice is recorded as sent
+    only once the backend took it, and one the backend refused is recorded
+    with its error. The caller's transaction failing after the mail means the
+    notice may go twice, never that it is lost.
+    """
+    if not notices:
+        return []
+    told = recipients()
+    entries = []
+    for notice in notices:
+        assignee = getattr(getattr(notice.finding, "assignee", None), "email", "") if notice.to_assignee else ""
+        to = sorted({*told, *([assignee] if assignee else [])})
+        error = ""
+        if not to:
+            error = "no one to tell: nobody who receives notices has an address, and NOTICES_TO is empty"
+        else:
+            try:
+                EmailMessage(subject=f"{settings.EMAIL_SUBJECT_PREFIX}{notice.subject}", body=notice.body,
+                             to=to).send(fail_silently=False)
+            except Exception as exc:  # the mail server's refusal, whatever its kind, is what the trail keeps
+                logger.exception("notice %s about %s not sent", notice.why, notice.finding)
+                error = f"{type(exc).__name__}: {exc}"[:500]
+        entries.append(AuditEntry(
+            actor=SYSTEM, action=f"{notice.finding.work_name}.notified", obj=notice.finding,
+            after={"why": notice.why, "to": to, "subject": notice.subject, "sent": not error, "error": error},
+        ))
+    return entries

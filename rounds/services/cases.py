@@ -1,0 +1,145 @@
+"""A finding's case: who has it, how urgent, by when, whether escalated, and what people said.
+
+Any kind of worked finding (``infra.work.WorkedFinding``) is a case. Each
+change is made here under the finding's row lock and recorded in the trail
+on the finding, in the same transaction: ``<work_name>.case`` with the case
+before and after, ``.comment`` with the words, ``.escalated`` with the case
+and the reason, after which the supervisors are told (``rounds.notices``).
+``audit.proof_findings`` holds every case's columns to its last event.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from infra import locks
+from infra.work import Priority, WorkedFinding
+from rounds import notices
+from trail.services import Actor, AuditEntry, audit_record_many
+
+from .findings import FindingTransitionError
+
+# What a comment may hold: a paragraph or a few, never a pasted log.
+COMMENT_MOST = 4000
+# The events that change a case's columns (a comment and a notice change none).
+CASE_ACTIONS = ("case", "escalated")
+# A sentinel for "leave it as it is" among the case's changes (None clears an assignee or a due time).
+KEEP = object()
+
+
+class CaseError(FindingTransitionError):
+    pass
+
+
+def case_of(finding: WorkedFinding) -> dict[str, object]:
+    """The case as its events record it (``audit.proof_findings`` reads the same keys)."""
+    return {
+        "assignee": finding.assignee_name,
+        "priority": Priority(finding.priority).label,
+        "due": finding.due_at.isoformat() if finding.due_at else "",
+        "escalated": finding.escalated_at.isoformat() if finding.escalated_at else "",
+    }
+
+
+def assignable(model: type[WorkedFinding]):
+    """The people a case may be given to: active staff who may work ``model``'s findings."""
+    permission = model.worker_permission()
+    users = get_user_model().objects.filter(is_active=True, is_staff=True).order_by("username")
+    return [user for user in users if user.has_perm(permission)]
+
+
+def case_change(*, model: type[WorkedFinding], finding_id: int, user, assignee=KEEP, priority=KEEP,
+                due_at=KEEP, request_id: str = "") -> WorkedFinding:
+    """Give the case to ``assignee`` (None: to nobody), a ``priority``, a ``due_at`` (None: no time)."""
+    changes = {}
+    if assignee is not KEEP:
+        if assignee is not None and assignee.pk not in {u.pk for u in assignable(model)}:
+            raise CaseError(f"{assignee.get_username()} may not work these findings", field="assignee")
+        changes["assignee"] = assignee
+        changes["assignee_name"] = assignee.get_username() if assignee is not None else ""
+    if priority is not KEEP:
+        if priority not in Priority.values:
+            raise CaseError(f"no such priority: {priority!r}", field="priority")
+        changes["priority"] = priority
+    if due_at is not KEEP:
+        if due_at is not None and not isinstance(due_at, datetime):
+            raise CaseError("a due time is a date and a time", field="due_at")
+        changes["due_at"] = due_at
+    return _changed(model, finding_id, user, changes, request_id)
+
+
+def case_comment(*, model: type[WorkedFinding], finding_id: int, user, text: str,
+                 request_id: str = "") -> WorkedFinding:
+    """A comment on the case: an event in the finding's trail, never edited or taken back."""
+    text = (text or "").strip()
+    if not text:
+        raise CaseError("a comment needs words", field="comment")
+    if len(text) > COMMENT_MOST:
+        raise CaseError(f"a comment holds at most {COMMENT_MOST} characters", field="comment")
+    with transaction.atomic():
+        finding = _locked(model, finding_id)
+        audit_record_many(entries=[AuditEntry(
+            actor=Actor.of_user(user), action=f"{model.work_name}.comment", obj=finding,
+            after={"comment": text}, request_id=request_id)])
+    return finding
+
+
+def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: str,
+                  request_id: str = "") -> WorkedFinding:
+    """The case escalated to the supervisors with why: recorded, then they are mailed (``rounds.notices``).
+
+    Once only: an escalated case stays escalated (its later work is comments and moves).
+    """
+    note = (note or "").strip()
+    if not note:
+        raise CaseError("escalating a case needs a note saying why", field="note")
+    actor = Actor.of_user(user)
+    with transaction.atomic():
+        finding = _locked(model, finding_id)
+        if finding.escalated_at is not None:
+            raise CaseError(f"finding {finding.pk} was escalated already, on {finding.escalated_at:%Y-%m-%d %H:%M}",
+                            field="findings")
+        before = case_of(finding)
+        finding.escalated_at = timezone.now()
+        finding.save(update_fields=["escalated_at"])
+        subject = f"Escalated by {actor.name}: {finding}"
+        body = (f"{actor.name} escalated {model._meta.verbose_name} {finding} to the supervisors.\n\n"
+                f"Why: {note}\n\nIt is {finding.state}, priority {Priority(finding.priority).label}"
+                + (f", with {finding.assignee_name}" if finding.assignee_name else ", with nobody yet") + ".\n")
+        told = notices.sent([notices.Notice(finding, notices.Why.ESCALATED, subject, body)])
+        audit_record_many(entries=[
+            AuditEntry(actor=actor, action=f"{model.work_name}.escalated", obj=finding,
+                       before=before, after={**case_of(finding), "note": note}, request_id=request_id),
+            *told,
+        ])
+    return finding
+
+
+def _changed(model, finding_id: int, user, changes: dict, request_id: str) -> WorkedFinding:
+    with transaction.atomic():
+        finding = _locked(model, finding_id)
+        before = case_of(finding)
+        for name, value in changes.items():
+            setattr(finding, name, value)
+        after = case_of(finding)
+        if after == before:
+            raise CaseError("nothing to change: the case is so already", field="findings")
+        finding.save(update_fields=list(changes))
+        audit_record_many(entries=[AuditEntry(
+            actor=Actor.of_user(user), action=f"{model.work_name}.case", obj=finding,
+            before=before, after=after, request_id=request_id)])
+    return finding
+
+
+def _locked(model: type[WorkedFinding], finding_id: int) -> WorkedFinding:
+    found = list(locks.rows_locked(model.objects.filter(pk=finding_id), [finding_id]))
+    if not found:
+        raise CaseError(f"no finding {finding_id}", field="findings")
+    finding = found[0]
+    if getattr(finding, "informational", False):
+        raise CaseError(f"finding {finding.pk} is informational: a record, not work", field="findings")
+    return finding
