@@ -1,0 +1,121 @@
+"""What cannot wait is mailed once, each notice kept in its finding's trail; what can wait is not mailed."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+
+from audit.models import NoticeMark
+from audit.notices import notices_send
+from audit.protection.standing import standing_raise
+from casino.services import user_roles_set
+from rounds.models import Finding
+from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
+
+pytestmark = pytest.mark.django_db
+
+ROUNDS = "/api/v1/rounds/"
+
+
+@pytest.fixture(autouse=True)
+def supervisor(django_user_model):
+    user = django_user_model.objects.create_user("boss", email="boss@casino.example", password="pw-for-tests-only")
+    user_roles_set(user=user, roles=["supervisor"], actor=SYSTEM)
+    return user
+
+
+def _notices(model: str = "rounds.finding") -> list[AuditEvent]:
+    return list(AuditEvent.objects.filter(object_type=model, action__endswith=".notified").order_by("seq"))
+
+
+def _mismatches(table_client) -> list[Finding]:
+    client = table_client("S01", "se-50kr")
+    for example in examples.load("se-50kr.jsonl"):
+        if "payout_mismatch" in example["expect"]["codes"]:
+            client.post(ROUNDS, example["record"], format="json")
+    return list(Finding.objects.filter(code="payout_mismatch").select_related("round").order_by("pk"))
+
+
+def test_a_mismatch_at_the_amount_is_mailed_once_and_a_smaller_one_not(table_client, settings, mailoutbox):
+    found = _mismatches(table_client)
+    differences = sorted({abs(f.claimed - f.expected) for f in found})
+    assert len(differences) >= 2, "the examples hold mismatches of more than one size"
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": differences[-1]}
+    largest = [f for f in found if abs(f.claimed - f.expected) == differences[-1]]
+    assert notices_send()["round_findings"] == len(largest)
+    told = _notices()
+    assert sorted(int(e.object_id) for e in told) == sorted(f.pk for f in largest)
+    assert all(e.after["why"] == "payout_mismatch" and e.after["sent"] for e in told)
+    assert len(mailoutbox) == len(largest) and mailoutbox[0].to == ["boss@casino.example"]
+    assert "Payout mismatch of" in mailoutbox[0].subject and "SEK" in mailoutbox[0].subject
+    # Read again (the tail of the last minutes), none is told twice.
+    assert notices_send()["round_findings"] == 0 and len(mailoutbox) == len(largest)
+    assert NoticeMark.objects.get(source="round_findings").last_id == Finding.objects.order_by("-pk").first().pk
+
+
+def test_a_currency_without_an_amount_is_never_mailed(table_client, settings, mailoutbox):
+    _mismatches(table_client)
+    settings.NOTICE_MISMATCH_AT_LEAST = {"USD": Decimal("0.01")}
+    assert notices_send()["round_findings"] == 0 and mailoutbox == []
+
+
+def test_a_jackpot_from_the_meter_is_mailed_and_a_fixed_award_is_not(table_client, mailoutbox):
+    client = table_client("U01", "us-30k")
+    for example in examples.load("us-30k.jsonl")[:3]:
+        assert client.post(ROUNDS, example["record"], format="json").status_code == 201
+    awards = Finding.objects.filter(code="progressive_award").select_related("round")
+    meter_awards = [f for f in awards if f.round.meter_events.filter(kind="award", seat=f.seat).exists()]
+    assert len(meter_awards) < awards.count(), "the examples hold a fixed award too"
+    notices_send()
+    told = _notices()
+    assert sorted(int(e.object_id) for e in told) == sorted(f.pk for f in meter_awards)
+    assert all(e.after["why"] == "jackpot" for e in told)
+    assert all(mail.subject.startswith("[table-audit] Jackpot of") for mail in mailoutbox)
+
+
+def test_a_new_suspicion_is_mailed_and_a_night_that_brings_it_up_to_date_is_not(mailoutbox):
+    day = date(2026, 11, 30)
+    common = {"code": "suspected_sweetheart_dealing", "key": "D7|P9", "threshold": 4.0, "evidence": {},
+              "detail": "errors in the player's favour", "dealer": "D7", "player": "P9", "day_from": day}
+    assert standing_raise(day=day, figure=5.0, **common)
+    notices_send()
+    (told,) = _notices("audit.protectionfinding")
+    assert told.after["why"] == "suspicion" and "sweetheart" in mailoutbox[0].subject
+    assert not standing_raise(day=day + timedelta(days=1), figure=6.0, **common)
+    notices_send()
+    assert len(_notices("audit.protectionfinding")) == 1 and len(mailoutbox) == 1
+
+
+def test_what_was_found_before_the_mark_and_long_ago_is_not_mailed(table_client, settings, mailoutbox, monkeypatch):
+    found = _mismatches(table_client)
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
+    NoticeMark.objects.filter(source="round_findings").update(last_id=found[-1].pk)
+    an_hour_on = timezone.now() + timedelta(hours=1)
+    monkeypatch.setattr("audit.notices.timezone.now", lambda: an_hour_on)
+    assert notices_send()["round_findings"] == 0 and mailoutbox == []
+
+
+def test_a_finding_committed_behind_the_mark_is_still_told(table_client, settings, mailoutbox):
+    """A key drawn before another's and committed after it: the mark passed it, the tail reads it."""
+    found = _mismatches(table_client)
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
+    NoticeMark.objects.filter(source="round_findings").update(last_id=found[-1].pk)
+    assert notices_send()["round_findings"] == len(found)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stored_round_that_needs_it_sends_the_notices_once_committed(table_client, settings, mailoutbox):
+    """The round's commit sends ``rounds.notices.due``; the notices run (inline here, as in the demo)."""
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
+    client = table_client("S01", "se-50kr")
+    example = next(e for e in examples.load("se-50kr.jsonl") if "payout_mismatch" in e["expect"]["codes"])
+    assert not transaction.get_connection().in_atomic_block
+    assert client.post(ROUNDS, example["record"], format="json").status_code == 201
+    assert len(mailoutbox) == Finding.objects.filter(code="payout_mismatch").count() >= 1
+    assert {e.after["why"] for e in _notices()} == {"payout_mismatch"}

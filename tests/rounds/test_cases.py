@@ -1,0 +1,162 @@
+"""A finding's case: given, prioritised, timed, commented and escalated, each an event; held to them."""
+
+from __future__ import annotations
+
+import smtplib
+from datetime import timedelta
+
+import pytest
+from django.core.mail.backends.base import BaseEmailBackend
+from django.db import connection
+from django.utils import timezone
+
+from audit.proof_findings import finding_states_unrecorded
+from casino.services import user_roles_set
+from infra.work import Priority
+from rounds.models import Finding
+from rounds.services import CaseError, case_change, case_comment, case_escalate
+from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
+
+pytestmark = pytest.mark.django_db
+
+
+class RefusingBackend(BaseEmailBackend):
+    """A mail server that is down."""
+
+    def send_messages(self, email_messages):
+        raise smtplib.SMTPServerDisconnected("the mail server went away")
+
+
+@pytest.fixture
+def finding(table_client):
+    client = table_client("S01", "se-50kr")
+    flagged = next(e for e in examples.load("se-50kr.jsonl") if "payout_mismatch" in e["expect"]["codes"])
+    client.post("/api/v1/rounds/", flagged["record"], format="json")
+    return Finding.objects.filter(code="payout_mismatch").order_by("pk").first()
+
+
+@pytest.fixture
+def person(django_user_model):
+    def make(name: str, role: str = "auditor", email: str = "") -> object:
+        user = django_user_model.objects.create_user(name, email=email, password="pw-for-tests-only")
+        user_roles_set(user=user, roles=[role], actor=SYSTEM)
+        return user
+
+    return make
+
+
+def _events(finding, action: str) -> list[AuditEvent]:
+    return list(AuditEvent.objects.filter(object_type="rounds.finding", object_id=str(finding.pk),
+                                          action=f"finding.{action}").order_by("seq"))
+
+
+def test_a_case_is_given_prioritised_and_timed_each_change_an_event(finding, person):
+    alice, bob = person("alice"), person("bob")
+    due = timezone.now() + timedelta(hours=4)
+    case_change(model=Finding, finding_id=finding.pk, user=alice, assignee=alice)
+    case_change(model=Finding, finding_id=finding.pk, user=alice, assignee=bob, priority=Priority.URGENT, due_at=due)
+    stored = Finding.objects.get(pk=finding.pk)
+    assert (stored.assignee, stored.assignee_name, stored.priority, stored.due_at) == (bob, "bob", 1, due)
+    first, second = _events(finding, "case")
+    assert first.before["assignee"] == "" and first.after["assignee"] == "alice" and first.actor_name == "alice"
+    assert second.before == first.after
+    assert second.after == {"assignee": "bob", "priority": "urgent", "due": due.isoformat(), "escalated": ""}
+    assert stored.state == "open", "a case changes no state"
+    assert list(finding_states_unrecorded()) == []
+
+
+def test_a_case_goes_only_to_who_may_work_it_and_only_when_it_changes(finding, person, django_user_model):
+    alice = person("alice")
+    outsider = django_user_model.objects.create_user("outsider", password="pw-for-tests-only", is_staff=True)
+    with pytest.raises(CaseError, match="may not work"):
+        case_change(model=Finding, finding_id=finding.pk, user=alice, assignee=outsider)
+    with pytest.raises(CaseError, match="so already"):
+        case_change(model=Finding, finding_id=finding.pk, user=alice, priority=Priority.NORMAL)
+    with pytest.raises(CaseError, match="no such priority"):
+        case_change(model=Finding, finding_id=finding.pk, user=alice, priority=9)
+    assert Finding.objects.get(pk=finding.pk).assignee is None and _events(finding, "case") == []
+
+
+def test_comments_are_events_of_the_finding_and_need_words(finding, person):
+    alice = person("alice")
+    case_comment(model=Finding, finding_id=finding.pk, user=alice, text="  Video shows the dealer paid 3:2.  ")
+    (comment,) = _events(finding, "comment")
+    assert comment.after == {"comment": "Video shows the dealer paid 3:2."} and comment.actor_name == "alice"
+    with pytest.raises(CaseError, match="needs words"):
+        case_comment(model=Finding, finding_id=finding.pk, user=alice, text="   ")
+    with pytest.raises(CaseError, match="at most"):
+        case_comment(model=Finding, finding_id=finding.pk, user=alice, text="x" * 4001)
+
+
+def test_escalating_mails_the_supervisors_and_keeps_the_notice_in_the_trail(finding, person, mailoutbox, settings):
+    settings.NOTICES_TO = ["surveillance@casino.example"]
+    alice, boss = person("alice"), person("boss", "supervisor", "boss@casino.example")
+    person("quiet-boss", "supervisor")  # no address: cannot be mailed
+    case_change(model=Finding, finding_id=finding.pk, user=alice, assignee=alice)
+    case_escalate(model=Finding, finding_id=finding.pk, user=alice, note="the same dealer, third time tonight")
+    (mail,) = mailoutbox
+    assert sorted(mail.to) == ["boss@casino.example", "surveillance@casino.example"]
+    assert "Escalated by alice" in mail.subject and "third time tonight" in mail.body
+    (escalated,) = _events(finding, "escalated")
+    (notice,) = _events(finding, "notified")
+    assert escalated.after["note"] == "the same dealer, third time tonight" and escalated.after["escalated"]
+    assert notice.after["why"] == "escalated" and notice.after["sent"] is True and notice.after["to"] == sorted(mail.to)
+    assert notice.seq > escalated.seq and boss.email in notice.after["to"]
+    assert Finding.objects.get(pk=finding.pk).escalated_at is not None
+    with pytest.raises(CaseError, match="escalated already"):
+        case_escalate(model=Finding, finding_id=finding.pk, user=alice, note="again")
+    assert list(finding_states_unrecorded()) == []
+
+
+def test_a_notice_the_mail_server_refused_is_kept_with_why(finding, person, settings):
+    settings.EMAIL_BACKEND = f"{__name__}.RefusingBackend"
+    person("boss", "supervisor", "boss@casino.example")
+    case_escalate(model=Finding, finding_id=finding.pk, user=person("alice"), note="now")
+    (notice,) = _events(finding, "notified")
+    assert notice.after["sent"] is False and "went away" in notice.after["error"]
+
+
+def test_with_nobody_to_tell_the_notice_says_so(finding, person, settings):
+    settings.NOTICES_TO = []
+    case_escalate(model=Finding, finding_id=finding.pk, user=person("alice"), note="now")
+    (notice,) = _events(finding, "notified")
+    assert notice.after["sent"] is False and notice.after["to"] == [] and "no one to tell" in notice.after["error"]
+
+
+def test_escalating_needs_a_note_and_an_informational_finding_is_no_case(person, table_client, finding):
+    alice = person("alice")
+    with pytest.raises(CaseError, match="needs a note"):
+        case_escalate(model=Finding, finding_id=finding.pk, user=alice, note=" ")
+    client = table_client("U01", "us-30k")
+    client.post("/api/v1/rounds/", examples.load("us-30k.jsonl")[3]["record"], format="json")
+    award = Finding.objects.get(code="progressive_award")
+    with pytest.raises(CaseError, match="informational"):
+        case_change(model=Finding, finding_id=award.pk, user=alice, assignee=alice)
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("assignee_name", "'mallory'"), ("priority", "4"), ("due_at", "now() + interval '30 days'"),
+    ("escalated_at", "NULL"),
+])
+def test_a_case_changed_past_the_service_is_named(finding, person, column, value):
+    """The database lets the case's columns change (the service needs them); the proof names each
+    change that no case event made."""
+    alice = person("alice")
+    case_escalate(model=Finding, finding_id=finding.pk, user=alice, note="look")
+    case_change(model=Finding, finding_id=finding.pk, user=alice, assignee=alice, priority=Priority.HIGH,
+                due_at=timezone.now() + timedelta(days=1))
+    assert list(finding_states_unrecorded()) == []
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE rounds_finding SET {column} = {value} WHERE id = %s", [finding.pk])
+    (named,) = finding_states_unrecorded()
+    assert (named.finding_pk, named.column) == (finding.pk, "case")
+    assert "its last audit event says" in str(named)
+
+
+def test_a_case_made_with_no_event_at_all_is_named(finding):
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE rounds_finding SET priority = 1 WHERE id = %s", [finding.pk])
+    (named,) = finding_states_unrecorded()
+    assert (named.column, named.recorded) == ("case", None) and "no audit event moved it" in str(named)
