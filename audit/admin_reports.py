@@ -569,6 +569,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         if not figures or not figures.pools:
             return "-"
         pools = figures.pools
+        books = self._progressive_books(figures)
         table = _table(
             ["pool", "opening", "contributions", "awards", "fixed awards", "reseeds",
              "adjustments", "reversals", "overflow", "closing", "balances"],
@@ -580,7 +581,22 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             meter_chart(p.series, title=f"{code}: the meter over the report's events", currency=p.currency)
             for code, p in pools.items()
         )
-        return mark_safe(table + meters)
+        return mark_safe(books + table + meters)
+
+    @staticmethod
+    def _progressive_books(figures: ReportFigures) -> str:
+        """The bets as an accountant reads them (``figures.progressive_books``), above the ledgers."""
+        if figures.progressive is None:
+            return charts.caption("The progressive bets as the books see them were not recorded by this "
+                                  "version of the report: reconcile its range again to have them.")
+        rows = [[b.currency, *(amount(value, b.currency) for value in (
+            b.wagers, b.awards_from_meter, b.fixed_awards, b.paid_win, b.debt_opening, b.debt_closing, b.win)),
+            "–" if b.hold_percent is None else f"{b.hold_percent} %"] for b in figures.progressive.values()]
+        return _table(["", "wagers", "awards from the meters", "fixed awards", "cash left (wagers − awards)",
+                       "meters owed at the start", "at the end", "the house's win", "hold"], rows) + charts.caption(
+            "The meters, their overflow and reserves are owed to the players: an award from a meter pays "
+            "that debt, and what the bets add to it is the house's cost. The house's win is the cash the "
+            "bets left less what the debt grew by; the pools' ledgers below are where it comes from.")
 
     @admin.display(description="flags")
     def flags_table(self, report):

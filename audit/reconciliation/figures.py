@@ -35,7 +35,18 @@ from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
 from game.findings import LIMIT_BREAK_CODES
 from game.vocabulary import BETS, Bet
 
-from .report_figures import BandFigures, Bands, Flag, GroupFigures, Groups, OptimalBands, ScoredShare, Scoring
+from .report_figures import (
+    BandFigures,
+    Bands,
+    Flag,
+    GroupFigures,
+    Groups,
+    OptimalBands,
+    PoolFigures,
+    ProgressiveBooks,
+    ScoredShare,
+    Scoring,
+)
 
 BASE_BETS = (Bet.ANTE.value, Bet.BLIND.value, Bet.PLAY.value)
 ZERO = Decimal(0)
@@ -422,3 +433,30 @@ def flags_of(scope: str, derived: Groups) -> list[Flag]:
                     found.append(Flag(scope=scope, key=key, currency=currency, bet=bet, **dict(band)))
     found.sort(key=lambda f: (f.outside != "99.7", -abs(f.z or 0)))
     return found
+
+
+def progressive_books(casino: Mapping[str, GroupFigures], pools: Mapping[str, PoolFigures]) -> dict[str, ProgressiveBooks]:
+    """The progressive bets of each currency with a pool, as the books see them (``ProgressiveBooks``).
+
+    Each currency's wagers are the casino's handle of the bet; the awards and the debt are its
+    pools' ledgers over the range. The house's win is the cash the bets left less what the debt
+    grew by: wagers − fixed awards − awards from the meters − (closing debt − opening debt).
+    """
+    books = {}
+    for currency in sorted({pool.currency for pool in pools.values()}):
+        mine = {code: pool for code, pool in sorted(pools.items()) if pool.currency == currency}
+        group = casino.get(currency)
+        wagers = group.handle.get("progressive", ZERO) if group else ZERO
+        from_meter = sum((pool.awards for pool in mine.values()), ZERO)
+        fixed = sum((pool.fixed_awards for pool in mine.values()), ZERO)
+        opening = sum((p.opening + p.opening_overflow + p.opening_reserve for p in mine.values()), ZERO)
+        closing = sum((p.closing + p.closing_overflow + p.closing_reserve for p in mine.values()), ZERO)
+        paid_win = wagers - from_meter - fixed
+        win = paid_win - (closing - opening)
+        books[currency] = ProgressiveBooks(
+            currency=currency, pools=list(mine), wagers=wagers, awards_from_meter=from_meter, fixed_awards=fixed,
+            paid_win=paid_win, debt_opening=opening, debt_closing=closing, debt_change=closing - opening,
+            win=win, hold_percent=percent(win, wagers),
+        )
+    return books
+

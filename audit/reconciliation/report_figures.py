@@ -16,7 +16,8 @@ Versions:
    have no reversals, marks or readings; an older chain no walk.
 2. The declaration, written with its ``version``; no ``win_paid``.
 3. Each group's house win by what the dealers paid (``win_paid``), beside
-   the one by the rules, and their difference.
+   the one by the rules, and their difference; from 2026-12-05 the
+   progressive bets as the books see them (``progressive``, absent before).
 
 Money, ratios and z-scores are ``Decimal``, written as text (exact as they
 were computed). Plain Python: no Django.
@@ -218,6 +219,27 @@ class PoolFigures(Figures):
     readings: PoolReadings | None = None
     mark: PoolMark | None = None
     read: PoolRead | None = None
+
+
+class ProgressiveBooks(Figures):
+    """The progressive bets of one currency as an accountant reads them (``progressive_books``).
+
+    The meters, their overflow and their reserves are the casino's debt to the players: an
+    award from a meter pays that debt and costs the house nothing then; what the bets put
+    into the meters, the reseeds and the adjustments are the cost, when they add to it.
+    """
+
+    currency: str
+    pools: list[str]
+    wagers: Decimal  # the progressive bets taken: the casino's handle of the bet
+    awards_from_meter: Decimal
+    fixed_awards: Decimal
+    paid_win: Decimal  # wagers − every award paid: the cash the bets left
+    debt_opening: Decimal  # the pools' meters, overflow and reserves at the range's start
+    debt_closing: Decimal
+    debt_change: Decimal
+    win: Decimal  # paid_win − debt_change: what the bets earned the house
+    hold_percent: Decimal | None  # win / wagers
 
 
 class RolledPool(Figures):
@@ -430,6 +452,7 @@ class ReportFigures(ByScope):
     month_to_date: ToDate | None = None
     year_to_date: ToDate | None = None
     variance_tests: VarianceTests | None = None  # a single day's report only
+    progressive: dict[str, ProgressiveBooks] | None = None  # by currency; None: made before it was
 
     def period(self, name: str) -> ToDate | None:
         """The month or year to date (``"month_to_date"``, ``"year_to_date"``) it carries, if any."""

@@ -38,7 +38,16 @@ from .bands import report_bands_write
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments_of_night
 from .config import ReconciliationSettings, day_to_reconcile, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
-from .figures import SCOPE_OF, ByCurrency, Sums, derive, derive_by_currency, flags_of, scoring_of
+from .figures import (
+    SCOPE_OF,
+    ByCurrency,
+    Sums,
+    derive,
+    derive_by_currency,
+    flags_of,
+    progressive_books,
+    scoring_of,
+)
 from .lease import Heartbeat, lease_expired
 from .pool_ledger import pool_ledger_figures, pool_mark_reported
 from .report_figures import (
@@ -416,17 +425,19 @@ def report_merge(*, report: ReconciliationReport) -> ReportFigures:
     }
     flags = [flag for scope, derived in groups.items() for flag in flags_of(SCOPE_OF[scope], derived)]
     start, end = selectors.window_of(day_from=report.day_from, day_to=report.day_to, clock=reconciliation_settings())
+    casino_figures = {currency: derive(sums) for currency, sums in sorted(casino.items())}
     figures = ReportFigures(
         day_from=report.day_from, day_to=report.day_to,
         parameters=report.inputs.get("clock", {}),
         engine_version=report.engine_version,
         currencies=sorted(casino),
-        casino={currency: derive(sums) for currency, sums in sorted(casino.items())},
+        casino=casino_figures,
         **groups,
         dealer_tables={dealer: sorted(codes) for dealer, codes in sorted(dealer_tables.items())},
         flags=flags,
         scoring=scoring_of(casino, groups),
         pools=pools,
+        progressive=progressive_books(casino_figures, pools),
         reverification=Reverification(rounds=reverified, drift=drift, examples=examples),
         chain=ChainFigures.model_validate(chain_merge(segments)),
         config_versions=sorted(config_versions),
