@@ -34,6 +34,7 @@ from trail.admin_exports import CsvExportAdmin
 
 from . import selectors
 from .admin_floor import FloorPages, dealer_url, table_url
+from .counts import current_counts
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile
@@ -292,6 +293,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                            "created_at", "finished_at", "failures", "retry_at", "error")}),
         ("Headline", {"fields": ("rounds", "flags", "drift", "alerts", "scoring", "casino_table")}),
         ("Tables: house win against the theoretical band", {"fields": ("tables_table", "tables_chart")}),
+        ("Tables: the cage's count against the books", {"fields": ("counts_table",)}),
         ("Tables: month and year to date", {"fields": ("to_date_table",)}),
         ("Dealers: accuracy", {"fields": ("dealers_table", "dealers_chart", "mismatches_chart")}),
         ("Shifts", {"fields": ("shifts_table",)}),
@@ -420,6 +422,40 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     def tables_table(self, report):
         figures = self._figures(report)
         return self._groups(report, "table", figures.tables if figures else {})
+
+    @admin.display(description="the count")
+    def counts_table(self, report):
+        """Each table's win by the cage's count beside the books' (paid and settled), read now: a count
+        entered after the report shows here at once (``audit.counts``)."""
+        figures = self._figures(report)
+        if not figures:
+            return "-"
+        counts = current_counts(day_from=report.day_from, day_to=report.day_to)
+        days = (report.day_to - report.day_from).days + 1
+        rows = []
+        for key, by_currency in figures.tables.items():
+            for currency, g in by_currency.items():
+                counted = counts.pop((key, currency), None)
+                paid = g.win_paid_total
+                if counted is None:
+                    rows.append([key, currency, "not counted", "–", amount(paid, currency),
+                                 amount(g.win_total, currency), "–"])
+                    continue
+                short = "" if counted.days == days else f" ({counted.days} of {days} days)"
+                unexplained = None if paid is None else counted.win - paid
+                rows.append([key, currency, f"counted{short}", amount(counted.win, currency), amount(paid, currency),
+                             amount(g.win_total, currency),
+                             format_html('<strong class="report-alert">{}</strong>', amount(unexplained, currency))
+                             if unexplained else amount(unexplained, currency)])
+        for (key, currency), counted in sorted(counts.items()):  # counted, and no round in the report
+            rows.append([key, currency, "counted, no rounds", amount(counted.win, currency), "–", "–",
+                         format_html('<strong class="report-alert">{}</strong>', amount(counted.win, currency))])
+        enter = reverse("admin:audit_tablecount_changelist")
+        return mark_safe(_table(["table", "", "count", "win by the count", "win by what was paid",
+                                 "win by the rules", "count − paid"], rows) + charts.caption(
+            "The service cannot know the cash: the drop, fills, credits and chip trays are the cage's, "
+            f'entered or imported as <a href="{enter}">counts</a> and read as they stand now. '
+            "Count − paid is what the rounds the tables sent do not explain."))
 
     @admin.display(description="to date")
     def to_date_table(self, report):

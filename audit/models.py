@@ -3,11 +3,12 @@ protection's seat scores and findings. The audit log itself is the trail's (trai
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from game.protection.codes import PROTECTION_CODES
-from infra.models import money_field
+from infra.models import ImmutableModel, money_field
 from infra.work import WorkedFinding, case_indexes, worked_index
 
 from .reconciliation.variance_tests import (
@@ -356,3 +357,48 @@ class NoticeMark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} after #{self.last_id}"
+
+
+class TableCount(ImmutableModel):
+    """What the cage counted for a table's gaming day, as a person entered or imported it.
+
+    The service knows what the rules settled and what the dealers paid; only
+    the count knows the cash: the drop box, the chips brought to the table
+    (fills) and taken from it (credits), and the chip tray at open and close.
+    Its win (``count_win``) beside the books' is the regulators' win/loss
+    statement. Written once: a correction is a new row that ``replaces`` the
+    last, with why (``audit.counts``), so every figure ever entered is kept.
+    """
+
+    class Source(models.TextChoices):
+        ENTERED = "entered"
+        IMPORTED = "imported"
+
+    table = models.ForeignKey("rounds.Table", on_delete=models.PROTECT, related_name="counts", db_index=False)
+    gaming_day = models.DateField()
+    currency = models.CharField(max_length=3)
+    drop = money_field()
+    fills = money_field()
+    credits = money_field()
+    opening_inventory = money_field()
+    closing_inventory = money_field()
+    source = models.CharField(max_length=8, choices=Source.choices)
+    note = models.TextField(blank=True)
+    replaces = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="replaced_by")
+    entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+",
+                                   db_index=False)
+    entered_by_name = models.CharField(max_length=150)  # a copy: users get renamed
+    entered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-gaming_day", "table", "-id"]
+        indexes = [models.Index(fields=["gaming_day", "table"], name="count_day_table_idx")]
+
+    def __str__(self) -> str:
+        return f"count of {self.table} on {self.gaming_day}"
+
+    @property
+    def count_win(self):
+        """The table's win by the count: what it holds and sent away, less what it was given."""
+        return self.drop + self.credits + self.closing_inventory - self.fills - self.opening_inventory

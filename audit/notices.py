@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from audit.models import NoticeMark, ProtectionFinding
 from game.vocabulary import FindingCode, MeterEventKind
+from infra import locks
 from infra.money_display import money
 from progressive.models import MeterEvent
 from rounds import notices
@@ -43,7 +44,10 @@ def notices_send() -> dict[str, int]:
 
 def _run(source: str, notices_of) -> int:
     with transaction.atomic():
-        mark, _ = NoticeMark.objects.select_for_update().get_or_create(source=source)
+        mark = locks.rows_locked(NoticeMark.objects.filter(source=source)).first()
+        if mark is None:  # a mark the migration did not make: from the start
+            NoticeMark.objects.get_or_create(source=source)
+            mark = locks.rows_locked(NoticeMark.objects.filter(source=source)).get()
         found, last = notices_of(mark.last_id, timezone.now() - timedelta(minutes=TAIL_MINUTES))
         if not found and last <= mark.last_id:
             return 0

@@ -34,6 +34,7 @@ AUDITOR_WORK = ("rounds.work_finding", "audit.work_variancefinding", "audit.work
 SUPERVISOR_WORK = (
     "rounds.receive_notices",  # mailed at once: large mismatches, jackpots, suspicions, escalations
     "audit.change_variancetestsetting",
+    "audit.add_tablecount",  # the cage's counts, entered or imported (audit.counts)
     "progressive.adjust_meter",
     "rounds.void_round",
     "rounds.place_round",

@@ -17,7 +17,7 @@ breaks the order (``LockOrderError``, raised before the database is asked):
    ``rounds.services.ingest``, ranks here too: it is inserted after the pools'
    locks and before the audit head's);
 4. findings, in primary-key order;
-5. reconciliation reports and variance-test settings;
+5. reconciliation reports, variance-test settings and the notices' marks;
 6. the audit chain's head, always last: every writer of the service queues for it.
 
 A write that needs several rows of one rank takes them in one call (they are
@@ -54,7 +54,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("progressive.MeterAdjustmentRequest", "progressive.PoolVersionRequest"),
     ("rounds.Round",),
     ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
-    ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
+    ("audit.ReconciliationReport", "audit.VarianceTestSetting", "audit.NoticeMark"),
     ("trail.ChainHead",),
 )
 _RANK_OF = {label: rank for rank, labels in enumerate(RANKS) for label in labels}

@@ -1,7 +1,7 @@
 """The database's protections of what happened, declared once, and the check that each is in force.
 
 The triggers that refuse UPDATE, DELETE and TRUNCATE of the records (audit
-migrations 0003 and 0010, progressive 0005, 0012 and 0014, rounds 0003, 0009 and 0023)
+migrations 0003, 0010 and 0023, progressive 0005, 0012 and 0014, rounds 0003, 0009 and 0023)
 and the ones that keep a pool's meter equal to its ledger (progressive 0008,
 0011) and an archived month out of the default partitions (rounds 0017) are
 raw SQL in migrations. A trigger dropped or disabled by anyone
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 PROTECTIONS: dict[str, tuple[str, ...]] = {
     "audit_auditevent": ("audit_auditevent_append_only", "audit_auditevent_never_truncated"),
     "audit_chainhead": ("audit_chainhead_never_truncated",),
+    "audit_tablecount": ("audit_tablecount_append_only", "audit_tablecount_never_truncated"),
     "audit_variancefinding": ("audit_variancefinding_changes_allowed", "audit_variancefinding_never_truncated"),
     "progressive_meteradjustmentrequest": (
         "progressive_meteradjustmentrequest_changes_allowed",

@@ -1,0 +1,115 @@
+"""The cage's counts: kept once, corrected with why, imported all or none, and set against the books."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.db.utils import DatabaseError
+from django.utils import timezone
+
+from audit.counts import CountError, count_enter, counts_import, current_counts
+from audit.models import TableCount
+from audit.reconciliation.report_reader import read_figures
+from audit.reconciliation.services import report_run
+from casino.services import user_roles_set
+from infra.models import ImmutableRecordError
+from tests.reconciliation.days import DAY, moved
+from tests import examples
+from trail.models import AuditEvent
+from trail.services import SYSTEM
+
+pytestmark = pytest.mark.django_db
+D = Decimal
+FIGURES = {"drop": "12000", "fills": "3000", "credits": "500", "opening_inventory": "50000",
+           "closing_inventory": "51000.50"}
+
+
+@pytest.fixture
+def cashier(django_user_model):
+    user = django_user_model.objects.create_user("cage-sup", password="pw-for-tests-only")
+    user_roles_set(user=user, roles=["supervisor"], actor=SYSTEM)
+    return user
+
+
+@pytest.fixture
+def s01(table_client):
+    return table_client("S01", "se-50kr")
+
+
+def test_a_count_is_kept_with_its_win_and_corrected_only_with_why(s01, cashier):
+    first = count_enter(table_code="S01", gaming_day=DAY, amounts=FIGURES, user=cashier)
+    # drop + credits + closing − fills − opening
+    assert (first.currency, first.count_win) == ("SEK", D("12000") + D("500") + D("51000.50") - D("3000") - D("50000"))
+    with pytest.raises(CountError, match="needs a note"):
+        count_enter(table_code="S01", gaming_day=DAY, amounts={**FIGURES, "drop": "12100"}, user=cashier)
+    second = count_enter(table_code="S01", gaming_day=DAY, amounts={**FIGURES, "drop": "12100"}, user=cashier,
+                         note="a marker of 100 found under the tray")
+    assert second.replaces == first and second.count_win - first.count_win == D("100")
+    assert current_counts(day_from=DAY, day_to=DAY)[("S01", "SEK")].win == second.count_win
+    entered, corrected = AuditEvent.objects.filter(action__startswith="count.").order_by("seq")
+    assert (entered.action, corrected.action) == ("count.entered", "count.corrected")
+    assert corrected.before["drop"] == "12000.00" and corrected.after["note"].startswith("a marker")
+
+
+def test_bad_figures_are_named_by_field(s01, cashier):
+    tomorrow = timezone.localdate() + timedelta(days=2)
+    with pytest.raises(CountError) as refused:
+        count_enter(table_code="NOPE", gaming_day=tomorrow, amounts={**FIGURES, "drop": "-1", "fills": "1.234",
+                                                                     "credits": 1.5}, user=cashier)
+    assert set(refused.value.errors) == {"table", "gaming_day", "drop", "fills", "credits"}
+    assert not TableCount.objects.exists()
+
+
+def test_a_count_is_never_changed_or_deleted(s01, cashier):
+    count = count_enter(table_code="S01", gaming_day=DAY, amounts=FIGURES, user=cashier)
+    with pytest.raises(ImmutableRecordError):
+        count.save()
+    # (TRUNCATE's refusal is held with every other protection's: tests/audit/test_protections.py.)
+    for statement in ("UPDATE audit_tablecount SET drop = 0", "DELETE FROM audit_tablecount"):
+        with pytest.raises(DatabaseError, match="refused"), connection.cursor() as cursor:
+            cursor.execute("SAVEPOINT s")
+            try:
+                cursor.execute(statement)
+            finally:
+                cursor.execute("ROLLBACK TO SAVEPOINT s")
+
+
+def test_an_import_keeps_every_line_or_none_and_names_the_bad_lines(s01, cashier, tmp_path):
+    header = "table,gaming_day,drop,fills,credits,opening_inventory,closing_inventory,note\n"
+    good = f"S01,{DAY},100,0,0,1000,1000,\nS01,{DAY - timedelta(days=1)},200,0,0,1000,1000,\n"
+    with pytest.raises(CountError) as refused:
+        counts_import(text=header + good + f"S01,{DAY},x,0,0,1000,1000,\n", user=cashier)
+    assert "line 4: drop" in refused.value.errors and not TableCount.objects.exists()
+    path = tmp_path / "counts.csv"
+    path.write_text(header + good)
+    call_command("import_counts", str(path), "--user", "cage-sup")
+    assert TableCount.objects.filter(source="imported").count() == 2
+    with pytest.raises(CommandError, match="no active user who may enter counts"):
+        call_command("import_counts", str(path), "--user", "nobody")
+    with pytest.raises(CountError, match="the header lacks"):
+        counts_import(text="table,day\nS01,2026-11-28\n", user=cashier)
+
+
+def test_the_report_page_sets_the_count_against_what_was_paid(s01, staff):
+    for example in examples.load("se-50kr.jsonl")[:8]:
+        record = {**example["record"], "table": "S01"}
+        assert s01.post("/api/v1/rounds/", moved(record, hours=0, prefix="c-"), format="json").status_code == 201
+    report = report_run(day_from=DAY)
+    paid = read_figures(report.figures).tables["S01"]["SEK"].win_paid_total
+    supervisor = staff("supervisor")
+    page = supervisor.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    assert "not counted" in page
+    # The cage counted 250 more than the rounds explain.
+    win = paid + D("250")
+    entered = supervisor.post("/admin/audit/tablecount/enter/", {
+        "table": "S01", "gaming_day": DAY.isoformat(), "drop": "0", "fills": "0", "credits": "0",
+        "opening_inventory": "10000000", "closing_inventory": str(10000000 + win), "note": ""})
+    assert entered.status_code == 302, entered.context["form"].errors
+    assert TableCount.objects.get().count_win == win
+    page = supervisor.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    assert "250.00 SEK" in page and "not counted" not in page
+    assert staff("auditor", "reader").get("/admin/audit/tablecount/enter/").status_code == 403
