@@ -5,8 +5,8 @@ What the dealer or the table dealt week by week in each currency (rounds,
 hands and hands an hour, handle, the house's win by the rules and as paid),
 the payout mismatches over and under per 1,000 hands and the money at stake,
 charted by ISO week, the days against their bands, and game protection's
-findings that name them; a table's page adds its configuration's versions
-and its silences of the last week. Read live from the rounds
+findings that name them; a table's page adds the configurations it was
+given over time, its configuration's versions and its silences of the last week. Read live from the rounds
 (``audit.selectors.weeks_dealt``) and the days' reports
 (``report_band_series``); for whoever may read reports.
 """
@@ -75,6 +75,7 @@ class FloorPages:
             findings=ProtectionFinding.objects.filter(table=code),
             table=table, versions=table.config.versions.order_by("-version"),
             silences=[s for day in days for s in silences_of(day, table_id=table.pk)],
+            assignments=selectors.table_configs(table=table),
         )
 
     def _last_day(self, request) -> date:
@@ -97,7 +98,13 @@ class FloorPages:
 
 def _charts(who: str, scope: str, weeks, mondays: list[date], last_day: date):
     """The mismatches by week, and the days against their bands in each currency dealt."""
-    counts = [charts.WeekCount(w.week, w.mismatches, w.overpaid, w.underpaid) for w in weeks if w.mismatches]
+    # A week dealt in two currencies is one bar: its mismatches in both.
+    by_week: dict[date, list[int]] = {}
+    for w in weeks:
+        if w.mismatches:
+            week = by_week.setdefault(w.week, [0, 0, 0])
+            week[0], week[1], week[2] = week[0] + w.mismatches, week[1] + w.overpaid, week[2] + w.underpaid
+    counts = [charts.WeekCount(week, *figures) for week, figures in sorted(by_week.items())]
     parts = []
     if counts:
         parts.append(charts.mismatch_chart(

@@ -15,6 +15,7 @@ from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from rounds.models import Finding, Round, Seat
 from rounds.selectors import OVERPAID, UNDERPAID
+from trail.models import AuditEvent
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand
 from .reconciliation.figures import hours_of, per_hour
@@ -227,3 +228,25 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int) -> list[DealtWeek]:
 def dealer_protection_findings(*, dealer: str, limit: int = 50):
     """Game protection's findings that name ``dealer``, the latest first."""
     return ProtectionFinding.objects.filter(dealer=dealer).order_by("-day_to", "-id")[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigGiven:
+    at: datetime
+    config: str
+    actor_name: str
+    action: str  # the event's: "table.key_issued" (registered), "table.key_rotated" (a key, perhaps a new config)
+
+
+def table_configs(*, table) -> list[ConfigGiven]:
+    """The configurations ``table`` was given, oldest first, as the trail recorded its registration and
+    each later registration under another configuration (``rounds.services.table_register``)."""
+    events = AuditEvent.objects.filter(object_type="rounds.table", object_id=str(table.pk),
+                                       action__in=("table.key_issued", "table.key_rotated")).order_by("seq")
+    given, last = [], None
+    for event in events:
+        config = (event.after or {}).get("config") if isinstance(event.after, dict) else None
+        if config and config != last:
+            given.append(ConfigGiven(event.at, config, event.actor_name, event.action))
+            last = config
+    return given

@@ -4,7 +4,6 @@ hands and the money at stake, each held to the rounds, seats and findings; linke
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
 
@@ -15,6 +14,9 @@ from django.urls import reverse
 from audit.reconciliation.services import report_run
 from game.rules import BETS
 from rounds.models import Finding, Seat
+from rounds.services import table_register
+from tests.admin.money import dealer_money
+from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 
@@ -22,17 +24,7 @@ pytestmark = pytest.mark.django_db
 def test_a_dealers_week_is_his_rounds_seats_and_mismatches(last_day, staff):
     mismatches = Finding.objects.filter(code="payout_mismatch", informational=False, round__gaming_day=last_day)
     dealer = mismatches.values_list("round__dealer", flat=True).first()
-    seats = Seat.objects.filter(round__dealer=dealer, round__gaming_day=last_day, round__held=False).select_related(
-        "round__config_version")
-    expected = defaultdict(lambda: {"hands": 0, "handle": Decimal(0), "win": Decimal(0), "paid": Decimal(0)})
-    for seat in seats:
-        row = expected[seat.round.config_version.currency]
-        live = not seat.round.void and seat.round.status != "void"
-        row["hands"] += live
-        for bet in BETS:
-            row["handle"] += getattr(seat, bet) if live and (bet != "progressive" or seat.progressive_lit) else 0
-            row["win"] -= getattr(seat, f"settled_{bet}")
-            row["paid"] -= getattr(seat, f"paid_{bet}") if seat.paid_reported else getattr(seat, f"settled_{bet}")
+    expected = dealer_money(dealer, last_day)
     over = [f for f in mismatches.filter(round__dealer=dealer) if f.claimed > f.expected]
     under = [f for f in mismatches.filter(round__dealer=dealer) if f.claimed < f.expected]
 
@@ -41,7 +33,7 @@ def test_a_dealers_week_is_his_rounds_seats_and_mismatches(last_day, staff):
     weeks = page.context["weeks"]
     monday = last_day - timedelta(days=last_day.weekday())
     week = next(w for w in weeks if w.week == monday and w.currency == "SEK")
-    assert (week.hands, week.handle, week.win, week.win_paid) == tuple(expected["SEK"].values())
+    assert [week.hands, week.handle, week.win, week.win_paid] == expected["SEK"]
     assert (week.overpaid, week.underpaid) == (len(over), len(under)) and week.mismatches
     assert week.at_stake == sum(f.claimed - f.expected for f in over) + sum(f.expected - f.claimed for f in under)
     assert week.over_per_1000 == (Decimal(len(over)) * 1000 / week.hands).quantize(Decimal("0.01"))
@@ -73,6 +65,14 @@ def test_a_tables_week_is_its_seats_with_its_versions_and_silences(last_day, sta
     assert (week.hands, week.win) == (hands, win)
     html = page.content.decode()
     assert 'id="floor-versions"' in html and 'data-version="1"' in html
+    # The configurations it was given, from the trail: registered under one, moved to another.
+    assert [g.config for g in page.context["assignments"]] == ["se-50kr"]
+    table_register(code="S01", config_name="us-30k", actor=SYSTEM)
+    table_register(code="S01", config_name="us-30k", actor=SYSTEM)  # a new key only: no new configuration
+    moved = auditor.get(reverse("admin:audit_reconciliationreport_table", args=["S01"]))
+    assert [(g.config, g.action) for g in moved.context["assignments"]] == [
+        ("se-50kr", "table.key_issued"), ("us-30k", "table.key_rotated")]
+    assert 'id="floor-configs"' in moved.content.decode()
     assert auditor.get(reverse("admin:audit_reconciliationreport_table", args=["NOPE"])).status_code == 404
     report = report_run(day_from=last_day)
     html = auditor.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
