@@ -23,7 +23,7 @@ from decimal import Decimal
 
 import pygal
 from django.utils import timezone
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from pygal.etree import etree
 from pygal.style import Style
@@ -180,21 +180,27 @@ BAND_SERIES = ("house win", "theoretical", "95 % low", "95 % high")
 
 
 def band_chart(*, title: str, currency: str, days: Sequence[BandDay], narrow: bool = False) -> SafeString:
-    """Actual house win beside the expected win and the 95 % band, a point per day.
+    """Actual house win beside the expected win and the 95 % band, a point per gaming day.
 
     A day outside the band has its point coloured (orange: 95 %, red: 99.7 %);
     a day without a report is a gap. Each point of the house win links to the
-    day's report when ``link`` is given.
+    day's report when ``link`` is given. The axis starts at the first day with
+    a report; a single such day is no trend, and is said in words
+    (``band_day``), not drawn.
     """
+    reported = [i for i, d in enumerate(days) if d.band]
+    if len(reported) == 1:
+        return band_day(title=title, currency=currency, day=days[reported[0]])
+    days = days[reported[0]:] if reported else days
     width = NARROW if narrow else WIDE
     chart = pygal.Line(**_config(
         style=BAND_LOOK, title=title, width=width, height=SMALL_HEIGHT if narrow else HEIGHT,
         x_label_rotation=0 if len(days) <= 12 else 40, allow_interruptions=True,
         show_minor_x_labels=len(days) <= 10, x_labels_major_every=max(1, len(days) // (5 if narrow else 10)),
         value_formatter=_money_axis(currency), dots_size=3, stroke_style={"width": 1.5},
-        max_scale=6 if narrow else 10,
+        max_scale=6 if narrow else 10, x_title="gaming day",
     ))
-    chart.x_labels = [f"{d.day:%d %b}" for d in days]
+    chart.x_labels = [f"{d.day:%Y-%m-%d}" for d in days]
 
     def series(field: str, name: str, *, links: bool = False) -> list:
         points = []
@@ -216,6 +222,22 @@ def band_chart(*, title: str, currency: str, days: Sequence[BandDay], narrow: bo
         chart.add(BAND_SERIES[3], series("high_95", BAND_SERIES[3]), dots_size=1.5,
                   stroke_style={"width": 1.5, "dasharray": "3, 3"})
     return _render(chart, series=BAND_SERIES, label=title, width=width)
+
+
+def band_day(*, title: str, currency: str, day: BandDay) -> SafeString:
+    """One gaming day against its band, in words: what a chart of one point would only pretend to show."""
+    band = day.band or {}
+    outside = f" — outside the {band['outside']} % band" if band.get("outside") else ""
+    words = (f"gaming day {day.day:%Y-%m-%d}, the only day with a report: house win "
+             f"{amount_text(_amount(band.get('actual')), currency)}, theoretical "
+             f"{amount_text(_amount(band.get('expected')), currency)}, 95 % band "
+             f"{amount_text(_amount(band.get('low_95')), '')} … {amount_text(_amount(band.get('high_95')), currency)}"
+             f"{outside}")
+    if day.link:
+        return format_html('<div class="chart-single" data-day="{}"><strong>{}</strong><br>'
+                           '<a href="{}">{}</a></div>', f"{day.day:%Y-%m-%d}", title, day.link, words)
+    return format_html('<div class="chart-single" data-day="{}"><strong>{}</strong><br>{}</div>',
+                       f"{day.day:%Y-%m-%d}", title, words)
 
 
 # ---- a pool's meter -----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from audit.counts import count_enter
 from audit.models import ProtectionFinding
 from audit.protection.services import day_protect
 from audit.reconciliation.services import report_run
@@ -97,6 +98,10 @@ def worked(table_client):
                   "fit_observed": 3, "fit_configured": 0, "examples": [["50", "450.00"]]},
         detail="table S01 paid the trips full house at 9:1 on 3 of 3 wins; its configuration pays 8:1",
     )
+    # The cage's count of the day, for the counts' pages.
+    count_enter(table_code="S01", gaming_day=day, user=person("supervisor", "cage"),
+                amounts={"drop": "1000", "fills": "0", "credits": "0", "opening_inventory": "500",
+                         "closing_inventory": "400"})
 
     return {
         "flagged": Round.objects.get(table__code="S01", round_id=se_example(FLAGGED)["round"]),

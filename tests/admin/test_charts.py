@@ -50,8 +50,8 @@ def values_of(svg: ET.Element, series: str) -> list[str]:
     ]
 
 
-def titled(svgs: list[ET.Element], words: str) -> ET.Element:
-    return next(svg for svg in svgs if words in (svg.get("aria-label") or ""))
+def titled(svgs: list[ET.Element], words: str) -> ET.Element | None:
+    return next((svg for svg in svgs if words in (svg.get("aria-label") or "")), None)
 
 
 # ---- the charts module on plain data -------------------------------------------------------
@@ -60,28 +60,42 @@ def titled(svgs: list[ET.Element], words: str) -> ET.Element:
 def test_a_chart_is_inline_svg_with_no_script_nothing_fetched_and_its_values_as_money():
     band = {"actual": "68235.00", "expected": "1200.50", "low_95": "-9000.00", "high_95": "11401.00",
             "outside": "99.7", "z": "3.40"}
+    inside = {"actual": "100.00", "expected": "90.00", "low_95": "-900.00", "high_95": "1100.00", "outside": None}
     svg = charts.band_chart(title="S01, SEK", currency="SEK", days=[
-        charts.BandDay(date(2026, 11, 27), None), charts.BandDay(date(2026, 11, 28), band, link="/r/1/")])
+        charts.BandDay(date(2026, 11, 26), None), charts.BandDay(date(2026, 11, 27), inside),
+        charts.BandDay(date(2026, 11, 28), band, link="/r/1/")])
     assert svg.startswith("<svg ") and "<script" not in svg
     # Nothing the browser would fetch: no stylesheet, font, script or image from elsewhere.
     assert not re.search(r'(href|src)="(https?:)?//', svg) and "@import" not in svg and "url(" not in svg
     tree = ET.fromstring(svg)
-    assert values_of(tree, "house win") == ["68,235.00 SEK"]
-    assert values_of(tree, "theoretical") == ["1,200.50 SEK"]
-    assert values_of(tree, "95 % low") == ["-9,000.00 SEK"]
-    assert values_of(tree, "95 % high") == ["11,401.00 SEK"]
+    # The axis starts at the first day with a report, each labelled as the gaming day it is.
+    assert values_of(tree, "house win") == ["100.00 SEK", "68,235.00 SEK"]
+    assert values_of(tree, "theoretical") == ["90.00 SEK", "1,200.50 SEK"]
+    assert values_of(tree, "95 % low") == ["-900.00 SEK", "-9,000.00 SEK"]
+    assert values_of(tree, "95 % high") == ["1,100.00 SEK", "11,401.00 SEK"]
+    assert "2026-11-27" in svg and "2026-11-26" not in svg and "gaming day" in svg
     # The day outside its band is red, says so on hover and opens its report.
     dots = next(g for series in tree.iter(f"{SVG}g") if series.get("data-series") == "house win"
-                for g in series.iter(f"{SVG}g") if g.get("class") == "dots")
+                for g in series.iter(f"{SVG}g") if g.get("class") == "dots" and g.find(f"{SVG}a") is not None)
     assert "outside the 99.7 % band" in dots.find(f"{SVG}a/{SVG}title").text
     assert "#cc0000" in ET.tostring(dots, encoding="unicode")
     assert dots.find(f"{SVG}a").get("{http://www.w3.org/1999/xlink}href") == "/r/1/"
 
 
 def test_money_keeps_every_digit_of_a_decimal():
-    svg = charts.band_chart(title="big", currency="USD", days=[charts.BandDay(date(2026, 11, 28), {
-        "actual": "123456789012.34", "expected": "0.01", "low_95": "-1.00", "high_95": "1.00", "outside": None})])
-    assert values_of(ET.fromstring(svg), "house win") == ["123,456,789,012.34 USD"]
+    big = {"actual": "123456789012.34", "expected": "0.01", "low_95": "-1.00", "high_95": "1.00", "outside": None}
+    svg = charts.band_chart(title="big", currency="USD", days=[
+        charts.BandDay(date(2026, 11, 27), big), charts.BandDay(date(2026, 11, 28), big)])
+    assert values_of(ET.fromstring(svg), "house win") == ["123,456,789,012.34 USD"] * 2
+
+
+def test_a_single_day_is_said_in_words_not_drawn_as_a_trend():
+    band = {"actual": "68235.00", "expected": "1200.50", "low_95": "-9000.00", "high_95": "11401.00",
+            "outside": "99.7"}
+    one = charts.band_chart(title="S01, SEK", currency="SEK", days=[
+        charts.BandDay(date(2026, 11, 27), None), charts.BandDay(date(2026, 11, 28), band, link="/r/1/")])
+    assert "<svg" not in one and 'class="chart-single" data-day="2026-11-28"' in one
+    assert "house win 68,235.00 SEK" in one and "outside the 99.7 % band" in one and 'href="/r/1/"' in one
 
 
 def test_the_report_pages_numbers_are_written_one_way():
@@ -165,14 +179,17 @@ def test_the_report_page_charts_each_tables_days_with_the_reports_figures(admin_
     first, second = reports
     pages = {r.pk: chart_svgs(admin_client.get(f"/admin/audit/reconciliationreport/{r.pk}/change/").content.decode())
              for r in reports}
-    # The day's page: each table's one day so far, its month and year to date, the pool's meter.
+    # The day's page: each table's one day so far, said in words (no chart of a single point), its
+    # month and year to date, the pool's meter.
+    first_page = admin_client.get(f"/admin/audit/reconciliationreport/{first.pk}/change/").content.decode()
     for key in ("S01", "S02", "U01"):
         currency = "USD" if key == "U01" else "SEK"
-        svg = titled(pages[first.pk], f"table {key}, {currency}: house win by day")
+        assert titled(pages[first.pk], f"table {key}, {currency}: house win by day") is None
         band = first.figures["tables"][key][currency]["bands"]["total"]
-        assert values_of(svg, "house win") == [amount(band["actual"], currency)]
-        assert values_of(svg, "theoretical") == [amount(band["expected"], currency)]
-        assert values_of(svg, "95 % low") == [amount(band["low_95"], currency)]
+        single = first_page.split(f"table {key}, {currency}: house win by day</strong>", 1)[1].split("</div>", 1)[0]
+        assert f"gaming day {first.day_from:%Y-%m-%d}, the only day with a report" in single
+        assert f"house win {amount(band['actual'], currency)}" in single
+        assert f"theoretical {amount(band['expected'], currency)}" in single
     # The day, the month and the year to date of every table, in standard deviations, in one chart.
     standing = titled(pages[first.pk], "Tables: house win against theoretical")
     labels = [t.text for t in standing.iter(f"{SVG}text") if t.text in ("S01 SEK", "S02 SEK", "U01 USD")]
