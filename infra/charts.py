@@ -266,7 +266,7 @@ def meter_chart(*, title: str, currency: str, points: Sequence[MeterPoint],
         zone = timezone.get_current_timezone()
         stamps = [p.at.timestamp() for p in points if isinstance(p.at, datetime)]
         span = max(stamps) - min(stamps)
-        shape = "%H:%M:%S" if span < 3600 else "%d %b %H:%M" if span < 3 * 86400 else "%d %b"
+        shape = "%H:%M:%S" if span < 3600 else "%m-%d %H:%M" if span < 3 * 86400 else "%Y-%m-%d"
         x_format = lambda x: f"{datetime.fromtimestamp(x, zone):{shape}}" if x is not None else ""  # noqa: E731
     else:
         x_format = lambda seq: f"#{int(seq)}" if seq is not None else ""  # noqa: E731
@@ -448,7 +448,7 @@ def leak_course_chart(*, title: str, courses: dict[str, Sequence[LeakStep]], thr
     stamps = [step.at.timestamp() for steps in courses.values() for step in steps]
     zone = timezone.get_current_timezone()
     span = (max(stamps) - min(stamps)) if stamps else 0
-    shape = "%H:%M" if span < 86400 else "%d %b %H:%M" if span < 3 * 86400 else "%d %b"
+    shape = "%H:%M" if span < 86400 else "%m-%d %H:%M" if span < 3 * 86400 else "%Y-%m-%d"
     chart = pygal.XY(**_config(
         style=LEAK_LOOK, title=title, width=width, height=HEIGHT, dots_size=2, show_x_guides=False,
         x_label_rotation=30, max_scale=8, y_title="test figure",

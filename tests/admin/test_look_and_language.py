@@ -57,15 +57,19 @@ def test_the_index_is_titled_with_the_service_and_view_site_leads_to_the_api_doc
 # ---- 2. the casino's locale ---------------------------------------------------------------
 
 
-def test_times_are_24_hour_with_the_day_first(flagged):
+def test_dates_are_written_one_way_on_the_24_hour_clock(flagged):
     # 19:40 UTC is 20:40 in Stockholm: an afternoon time, which a 12-hour clock writes "8:40 p.m.".
     finding = flagged[0]
     Finding.objects.filter(pk=finding.pk).update(state_changed_at=datetime(2026, 11, 28, 19, 40, tzinfo=UTC))
     auditor = signed_in("auditor")
     page = auditor.get(f"/admin/rounds/finding/{finding.pk}/change/").content.decode()
-    assert "28 Nov 2026, 20:40" in page
-    for html in (page, auditor.get("/admin/rounds/finding/").content.decode()):
+    assert "2026-11-28 20:40" in page
+    tonight = auditor.get("/admin/").content.decode()
+    for html in (page, auditor.get("/admin/rounds/finding/").content.decode(), tonight):
         assert "p.m." not in html and "a.m." not in html
+        # No date written the locale's other ways ("28 Nov 2026", "28/11/2026") beside the ISO one.
+        assert not re.search(r"\b\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b", html)
+        assert not re.search(r"\b\d{2}/\d{2}/\d{4}\b", html)
 
 
 def test_amounts_in_the_admin_have_thousands_separators_and_the_api_does_not():
