@@ -23,6 +23,8 @@ from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
+from django.db.migrations.recorder import MigrationRecorder
+from django.db.models import Min
 
 from infra.partitioning import month_of
 from rounds.models import ArchivedMonth
@@ -36,9 +38,8 @@ def books_open() -> date:
     """The first day of the first month the books hold."""
     if settings.ROUND_WINDOW_OPENS is not None:
         return month_of(settings.ROUND_WINDOW_OPENS)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT min(applied) FROM django_migrations")
-        (created,) = cursor.fetchone()
+    # Read through the ORM: a raw min() comes back from SQLite as text, not a datetime.
+    created = MigrationRecorder(connection).migration_qs.aggregate(first=Min("applied"))["first"]
     created = (created or datetime.now()).date()
     return month_of(month_of(created) - timedelta(days=1))
 

@@ -55,8 +55,13 @@ def _pages(env: dict) -> dict[str, str]:
         " from audit.models import ProtectionFinding as P;"
         " carding = P.objects.filter(code='suspected_hole_carding').order_by('pk').first();"
         " pair = P.objects.filter(code='suspected_collusion').order_by('pk').first();"
+        " from rounds.models import Finding as F; from collections import Counter;"
+        " mismatch = F.objects.filter(code='payout_mismatch').order_by('pk').first();"
+        " dealers = Counter(F.objects.filter(code='payout_mismatch').values_list('round__dealer', flat=True));"
+        " table = Round.objects.order_by('table__code').values_list('table__code', flat=True).first();"
         " print(json.dumps({'round': flagged and flagged.pk, 'report': report and report.pk, 'pool': pool and pool.pk,"
-        " 'carding': carding and carding.pk, 'pair': pair and pair.pk}))"
+        " 'carding': carding and carding.pk, 'pair': pair and pair.pk, 'finding': mismatch and mismatch.pk,"
+        " 'dealer': dealers.most_common(1)[0][0] if dealers else None, 'table': table}))"
     )
     found = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env, check=True,
                            capture_output=True, text=True)
@@ -80,6 +85,14 @@ def _pages(env: dict) -> dict[str, str]:
         pages["10-collusion-finding"] = f"/admin/audit/protectionfinding/{ids['pair']}/change/"
     pages["11-players"] = "/admin/audit/protectionfinding/players/"
     pages["12-player-hole-carder"] = "/admin/audit/protectionfinding/players/CHEAT-HOLECARD/"
+    # The workspace's second pass: a finding as a case, a dealer's and a table's pages, the cage's counts.
+    if ids["finding"]:
+        pages["13-finding-case"] = f"/admin/rounds/finding/{ids['finding']}/change/"
+    if ids["dealer"]:
+        pages["14-dealer"] = f"/admin/audit/reconciliationreport/dealers/{ids['dealer']}/"
+    if ids["table"]:
+        pages["15-table"] = f"/admin/audit/reconciliationreport/tables/{ids['table']}/"
+    pages["16-counts"] = "/admin/audit/tablecount/"
     return pages
 
 
