@@ -228,7 +228,7 @@ def band_day(*, title: str, currency: str, day: BandDay) -> SafeString:
     """One gaming day against its band, in words: what a chart of one point would only pretend to show."""
     band = day.band or {}
     outside = f" — outside the {band['outside']} % band" if band.get("outside") else ""
-    words = (f"gaming day {day.day:%Y-%m-%d}, the only day with a report: house win "
+    words = (f"gaming day {day.day:%Y-%m-%d}, the only day of these with a report for it: house win "
              f"{amount_text(_amount(band.get('actual')), currency)}, theoretical "
              f"{amount_text(_amount(band.get('expected')), currency)}, 95 % band "
              f"{amount_text(_amount(band.get('low_95')), '')} … {amount_text(_amount(band.get('high_95')), currency)}"

@@ -187,7 +187,7 @@ def test_the_report_page_charts_each_tables_days_with_the_reports_figures(admin_
         assert titled(pages[first.pk], f"table {key}, {currency}: house win by day") is None
         band = first.figures["tables"][key][currency]["bands"]["total"]
         single = first_page.split(f"table {key}, {currency}: house win by day</strong>", 1)[1].split("</div>", 1)[0]
-        assert f"gaming day {first.day_from:%Y-%m-%d}, the only day with a report" in single
+        assert f"gaming day {first.day_from:%Y-%m-%d}, the only day of these with a report for it" in single
         assert f"house win {amount(band['actual'], currency)}" in single
         assert f"theoretical {amount(band['expected'], currency)}" in single
     # The day, the month and the year to date of every table, in standard deviations, in one chart.
