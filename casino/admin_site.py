@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.contrib.admin import AdminSite
 from django.urls import reverse_lazy
 
-from audit.tonight import tonight
+from audit.tonight import cases_of, tonight
 
 
 class CasinoAdminSite(AdminSite):
@@ -33,4 +33,5 @@ class CasinoAdminSite(AdminSite):
         extra_context = dict(extra_context or {})
         if request.user.has_perms(["rounds.view_round", "rounds.view_finding"]):
             extra_context["tonight"] = tonight()
+            extra_context["cases"] = cases_of(request.user)
         return super().index(request, extra_context)
