@@ -452,10 +452,10 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                          format_html('<strong class="report-alert">{}</strong>', amount(counted.win, currency))])
         enter = reverse("admin:audit_tablecount_changelist")
         return mark_safe(_table(["table", "", "count", "win by the count", "win by what was paid",
-                                 "win by the rules", "count − paid"], rows) + charts.caption(
-            "The service cannot know the cash: the drop, fills, credits and chip trays are the cage's, "
-            f'entered or imported as <a href="{enter}">counts</a> and read as they stand now. '
-            "Count − paid is what the rounds the tables sent do not explain."))
+                                 "win by the rules", "count − paid"], rows) + format_html(
+            '<p class="help chart-caption">The service cannot know the cash: the drop, fills, credits and chip '
+            "trays are the cage's, entered or imported as <a href=\"{}\">counts</a> and read as they stand "
+            "now. Count − paid is what the rounds the tables sent do not explain.</p>", enter))
 
     @admin.display(description="to date")
     def to_date_table(self, report):

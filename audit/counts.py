@@ -3,8 +3,9 @@
 ``count_enter`` keeps one count (``audit.TableCount``) under its table's row
 lock, so two corrections of one day cannot both replace the same count; the
 first count of a day needs no note, a correction needs one. ``counts_import``
-reads the same figures from CSV (one line a table's day) and keeps all of
-them or none. Each is an event in the trail. ``current_counts`` is what the
+reads the same figures from CSV (one line a table's day), checks every line
+before it writes one, and keeps all of them or none, their tables locked
+together. The currency is the one the table dealt in that day. Each is an event in the trail. ``current_counts`` is what the
 report and the table's page compare with the books: each table's latest
 count of each day, summed over a range.
 """
@@ -18,16 +19,17 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from audit.models import TableCount
+from audit.shifts import gaming_day_window
 from infra import locks
 from infra.gaming_day import gaming_day_of
 from infra.validation import CENT, ErrorList, FieldErrors, money_check
-from rounds.models import Table, TableConfigVersion
-from trail.services import Actor, audit_record
+from rounds.models import Round, Table, TableConfigVersion
+from trail.services import Actor, AuditEntry, audit_record_many
 
 AMOUNTS: tuple[str, ...] = ("drop", "fills", "credits", "opening_inventory", "closing_inventory")
 CSV_COLUMNS: tuple[str, ...] = ("table", "gaming_day", *AMOUNTS, "note")
@@ -40,42 +42,39 @@ class CountError(FieldErrors):
 
 
 def table_currency(table: Table, day: date) -> str:
-    """The currency the table dealt in on ``day``: its configuration's version in force then."""
+    """The currency ``table`` dealt in on ``day``: its rounds' of that day; without a round, the
+    configuration version in force at the day's end, of the configuration the table has now."""
+    dealt = set(Round.objects.filter(table=table, gaming_day=day).order_by()
+                .values_list("config_version__currency", flat=True).distinct())
+    if len(dealt) > 1:
+        raise CountError(f"table {table.code} dealt in {', '.join(sorted(dealt))} on {day}: a count is of "
+                         "one currency", field="table")
+    if dealt:
+        return dealt.pop()
+    _, ends = gaming_day_window(day, time_zone=settings.GAMING_DAY_TIME_ZONE, cutoff_hour=settings.GAMING_DAY_CUTOFF_HOUR)
     versions = TableConfigVersion.objects.filter(config_id=table.config_id).order_by("-effective_from", "-version")
-    on_the_day = [v for v in versions if timezone.localdate(v.effective_from) <= day]
-    chosen = on_the_day[0] if on_the_day else versions.last()
+    chosen = versions.filter(effective_from__lt=ends).first() or versions.last()
     if chosen is None:
         raise CountError(f"table {table.code}'s configuration has no version yet", field="table")
     return chosen.currency
+
+
+@dataclass(frozen=True, slots=True)
+class CountLine:
+    """A count as typed or read, checked: what ``_keep`` writes."""
+
+    table: Table
+    day: date
+    amounts: dict[str, Decimal]
+    note: str
 
 
 def count_enter(*, table_code: str, gaming_day: date | str, amounts: Mapping[str, object], user, note: str = "",
                 source: str = TableCount.Source.ENTERED, request_id: str = "") -> TableCount:
     """Keep the count of ``table_code``'s ``gaming_day``; a second count of that day replaces the first,
     and needs a ``note`` saying why."""
-    errors = ErrorList()
-    table = Table.objects.filter(code=str(table_code).strip()).first()
-    if table is None:
-        errors.add("table", f"no table {table_code!r}")
-    day = _day(errors, gaming_day)
-    checked = {name: money_check(errors, name, amounts.get(name), CENT, positive=False) for name in AMOUNTS}
-    if errors:
-        raise CountError(errors)
-    note = (note or "").strip()
-    actor = Actor.of_user(user)
-    with transaction.atomic():
-        locks.rows_locked(Table.objects.filter(pk=table.pk), [table.pk], no_key=True).get()
-        last = TableCount.objects.filter(table=table, gaming_day=day, replaced_by__isnull=True).first()
-        if last is not None and not note:
-            raise CountError(f"{table.code} has a count of {day} already: a correction needs a note saying why",
-                             field="note")
-        count = TableCount.objects.create(
-            table=table, gaming_day=day, currency=table_currency(table, day), **checked, source=source,
-            note=note, replaces=last, entered_by=user, entered_by_name=actor.name)
-        audit_record(actor=actor, action="count.corrected" if last else "count.entered", obj=count,
-                     before=_figures(last) if last else None, after={**_figures(count), "note": note},
-                     request_id=request_id)
-    return count
+    return _keep([_checked(table_code, gaming_day, amounts, note)], user=user, source=source,
+                 request_id=request_id)[0]
 
 
 def counts_import(*, text: str, user, request_id: str = "") -> list[TableCount]:
@@ -85,27 +84,59 @@ def counts_import(*, text: str, user, request_id: str = "") -> list[TableCount]:
     if missing:
         raise CountError(f"the header lacks {', '.join(missing)}: it must name {', '.join(CSV_COLUMNS)}",
                          field="file")
-    lines = list(reader)
-    if not lines:
+    rows = list(reader)
+    if not rows:
         raise CountError("the file holds no count", field="file")
-    if len(lines) > IMPORT_MOST_LINES:
+    if len(rows) > IMPORT_MOST_LINES:
         raise CountError(f"at most {IMPORT_MOST_LINES:,} lines at once", field="file")
-    kept, errors = [], ErrorList()
+    lines, errors = [], ErrorList()
+    for number, row in enumerate(rows, start=2):
+        try:
+            lines.append(_checked(row.get("table") or "", row.get("gaming_day") or "",
+                                  {name: row.get(name) for name in AMOUNTS}, row.get("note") or ""))
+        except FieldErrors as refused:
+            for field, problems in refused.errors.items():
+                for problem in problems:
+                    errors.add(f"line {number}: {field}", problem)
+    if errors:
+        raise CountError(errors)
+    return _keep(lines, user=user, source=TableCount.Source.IMPORTED, request_id=request_id)
+
+
+def _checked(table_code: str, gaming_day: date | str, amounts: Mapping[str, object], note: str) -> CountLine:
+    errors = ErrorList()
+    table = Table.objects.filter(code=str(table_code).strip()).first()
+    if table is None:
+        errors.add("table", f"no table {table_code!r}")
+    day = _day(errors, gaming_day)
+    checked = {name: money_check(errors, name, amounts.get(name), CENT, positive=False) for name in AMOUNTS}
+    if errors:
+        raise CountError(errors)
+    return CountLine(table, day, checked, (note or "").strip())
+
+
+def _keep(lines: list[CountLine], *, user, source: str, request_id: str) -> list[TableCount]:
+    """The counts written in one transaction: their tables locked first, together (``infra.locks``),
+    so that no two corrections replace one count; the trail's events last."""
+    actor = Actor.of_user(user)
+    kept, entries = [], []
     with transaction.atomic():
-        for number, line in enumerate(lines, start=2):
-            try:
-                with transaction.atomic():
-                    kept.append(count_enter(
-                        table_code=line.get("table") or "", gaming_day=line.get("gaming_day") or "",
-                        amounts={name: line.get(name) for name in AMOUNTS}, user=user,
-                        note=line.get("note") or "", source=TableCount.Source.IMPORTED, request_id=request_id))
-            except FieldErrors as refused:
-                for field, problems in refused.errors.items():
-                    for problem in problems:
-                        errors.add(f"line {number}: {field}", problem)
-        if errors:
-            transaction.set_rollback(True)
-            raise CountError(errors)
+        pks = sorted({line.table.pk for line in lines})
+        list(locks.rows_locked(Table.objects.filter(pk__in=pks), pks, no_key=True))
+        for line in lines:
+            last = TableCount.objects.filter(table=line.table, gaming_day=line.day, replaced_by__isnull=True).first()
+            if last is not None and not line.note:
+                raise CountError(f"{line.table.code} has a count of {line.day} already: a correction needs a note "
+                                 "saying why", field="note")
+            count = TableCount.objects.create(
+                table=line.table, gaming_day=line.day, currency=table_currency(line.table, line.day),
+                **line.amounts, source=source, note=line.note, replaces=last, entered_by=user,
+                entered_by_name=actor.name)
+            kept.append(count)
+            entries.append(AuditEntry(actor=actor, action="count.corrected" if last else "count.entered", obj=count,
+                                      before=_figures(last) if last else None,
+                                      after={**_figures(count), "note": line.note}, request_id=request_id))
+        audit_record_many(entries=entries)
     return kept
 
 
@@ -133,10 +164,6 @@ def current_counts(*, day_from: date, day_to: date) -> dict[tuple[str, str], Cou
         one.credits += count.credits
         one.win += count.count_win
     return sums
-
-
-def last_counted_day() -> date | None:
-    return TableCount.objects.aggregate(last=Max("gaming_day"))["last"]
 
 
 def _day(errors: ErrorList, value: date | str) -> date | None:

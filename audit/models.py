@@ -9,7 +9,7 @@ from django.db.models import Q
 
 from game.protection.codes import PROTECTION_CODES
 from infra.models import ImmutableModel, money_field
-from infra.work import WorkedFinding, case_indexes, worked_index
+from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
 
 from .reconciliation.variance_tests import (
     PERIOD_LABELS,
@@ -219,6 +219,7 @@ class VarianceFinding(WorkedFinding):
             models.CheckConstraint(
                 condition=Q(day_from__lte=models.F("day_to")), name="variance_finding_range_order"
             ),
+            priority_known("variance_finding_priority_known"),
         ]
         indexes = [
             models.Index(fields=["state", "day_to"]),
@@ -327,6 +328,7 @@ class ProtectionFinding(WorkedFinding):
             models.CheckConstraint(
                 condition=Q(day_from__lte=models.F("day_to")), name="protection_finding_range_order"
             ),
+            priority_known("protection_finding_priority_known"),
         ]
         indexes = [
             models.Index(fields=["state", "day_to"], name="protection_state_day_idx"),

@@ -1,124 +1,139 @@
-"""The findings that cannot wait, found after each kind's mark and mailed (``rounds.notices``).
+"""The findings that cannot wait, found and mailed (``rounds.notices.tell``), each notice kept in the trail.
 
-Read from each kind's ``NoticeMark``: a payout mismatch of at least
-``NOTICE_MISMATCH_AT_LEAST`` in its round's currency, a progressive award
-taken from the meter (a jackpot; a fixed award is the house's ordinary pay),
-and every new game-protection finding. The findings of the last
-``TAIL_MINUTES`` are read again whatever the mark says: a finding whose key
-was drawn before another's but committed after it is not passed over; one
-already told (its ``notified`` event) is not told twice. Runs after each
-stored round that may need it (``rounds.notices.due``), after the
-nightly protection, and every few minutes from the schedule.
+Told at once: a payout mismatch of at least ``NOTICE_MISMATCH_AT_LEAST`` in
+its round's currency, a progressive award taken from the meter (a jackpot; a
+fixed award is the house's ordinary pay), every new game-protection finding,
+and every escalated case. A kind of finding is read after its ``NoticeMark``
+(the last key a run looked at) and, whatever the mark says, over the last
+``WINDOW``: a finding whose key was drawn before another's but committed
+after it, a notice the mail server refused (tried again ``RETRY_AFTER`` after
+its last refusal), and an escalation whose mail never went are told then.
+What is told is decided in SQL (the amounts, the meter's awards, no notice
+sent yet), so a batch of ``MOST`` holds only what is to be told.
+
+One run at a time (``infra.locks.one_at_a_time``), with no transaction held
+open while a mail server answers. Runs after each stored round that may need
+it (``rounds.notices.due``), after the nightly protection, and every five
+minutes from the schedule.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import CharField, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast
 from django.utils import timezone
 
-from audit.models import NoticeMark, ProtectionFinding
+from audit.models import NoticeMark, ProtectionFinding, VarianceFinding
 from game.vocabulary import FindingCode, MeterEventKind
 from infra import locks
 from infra.money_display import money
+from infra.work import WorkedFinding
 from progressive.models import MeterEvent
 from rounds import notices
 from rounds.models import Finding
+from rounds.selectors import AT_STAKE
 from trail.models import AuditEvent
-from trail.services import audit_record_many
 
-TAIL_MINUTES = 10
-# The most findings one run reads of a kind: a backlog is told over a few runs, never in one transaction.
+WINDOW = timedelta(days=1)
+RETRY_AFTER = timedelta(hours=1)
+# The most notices one run tells of a kind: a backlog is told over a few runs.
 MOST = 500
-ROUND_FINDINGS, PROTECTION_FINDINGS = "round_findings", "protection_findings"
+ROUND_FINDINGS, PROTECTION_FINDINGS, ESCALATIONS = "round_findings", "protection_findings", "escalations"
+JOB = "audit.notices"
 
 
-def notices_send() -> dict[str, int]:
-    """Tell what is due of each kind; how many notices each sent."""
-    return {ROUND_FINDINGS: _run(ROUND_FINDINGS, _round_notices),
-            PROTECTION_FINDINGS: _run(PROTECTION_FINDINGS, _protection_notices)}
+def notices_send(*, now: datetime | None = None) -> dict[str, int]:
+    """Tell what is due of each kind; how many notices each told (``{}``: another run is telling)."""
+    now = now or timezone.now()
+    with locks.one_at_a_time(JOB) as mine:
+        if not mine:
+            return {}
+        return {
+            ROUND_FINDINGS: _marked(ROUND_FINDINGS, Finding, _round_rows, _round_notice, notices.Why.MISMATCH, now),
+            PROTECTION_FINDINGS: _marked(PROTECTION_FINDINGS, ProtectionFinding, _protection_rows,
+                                         _protection_notice, notices.Why.SUSPICION, now),
+            ESCALATIONS: _escalations(now),
+        }
 
 
-def _run(source: str, notices_of) -> int:
-    with transaction.atomic():
-        mark = locks.rows_locked(NoticeMark.objects.filter(source=source)).first()
-        if mark is None:  # a mark the migration did not make: from the start
-            NoticeMark.objects.get_or_create(source=source)
-            mark = locks.rows_locked(NoticeMark.objects.filter(source=source)).get()
-        found, last = notices_of(mark.last_id, timezone.now() - timedelta(minutes=TAIL_MINUTES))
-        if not found and last <= mark.last_id:
-            return 0
-        told = notices.sent(found)
-        if last > mark.last_id:
-            mark.last_id = last
-            mark.save(update_fields=["last_id"])
-        audit_record_many(entries=told)
+def _untold(model: type[WorkedFinding], whys: tuple[str, ...], now: datetime) -> Q:
+    """No notice of ``whys`` about the finding was sent, or found nobody to tell, or was refused within
+    ``RETRY_AFTER``."""
+    events = AuditEvent.objects.filter(object_type=model._meta.label_lower, action=f"{model.work_name}.notified",
+                                       object_id=Cast(OuterRef("pk"), CharField()), after__why__in=list(whys))
+    settled = events.filter(Q(after__sent=True) | Q(after__retry=False))
+    return ~Exists(settled) & ~Exists(events.filter(at__gte=now - RETRY_AFTER))
+
+
+def _marked(source: str, model, rows_of, notice_of, why: str, now: datetime) -> int:
+    """The findings of one kind after its mark or within the window, still to be told; the mark moved
+    to the last key read once they are told."""
+    mark = NoticeMark.objects.get_or_create(source=source)[0].last_id
+    newest = model.objects.aggregate(last=Max("pk"))["last"] or 0
+    read = model.objects.filter(Q(pk__gt=mark) | Q(created_at__gte=now - WINDOW), pk__lte=newest)
+    whys = (notices.Why.MISMATCH, notices.Why.JACKPOT) if model is Finding else (why,)
+    rows = list(rows_of(read).filter(_untold(model, whys, now)).order_by("pk")[:MOST])
+    told = notices.tell([notice_of(row) for row in rows])
+    # A full batch may have more behind it: the mark goes no further than the batch read.
+    last = rows[-1].pk if len(rows) == MOST else newest
+    NoticeMark.objects.filter(source=source, last_id__lt=last).update(last_id=last)
     return len(told)
 
 
-def _untold(model, candidates: list) -> list:
-    told = set(AuditEvent.objects.filter(
-        object_type=model._meta.label_lower, object_id__in=[str(c.pk) for c in candidates],
-        action=f"{model.work_name}.notified",
-    ).values_list("object_id", flat=True))
-    return [c for c in candidates if str(c.pk) not in told]
+def _round_rows(read: QuerySet) -> QuerySet:
+    at_least = Q()
+    for currency, amount in settings.NOTICE_MISMATCH_AT_LEAST.items():
+        at_least |= Q(round__config_version__currency=currency, stake__gte=amount)
+    mismatches = Q(code=FindingCode.PAYOUT_MISMATCH.value) & (at_least if at_least else Q(pk__in=[]))
+    from_meter = Exists(MeterEvent.objects.filter(kind=MeterEventKind.AWARD.value, round_id=OuterRef("round_id"),
+                                                  seat=OuterRef("seat")))
+    jackpots = Q(code=FindingCode.PROGRESSIVE_AWARD.value) & Q(from_meter=True)
+    return (read.annotate(stake=AT_STAKE, from_meter=from_meter).filter(mismatches | jackpots)
+            .select_related("round__table", "round__config_version"))
 
 
-def _window(model, after: int, since, codes: tuple[str, ...] = ()) -> tuple[list, int]:
-    rows = model.objects.filter(Q(pk__gt=after) | Q(created_at__gte=since))
-    if codes:
-        rows = rows.filter(code__in=codes)
-    rows = list(rows.order_by("pk")[:MOST])
-    # The mark moves to the last key read of any code: what is past it has been looked at.
-    newest = model.objects.filter(pk__gt=after).aggregate(last=Max("pk"))["last"] or after
-    last = rows[-1].pk if len(rows) == MOST else newest
-    return rows, max(last, after)
+def _round_notice(finding: Finding) -> notices.Notice:
+    round_ = finding.round
+    currency = round_.config_version.currency
+    where = f"{round_.table.code} round {round_.round_id}, seat {finding.seat}"
+    dealt = f"dealt {timezone.localtime(round_.dealt_at):%Y-%m-%d %H:%M}, gaming day {round_.gaming_day}"
+    if finding.code == FindingCode.PAYOUT_MISMATCH.value:
+        return notices.Notice(
+            finding, notices.Why.MISMATCH, f"Payout mismatch of {money(finding.stake, currency)} at {where}",
+            f"{where} ({finding.bet}): the rules pay {money(finding.expected, currency)}, the dealer paid "
+            f"{money(finding.claimed, currency)}; {dealt}, dealer {round_.dealer}.\n\n{finding.detail}\n")
+    return notices.Notice(
+        finding, notices.Why.JACKPOT, f"Jackpot of {money(finding.expected, currency)} at {where}",
+        f"{where} won {money(finding.expected, currency)} from the progressive meter: {finding.detail}; "
+        f"{dealt}, dealer {round_.dealer}.\n")
 
 
-def _round_notices(after: int, since) -> tuple[list[notices.Notice], int]:
-    rows, last = _window(Finding, after, since, notices.AT_ONCE_CODES)
-    if not rows:
-        return [], last
-    rows = _untold(Finding, list(Finding.objects.filter(pk__in=[r.pk for r in rows])
-                                 .select_related("round__table", "round__config_version").order_by("pk")))
-    from_meter = set(MeterEvent.objects.filter(
-        kind=MeterEventKind.AWARD.value, round_id__in={r.round_id for r in rows},
-    ).values_list("round_id", "seat"))
+def _protection_rows(read: QuerySet) -> QuerySet:
+    return read
+
+
+def _protection_notice(finding: ProtectionFinding) -> notices.Notice:
+    what = finding.code.replace("_", " ")
+    return notices.Notice(
+        finding, notices.Why.SUSPICION, f"Suspicion: {what} — {finding.key}",
+        f"Game protection raised {what} for {finding.key}, gaming days {finding.day_from} to {finding.day_to}: "
+        f"figure {finding.figure} against {finding.threshold}.\n\n{finding.detail}\n")
+
+
+def _escalations(now: datetime) -> int:
+    """Cases escalated within the window whose supervisors' mail never went (``case_escalate`` tells
+    them at once; this is for a mail refused or a process gone between the two)."""
     found = []
-    for finding in rows:
-        round_ = finding.round
-        currency = round_.config_version.currency
-        where = f"{round_.table.code} round {round_.round_id}, seat {finding.seat}"
-        dealt = f"dealt {timezone.localtime(round_.dealt_at):%Y-%m-%d %H:%M}, gaming day {round_.gaming_day}"
-        if finding.code == FindingCode.PAYOUT_MISMATCH.value:
-            at_least = settings.NOTICE_MISMATCH_AT_LEAST.get(currency)
-            difference = abs((finding.claimed or 0) - (finding.expected or 0))
-            if at_least is None or difference < at_least:
-                continue
-            found.append(notices.Notice(
-                finding, notices.Why.MISMATCH,
-                f"Payout mismatch of {money(difference, currency)} at {where}",
-                f"{where} ({finding.bet}): the rules pay {money(finding.expected, currency)}, the dealer paid "
-                f"{money(finding.claimed, currency)}; {dealt}, dealer {round_.dealer}.\n\n{finding.detail}\n"))
-        elif (finding.round_id, finding.seat) in from_meter:
-            found.append(notices.Notice(
-                finding, notices.Why.JACKPOT, f"Jackpot of {money(finding.expected, currency)} at {where}",
-                f"{where} won {money(finding.expected, currency)} from the progressive meter: {finding.detail}; "
-                f"{dealt}, dealer {round_.dealer}.\n"))
-    return found, last
-
-
-def _protection_notices(after: int, since) -> tuple[list[notices.Notice], int]:
-    rows, last = _window(ProtectionFinding, after, since)
-    found = [
-        notices.Notice(
-            finding, notices.Why.SUSPICION, f"Suspicion: {finding.code.replace('_', ' ')} — {finding.key}",
-            f"Game protection raised {finding.code.replace('_', ' ')} for {finding.key}, gaming days "
-            f"{finding.day_from} to {finding.day_to}: figure {finding.figure} against {finding.threshold}.\n\n"
-            f"{finding.detail}\n")
-        for finding in _untold(ProtectionFinding, rows)
-    ]
-    return found, last
+    for model in (Finding, VarianceFinding, ProtectionFinding):
+        rows = model.objects.filter(escalated_at__gte=now - WINDOW).filter(
+            _untold(model, (notices.Why.ESCALATED,), now)).order_by("pk")[:MOST]
+        for finding in rows:
+            event = AuditEvent.objects.filter(object_type=model._meta.label_lower, object_id=str(finding.pk),
+                                              action=f"{model.work_name}.escalated").order_by("-seq").first()
+            after = event.after if event is not None and isinstance(event.after, dict) else {}
+            found.append(notices.escalation_notice(finding, by=event.actor_name if event else "someone",
+                                                   note=after.get("note", "")))
+    return len(notices.tell(found))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Q
 
@@ -71,7 +72,7 @@ def _unrecorded(model: type[WorkedFinding]) -> Iterator[FindingDifference]:
         round_pk = getattr(finding, round_of) if round_of else None
         seen.add(pk)
         case, recorded_case = case_of(finding), cases.get(pk)
-        if case != (recorded_case or UNWORKED_CASE):
+        if not _same_case(case, recorded_case or UNWORKED_CASE):
             yield FindingDifference(pk, round_pk, "case", case, recorded_case, model.work_name)
         move = last.get(pk)
         if move is None:
@@ -91,6 +92,20 @@ def worked_findings(model: type[WorkedFinding], *, pks: list[int]):
     """The findings that look worked, and those ``pks`` (the chain saw worked), in key order: read by
     the worked index (``infra.work.worked_index``), never the findings nobody touched."""
     return model.objects.filter(~UNTOUCHED | Q(pk__in=pks)).order_by("pk")
+
+
+def _same_case(stored: dict, recorded: dict) -> bool:
+    """The row's case is what the event recorded: the same person and priority, the same instants
+    (an event may have written a moment in another zone than UTC)."""
+    return all(_instant(stored[key]) == _instant(recorded.get(key, "")) if key in ("due", "escalated")
+               else stored[key] == recorded.get(key, "") for key in stored)
+
+
+def _instant(text) -> datetime | str:
+    try:
+        return datetime.fromisoformat(text) if text else ""
+    except (TypeError, ValueError):
+        return str(text)
 
 
 def _last_cases(model: type[WorkedFinding]) -> dict[int, dict]:

@@ -17,7 +17,7 @@ breaks the order (``LockOrderError``, raised before the database is asked):
    ``rounds.services.ingest``, ranks here too: it is inserted after the pools'
    locks and before the audit head's);
 4. findings, in primary-key order;
-5. reconciliation reports, variance-test settings and the notices' marks;
+5. reconciliation reports and variance-test settings;
 6. the audit chain's head, always last: every writer of the service queues for it.
 
 A write that needs several rows of one rank takes them in one call (they are
@@ -34,14 +34,19 @@ and the rows it inserts wait only on their parents' key locks (``FOR KEY
 SHARE``, taken by foreign-key checks), which conflict with no lock taken here
 on a parent whose children others insert (``no_key``). The interleavings
 that deadlocked before this order are run in that test.
+
+``one_at_a_time`` is not a row lock: it lets one run of a job (the notices)
+go on across processes without a transaction held open while it works.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import QuerySet
 
 from infra import sql
@@ -54,7 +59,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("progressive.MeterAdjustmentRequest", "progressive.PoolVersionRequest"),
     ("rounds.Round",),
     ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
-    ("audit.ReconciliationReport", "audit.VarianceTestSetting", "audit.NoticeMark"),
+    ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
     ("trail.ChainHead",),
 )
 _RANK_OF = {label: rank for rank, labels in enumerate(RANKS) for label in labels}
@@ -75,6 +80,26 @@ def rows_locked(queryset: QuerySet, pks: Iterable[int] | None = None, *, no_key:
     """
     _check(queryset.model._meta.label, pks, queryset.db)
     return queryset.select_for_update(no_key=no_key).order_by("pk")
+
+
+@contextmanager
+def one_at_a_time(name: str) -> Iterator[bool]:
+    """Whether this process may run the job ``name`` now: a PostgreSQL session advisory lock, tried and
+    never waited for, let go at the end. It locks no row, so no writer waits on it, and it holds no
+    transaction open; on SQLite (one process serves) every run may."""
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        (held,) = cursor.fetchone()
+    try:
+        yield held
+    finally:
+        if held:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def rows_free(queryset: QuerySet) -> set[int]:

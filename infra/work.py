@@ -47,6 +47,11 @@ class Priority(models.IntegerChoices):
     LOW = 4, "low"
 
 
+def priority_label(value: int) -> str:
+    """The priority's name; a number no priority has (a row edited past the service) as itself."""
+    return Priority(value).label if value in Priority.values else str(value)
+
+
 # A finding nobody has worked, nor made a case of: most of them, for ever.
 UNTOUCHED = models.Q(
     state=State.OPEN, state_changed_at__isnull=True, state_note="", state_changed_by_name="",
@@ -71,6 +76,11 @@ def case_indexes(prefix: str) -> list[models.Index]:
                      name=f"{prefix}_assignee_idx"),
         models.Index(fields=["due_at"], condition=models.Q(due_at__isnull=False), name=f"{prefix}_due_idx"),
     ]
+
+
+def priority_known(name: str) -> models.CheckConstraint:
+    """No priority but the four: a row edited past the service to another number is refused."""
+    return models.CheckConstraint(condition=models.Q(priority__in=Priority.values), name=name)
 
 
 class WorkedFinding(models.Model):

@@ -13,7 +13,7 @@ from game.evaluator import CATEGORIES
 from game.rules import TABLE_NUMBERS, TableRules, table_rules
 from game.vocabulary import BETS, Decision, FindingCode
 from infra.models import ImmutableModel, SecondApproval, money_field
-from infra.work import WorkedFinding, case_indexes, worked_index
+from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
 from rounds.video import validate_video_link
 from rounds.wire.statuses import RoundStatusChoices
 
@@ -354,6 +354,7 @@ class Finding(WorkedFinding):
 
     class Meta:
         ordering = ["round", "id"]
+        constraints = [priority_known("finding_priority_known")]
         permissions = [
             ("work_finding", "Can acknowledge, resolve, dismiss or reopen findings"),
             # Held through a role (casino.roles): who rounds.notices mails what cannot wait.

@@ -25,7 +25,8 @@ from django.db.models import Q, TextChoices
 from django.dispatch import Signal
 
 from game.vocabulary import FindingCode
-from trail.services import SYSTEM, AuditEntry
+from infra.work import priority_label
+from trail.services import SYSTEM, AuditEntry, audit_record_many
 
 logger = logging.getLogger(__name__)
 
@@ -71,13 +72,13 @@ def recipients(extra: Iterable[str] = ()) -> list[str]:
     return sorted({address.strip().lower(): address.strip() for address in addresses if address.strip()}.values())
 
 
-def sent(notices: Sequence[Notice]) -> list[AuditEntry]:
-    """Mail each notice; the trail's events that say so, for the caller to record in its transaction.
+def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
+    """Mail each notice, then record it on its finding (``<finding>.notified``), each in a short
+    transaction of its own: no transaction is held open while a mail server answers.
 
-    The mail goes before the events are written: a notice is recorded as sent
-    only once the backend took it, and one the backend refused is recorded
-    with its error. The caller's transaction failing after the mail means the
-    notice may go twice, never that it is lost.
+    The mail goes before its event is written, and the event says whether the backend took it (with
+    its error if not). A notice not recorded as sent is told again by ``audit.notices``: a notice may
+    go twice (a crash between the mail and its event), never be lost.
     """
     if not notices:
         return []
@@ -96,8 +97,23 @@ def sent(notices: Sequence[Notice]) -> list[AuditEntry]:
             except Exception as exc:  # the mail server's refusal, whatever its kind, is what the trail keeps
                 logger.exception("notice %s about %s not sent", notice.why, notice.finding)
                 error = f"{type(exc).__name__}: {exc}"[:500]
-        entries.append(AuditEntry(
+        entry = AuditEntry(
             actor=SYSTEM, action=f"{notice.finding.work_name}.notified", obj=notice.finding,
-            after={"why": notice.why, "to": to, "subject": notice.subject, "sent": not error, "error": error},
-        ))
+            # "retry": a refusal may pass; nobody to tell is not mended by telling again.
+            after={"why": notice.why, "to": to, "subject": notice.subject, "sent": not error, "error": error,
+                   "retry": bool(error) and bool(to)},
+        )
+        with transaction.atomic():
+            audit_record_many(entries=[entry])
+        entries.append(entry)
     return entries
+
+
+def escalation_notice(finding, *, by: str, note: str) -> Notice:
+    """What the supervisors are told of a case escalated by ``by`` with ``note``."""
+    model = type(finding)
+    subject = f"Escalated by {by}: {finding}"
+    body = (f"{by} escalated {model._meta.verbose_name} {finding} to the supervisors.\n\n"
+            f"Why: {note}\n\nIt is {finding.state}, priority {priority_label(finding.priority)}"
+            + (f", with {finding.assignee_name}" if finding.assignee_name else ", with nobody yet") + ".\n")
+    return Notice(finding, Why.ESCALATED, subject, body)

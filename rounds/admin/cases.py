@@ -23,8 +23,15 @@ from django.utils import timezone
 from django.utils.text import capfirst
 
 from infra.request_ids import request_id_of
-from infra.work import UNRESOLVED, Priority, WorkedFinding
-from rounds.services.cases import KEEP, CaseError, assignable, case_change, case_comment, case_escalate
+from infra.work import UNRESOLVED, Priority, WorkedFinding, priority_label
+from rounds.services.cases import (
+    KEEP,
+    CaseError,
+    assignable,
+    case_change,
+    case_comment,
+    case_escalate,
+)
 from trail.models import AuditEvent
 
 
@@ -115,7 +122,7 @@ class CaseWork:
         """Whose, how urgent and by when, in a few words: "alice · high · due 06 Dec 14:00"."""
         parts = [finding.assignee_name or "nobody's"]
         if finding.priority != Priority.NORMAL:
-            parts.append(Priority(finding.priority).label)
+            parts.append(priority_label(finding.priority))
         if finding.due_at:
             late = " (overdue)" if finding.due_at < timezone.now() and finding.state in UNRESOLVED else ""
             parts.append(f"due {timezone.localtime(finding.due_at):%Y-%m-%d %H:%M}{late}")
@@ -154,7 +161,7 @@ class CaseWork:
         finding = get_object_or_404(self.model, pk=pk)
         post, common = request.POST, {"model": self.model, "finding_id": finding.pk, "user": request.user,
                                       "request_id": request_id_of(request)}
-        do = post.get("do", "")
+        do, level = post.get("do", ""), messages.SUCCESS
         try:
             if do == "take":
                 case_change(**common, assignee=request.user)
@@ -171,12 +178,16 @@ class CaseWork:
                 case_comment(**common, text=post.get("comment", ""))
                 said = "your comment is kept"
             elif do == "escalate":
-                case_escalate(**common, note=post.get("note", ""))
+                escalated = case_escalate(**common, note=post.get("note", ""))
                 said = "escalated: the supervisors are told"
+                if not escalated.told:
+                    level = messages.WARNING
+                    said = ("escalated, but the mail to the supervisors did not go (the trail below says why); "
+                            "it is tried again within the hour")
             else:
                 raise CaseError("no such change", field="do")
         except CaseError as refused:
             messages.error(request, capfirst(f"{finding}: {refused}. Nothing changed."))
         else:
-            messages.success(request, capfirst(f"{finding}: {said}."))
+            messages.add_message(request, level, capfirst(f"{finding}: {said}."))
         return redirect(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_change", finding.pk)

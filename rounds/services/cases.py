@@ -10,14 +10,15 @@ and the reason, after which the supervisors are told (``rounds.notices``).
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from infra import locks
-from infra.work import Priority, WorkedFinding
+from infra.work import Priority, WorkedFinding, priority_label
 from rounds import notices
 from trail.services import Actor, AuditEntry, audit_record_many
 
@@ -39,10 +40,17 @@ def case_of(finding: WorkedFinding) -> dict[str, object]:
     """The case as its events record it (``audit.proof_findings`` reads the same keys)."""
     return {
         "assignee": finding.assignee_name,
-        "priority": Priority(finding.priority).label,
-        "due": finding.due_at.isoformat() if finding.due_at else "",
-        "escalated": finding.escalated_at.isoformat() if finding.escalated_at else "",
+        "priority": priority_label(finding.priority),
+        "due": moment_text(finding.due_at),
+        "escalated": moment_text(finding.escalated_at),
     }
+
+
+def moment_text(moment: datetime | None) -> str:
+    """A case's moment as its events write it: in UTC, as the database gives it back whatever zone it
+    was typed in, so the proof compares like with like."""
+    return moment.astimezone(UTC).isoformat() if moment else ""
+
 
 
 def assignable(model: type[WorkedFinding]):
@@ -88,11 +96,17 @@ def case_comment(*, model: type[WorkedFinding], finding_id: int, user, text: str
     return finding
 
 
-def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: str,
-                  request_id: str = "") -> WorkedFinding:
-    """The case escalated to the supervisors with why: recorded, then they are mailed (``rounds.notices``).
+@dataclass(frozen=True, slots=True)
+class Escalated:
+    finding: WorkedFinding
+    told: bool  # the mail server took the supervisors' notice (else ``audit.notices`` tells them later)
 
-    Once only: an escalated case stays escalated (its later work is comments and moves).
+
+def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: str,
+                  request_id: str = "") -> Escalated:
+    """The case escalated to the supervisors with why: recorded and committed, then they are mailed
+    (``rounds.notices.tell``). Once only: an escalated case stays escalated (its later work is
+    comments and moves).
     """
     note = (note or "").strip()
     if not note:
@@ -106,17 +120,11 @@ def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: st
         before = case_of(finding)
         finding.escalated_at = timezone.now()
         finding.save(update_fields=["escalated_at"])
-        subject = f"Escalated by {actor.name}: {finding}"
-        body = (f"{actor.name} escalated {model._meta.verbose_name} {finding} to the supervisors.\n\n"
-                f"Why: {note}\n\nIt is {finding.state}, priority {Priority(finding.priority).label}"
-                + (f", with {finding.assignee_name}" if finding.assignee_name else ", with nobody yet") + ".\n")
-        told = notices.sent([notices.Notice(finding, notices.Why.ESCALATED, subject, body)])
-        audit_record_many(entries=[
-            AuditEntry(actor=actor, action=f"{model.work_name}.escalated", obj=finding,
-                       before=before, after={**case_of(finding), "note": note}, request_id=request_id),
-            *told,
-        ])
-    return finding
+        audit_record_many(entries=[AuditEntry(
+            actor=actor, action=f"{model.work_name}.escalated", obj=finding,
+            before=before, after={**case_of(finding), "note": note}, request_id=request_id)])
+    told = notices.tell([notices.escalation_notice(finding, by=actor.name, note=note)])
+    return Escalated(finding, told=all(entry.after["sent"] for entry in told))
 
 
 def _changed(model, finding_id: int, user, changes: dict, request_id: str) -> WorkedFinding:

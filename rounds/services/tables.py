@@ -89,7 +89,7 @@ def table_video_link_set(*, table_id: int, template: str, user, request_id: str 
     if errors := video_link_errors(template):
         raise FieldErrors({"video_link": errors})
     with transaction.atomic():
-        table = locks.rows_locked(Table.objects.filter(pk=table_id), [table_id]).get()
+        table = locks.rows_locked(Table.objects.filter(pk=table_id), [table_id], no_key=True).get()
         before = table.video_link
         if before == template:
             raise FieldErrors("the table's video link is so already", field="video_link")

@@ -19,6 +19,8 @@ from casino.services import user_roles_set
 from infra.models import ImmutableRecordError
 from tests.reconciliation.days import DAY, moved
 from tests import examples
+from rounds.models import Round
+from rounds.services import table_register
 from trail.models import AuditEvent
 from trail.services import SYSTEM
 
@@ -78,16 +80,25 @@ def test_a_count_is_never_changed_or_deleted(s01, cashier):
                 cursor.execute("ROLLBACK TO SAVEPOINT s")
 
 
-def test_an_import_keeps_every_line_or_none_and_names_the_bad_lines(s01, cashier, tmp_path):
+def test_an_import_keeps_every_line_or_none_and_names_the_bad_lines(s01, table_client, cashier, tmp_path):
+    table_client("U01", "us-30k")
     header = "table,gaming_day,drop,fills,credits,opening_inventory,closing_inventory,note\n"
-    good = f"S01,{DAY},100,0,0,1000,1000,\nS01,{DAY - timedelta(days=1)},200,0,0,1000,1000,\n"
+    # Tables in no order of theirs: every table is locked at once, before any count is written.
+    good = (f"U01,{DAY},300,0,0,1000,1000,\nS01,{DAY},100,0,0,1000,1000,\n"
+            f"S01,{DAY - timedelta(days=1)},200,0,0,1000,1000,\n")
     with pytest.raises(CountError) as refused:
         counts_import(text=header + good + f"S01,{DAY},x,0,0,1000,1000,\n", user=cashier)
-    assert "line 4: drop" in refused.value.errors and not TableCount.objects.exists()
+    assert "line 5: drop" in refused.value.errors and not TableCount.objects.exists()
     path = tmp_path / "counts.csv"
     path.write_text(header + good)
     call_command("import_counts", str(path), "--user", "cage-sup")
-    assert TableCount.objects.filter(source="imported").count() == 2
+    imported = TableCount.objects.filter(source="imported")
+    assert sorted(imported.values_list("table__code", "currency")) == [("S01", "SEK"), ("S01", "SEK"), ("U01", "USD")]
+    assert AuditEvent.objects.filter(action="count.entered").count() == 3
+    # A table's day twice in one file: the second is a correction, and needs its note.
+    with pytest.raises(CountError, match="needs a note"):
+        counts_import(text=header + f"U01,{DAY},1,0,0,0,0,\n", user=cashier)
+    assert imported.count() == 3
     with pytest.raises(CommandError, match="no active user who may enter counts"):
         call_command("import_counts", str(path), "--user", "nobody")
     with pytest.raises(CountError, match="the header lacks"):
@@ -112,4 +123,18 @@ def test_the_report_page_sets_the_count_against_what_was_paid(s01, staff):
     assert TableCount.objects.get().count_win == win
     page = supervisor.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
     assert "250.00 SEK" in page and "not counted" not in page
+    assert 'as <a href="/admin/audit/tablecount/">counts</a>' in page
     assert staff("auditor", "reader").get("/admin/audit/tablecount/enter/").status_code == 403
+
+
+def test_a_count_is_in_the_currency_the_table_dealt_in_that_day(s01, cashier):
+    """A table moved to a configuration in another currency: a count of a day before the move is in the
+    currency its rounds were dealt in, not the table's new one."""
+    example = examples.load("se-50kr.jsonl")[0]
+    assert s01.post("/api/v1/rounds/", moved({**example["record"], "table": "S01"}, hours=0, prefix="m-"),
+                    format="json").status_code == 201
+    day = Round.objects.get().gaming_day
+    table_register(code="S01", config_name="us-30k", actor=SYSTEM)
+    assert count_enter(table_code="S01", gaming_day=day, amounts=FIGURES, user=cashier).currency == "SEK"
+    quiet = day - timedelta(days=3)  # no round that day: the configuration it has now
+    assert count_enter(table_code="S01", gaming_day=quiet, amounts=FIGURES, user=cashier).currency == "USD"

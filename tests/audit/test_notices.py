@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import smtplib
+import threading
+
 from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
-from django.db import transaction
+from django.core.mail.backends.base import BaseEmailBackend
+from django.db import connections, transaction
 from django.utils import timezone
 
 from audit.models import NoticeMark
-from audit.notices import notices_send
+from audit.notices import JOB, RETRY_AFTER, WINDOW, notices_send
 from audit.protection.standing import standing_raise
 from casino.services import user_roles_set
+from infra import locks
 from rounds.models import Finding
+from rounds.services import case_escalate
 from tests import examples
 from trail.models import AuditEvent
 from trail.services import SYSTEM
@@ -92,13 +98,12 @@ def test_a_new_suspicion_is_mailed_and_a_night_that_brings_it_up_to_date_is_not(
     assert len(_notices("audit.protectionfinding")) == 1 and len(mailoutbox) == 1
 
 
-def test_what_was_found_before_the_mark_and_long_ago_is_not_mailed(table_client, settings, mailoutbox, monkeypatch):
+def test_what_was_found_before_the_mark_and_long_ago_is_not_mailed(table_client, settings, mailoutbox):
     found = _mismatches(table_client)
     settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
     NoticeMark.objects.filter(source="round_findings").update(last_id=found[-1].pk)
-    an_hour_on = timezone.now() + timedelta(hours=1)
-    monkeypatch.setattr("audit.notices.timezone.now", lambda: an_hour_on)
-    assert notices_send()["round_findings"] == 0 and mailoutbox == []
+    assert notices_send(now=timezone.now() + WINDOW + timedelta(minutes=1))["round_findings"] == 0
+    assert mailoutbox == []
 
 
 def test_a_finding_committed_behind_the_mark_is_still_told(table_client, settings, mailoutbox):
@@ -119,3 +124,73 @@ def test_a_stored_round_that_needs_it_sends_the_notices_once_committed(table_cli
     assert client.post(ROUNDS, example["record"], format="json").status_code == 201
     assert len(mailoutbox) == Finding.objects.filter(code="payout_mismatch").count() >= 1
     assert {e.after["why"] for e in _notices()} == {"payout_mismatch"}
+
+
+class RefusingBackend(BaseEmailBackend):
+    """A mail server that is down."""
+
+    def send_messages(self, email_messages):
+        raise smtplib.SMTPServerDisconnected("the mail server went away")
+
+
+def test_a_refused_notice_is_told_again_after_a_while_and_nobody_to_tell_is_not(table_client, settings,
+                                                                               mailoutbox, supervisor):
+    found = _mismatches(table_client)
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
+    settings.EMAIL_BACKEND = f"{__name__}.RefusingBackend"
+    assert notices_send()["round_findings"] == len(found)
+    assert {(e.after["sent"], e.after["retry"]) for e in _notices()} == {(False, True)}
+    # Within the hour nothing is tried again; past it, each is, and goes once the server is back.
+    assert notices_send()["round_findings"] == 0
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    later = timezone.now() + RETRY_AFTER + timedelta(minutes=1)
+    assert notices_send(now=later)["round_findings"] == len(found) == len(mailoutbox)
+    assert notices_send(now=later + RETRY_AFTER * 2)["round_findings"] == 0
+    # Nobody to tell: said once, not tried again.
+    supervisor.email = ""
+    supervisor.save()
+    settings.NOTICES_TO = []
+    client = table_client("S02", "se-50kr")
+    example = next(e for e in examples.load("se-50kr.jsonl") if "payout_mismatch" in e["expect"]["codes"])
+    client.post(ROUNDS, {**example["record"], "table": "S02"}, format="json")
+    assert notices_send()["round_findings"] >= 1
+    quiet = [e for e in _notices() if not e.after["to"]]
+    assert quiet and all(e.after["retry"] is False for e in quiet)
+    assert notices_send(now=later + RETRY_AFTER * 3)["round_findings"] == 0
+
+
+def test_an_escalation_whose_mail_was_refused_is_told_by_the_next_run(table_client, settings, mailoutbox):
+    found = _mismatches(table_client)
+    settings.EMAIL_BACKEND = f"{__name__}.RefusingBackend"
+    escalated = case_escalate(model=Finding, finding_id=found[0].pk, user=None, note="the dealer again")
+    assert escalated.told is False
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert notices_send()["escalations"] == 0, "refused within the hour: not yet"
+    assert notices_send(now=timezone.now() + RETRY_AFTER + timedelta(minutes=1))["escalations"] == 1
+    (mail,) = mailoutbox
+    assert "the dealer again" in mail.body and mail.subject.startswith("[table-audit] Escalated by")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_run_at_a_time(table_client, settings):
+    """A run while another holds the job tells nothing and says so; the holder's run goes on."""
+    _mismatches(table_client)
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
+    held, release = threading.Event(), threading.Event()
+
+    def other_run():
+        with locks.one_at_a_time(JOB) as mine:
+            assert mine
+            held.set()
+            release.wait(30)
+        connections.close_all()
+
+    worker = threading.Thread(target=other_run)
+    worker.start()
+    try:
+        assert held.wait(30)
+        assert notices_send() == {}
+    finally:
+        release.set()
+        worker.join(30)
+    assert notices_send()["round_findings"] > 0

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import smtplib
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.core.mail.backends.base import BaseEmailBackend
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from audit.proof_findings import finding_states_unrecorded
@@ -160,3 +160,24 @@ def test_a_case_made_with_no_event_at_all_is_named(finding):
         cursor.execute("UPDATE rounds_finding SET priority = 1 WHERE id = %s", [finding.pk])
     (named,) = finding_states_unrecorded()
     assert (named.column, named.recorded) == ("case", None) and "no audit event moved it" in str(named)
+
+
+def test_a_due_time_typed_in_the_casinos_clock_is_the_same_instant_to_the_proof(finding, staff):
+    """The admin reads a due time in the casino's zone; the event and the row agree on the instant, so
+    the proof names nothing and the same time saved again changes nothing."""
+    auditor = staff("auditor", "clock")
+    url = f"/admin/rounds/finding/{finding.pk}/case/"
+    typed = {"do": "case", "assignee": str(auditor.user.pk), "priority": "2", "due_at": "2026-12-24T18:30"}
+    assert "the case is changed" in auditor.post(url, typed, follow=True).content.decode()
+    stored = Finding.objects.get(pk=finding.pk)
+    assert timezone.localtime(stored.due_at).strftime("%Y-%m-%d %H:%M") == "2026-12-24 18:30"
+    (event,) = _events(finding, "case")
+    assert event.after["due"] == stored.due_at.astimezone(UTC).isoformat()
+    assert list(finding_states_unrecorded()) == []
+    again = auditor.post(url, typed, follow=True).content.decode()
+    assert "nothing to change" in again and len(_events(finding, "case")) == 1
+
+
+def test_a_priority_no_case_has_is_refused_by_the_database(finding):
+    with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("UPDATE rounds_finding SET priority = 9 WHERE id = %s", [finding.pk])

@@ -1,0 +1,23 @@
+"""A finding's priority is one of the four (infra.work.priority_known): the database refuses another number."""
+
+from django.conf import settings
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('audit', '0023_table_counts'),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        migrations.AddConstraint(
+            model_name='protectionfinding',
+            constraint=models.CheckConstraint(condition=models.Q(('priority__in', [1, 2, 3, 4])), name='protection_finding_priority_known'),
+        ),
+        migrations.AddConstraint(
+            model_name='variancefinding',
+            constraint=models.CheckConstraint(condition=models.Q(('priority__in', [1, 2, 3, 4])), name='variance_finding_priority_known'),
+        ),
+    ]
