@@ -26,6 +26,7 @@ from django.utils.safestring import SafeString, mark_safe
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from infra import charts
+from infra.gaming_day import gaming_day_of
 from infra.json_columns import WithoutKey
 from rounds.models import Table
 from rounds.window import window_opens
@@ -617,7 +618,22 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             meter_chart(p.series, title=f"{code}: the meter over the report's events", currency=p.currency)
             for code, p in pools.items()
         )
-        return mark_safe(books + table + meters)
+        return mark_safe(books + table + self._opened_later(report, pools) + meters)
+
+    @staticmethod
+    def _opened_later(report, pools: dict[str, PoolFigures]) -> str:
+        """A pool whose opening meter (its first event, a reseed no round made) was recorded after the
+        report's days: said, so that a reader who sees the meter today higher by it knows why."""
+        notes = []
+        for opening in selectors.pools_opened(codes=list(pools)):
+            day = gaming_day_of(opening.at)
+            if day > report.day_to:
+                notes.append(format_html(
+                    '<p class="help chart-caption pool-opened">{} was opened on gaming day {} with {} (event #{}), '
+                    "after these days: the ledger of these days holds its rounds' events only, and the meter "
+                    "today is that opening higher than this closing and the days since.</p>",
+                    opening.pool, day.isoformat(), amount(opening.amount, opening.currency), opening.seq))
+        return "".join(notes)
 
     @staticmethod
     def _progressive_books(figures: ReportFigures) -> str:

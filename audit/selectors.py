@@ -13,6 +13,8 @@ from django.db.models.functions import Coalesce, TruncWeek
 
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
+from game.vocabulary import MeterEventKind
+from progressive.models import MeterEvent
 from rounds.models import Finding, Round, Seat
 from rounds.selectors import OVERPAID, UNDERPAID
 from trail.models import AuditEvent
@@ -250,3 +252,20 @@ def table_configs(*, table) -> list[ConfigGiven]:
             given.append(ConfigGiven(event.at, config, event.actor_name, event.action))
             last = config
     return given
+
+
+@dataclass(frozen=True, slots=True)
+class PoolOpened:
+    pool: str
+    currency: str
+    seq: int
+    at: datetime
+    amount: Decimal
+
+
+def pools_opened(*, codes: list[str]) -> list[PoolOpened]:
+    """Each pool's opening: its first ledger event, where it is a reseed no round made."""
+    first = (MeterEvent.objects.filter(pool__code__in=codes, seq=1, round__isnull=True,
+                                       kind=MeterEventKind.RESEED.value)
+             .select_related("pool").order_by("pool__code"))
+    return [PoolOpened(e.pool.code, e.pool.currency, e.seq, e.created_at, e.amount) for e in first]

@@ -7,10 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from audit.admin_reports import amount
 from audit.reconciliation.figures import progressive_books
 from audit.reconciliation.report_figures import PoolFigures
 from audit.reconciliation.report_reader import read_figures
 from audit.reconciliation.services import report_run
+from infra.gaming_day import gaming_day_of
+from progressive.models import MeterEvent
 from rounds.models import Seat
 from tests.progressive.records import lit_wagers, us_rounds
 
@@ -77,6 +80,11 @@ def test_the_report_page_shows_the_books_and_says_when_a_report_has_none(table_c
     reader = staff("auditor")
     page = reader.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
     assert "the house&#x27;s win" in page or "the house's win" in page
+    # The pool was opened today (its reseed), after the report's day: the page says so, and by how much.
+    opening = MeterEvent.objects.get(pool__code="us-progressive", seq=1)
+    assert opening.kind == "reseed" and opening.round_id is None
+    said = f"was opened on gaming day {gaming_day_of(opening.created_at)} with {amount(opening.amount, 'USD')}"
+    assert said in page and DAY < gaming_day_of(opening.created_at)
     stored = dict(report.figures)
     stored.pop("progressive")
     type(report).objects.filter(pk=report.pk).update(figures=stored)
