@@ -119,7 +119,7 @@ class CaseWork:
 
     @admin.display(description="case", ordering="priority")
     def case_shown(self, finding: WorkedFinding) -> str:
-        """Whose, how urgent and by when, in a few words: "alice · high · due 06 Dec 14:00"."""
+        """Whose, how urgent and by when, in a few words: "alice · high · due 2026-12-06 14:00"."""
         parts = [finding.assignee_name or "nobody's"]
         if finding.priority != Priority.NORMAL:
             parts.append(priority_label(finding.priority))
@@ -182,8 +182,7 @@ class CaseWork:
                 said = "escalated: the supervisors are told"
                 if not escalated.told:
                     level = messages.WARNING
-                    said = ("escalated, but the mail to the supervisors did not go (the trail below says why); "
-                            "it is tried again within the hour")
+                    said = "escalated, but the mail to the supervisors did not go: the trail below says why"
             else:
                 raise CaseError("no such change", field="do")
         except CaseError as refused:

@@ -181,3 +181,48 @@ def test_a_due_time_typed_in_the_casinos_clock_is_the_same_instant_to_the_proof(
 def test_a_priority_no_case_has_is_refused_by_the_database(finding):
     with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("UPDATE rounds_finding SET priority = 9 WHERE id = %s", [finding.pk])
+
+
+@pytest.mark.parametrize("kind", ["variance", "protection"])
+def test_every_kind_of_finding_is_worked_as_a_case_from_its_page(staff, kind, settings, finding):
+    """The other queues' findings take the same panel: given, commented, escalated, each on its own trail."""
+    from datetime import date
+
+    from audit.models import ProtectionFinding, VarianceFinding
+    from audit.protection.standing import standing_raise
+
+    settings.NOTICES_TO = ["floor@casino.example"]
+    day = date(2026, 11, 28)
+    if kind == "protection":
+        standing_raise(code="suspected_sweetheart_dealing", key="D7|P9", day=day, figure=5.0, threshold=4.0,
+                       evidence={}, detail="errors in P9's favour", dealer="D7", player="P9", day_from=day)
+        path = "audit/protectionfinding"
+    else:
+        from decimal import Decimal
+
+        from audit.reconciliation.services import report_run
+        from audit.reconciliation.variance_services import variance_findings_raise
+        from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
+
+        day = finding.round.gaming_day  # (the round's finding fixture: a day with a report to hang it on)
+        variance_findings_raise(report=report_run(day_from=day), trips=comar([PeriodFigures(
+            scope=Scope.TABLE, key="S01", currency="SEK", period=Period.DAY, day_from=day, day_to=day,
+            handle=Decimal("1000.00"), win=Decimal("900.00"), theoretical=Decimal("20.00"), sd=Decimal("100"))]))
+        path = "audit/variancefinding"
+    finding = (ProtectionFinding if kind == "protection" else VarianceFinding).objects.get()
+    auditor = staff("auditor", f"{kind}-worker")
+    url = f"/admin/{path}/{finding.pk}/case/"
+    assert "it is yours" in auditor.post(url, {"do": "take"}, follow=True).content.decode()
+    auditor.post(url, {"do": "comment", "comment": "seen on camera 4"})
+    page = auditor.post(url, {"do": "escalate", "note": "the same pair again"}, follow=True).content.decode()
+    assert "the supervisors are told" in page and "seen on camera 4" in page
+    model = type(finding)
+    stored = model.objects.get(pk=finding.pk)
+    assert stored.assignee == auditor.user and stored.escalated_at is not None
+    actions = [a for a in AuditEvent.objects.filter(object_type=model._meta.label_lower, object_id=str(finding.pk))
+               .order_by("seq").values_list("action", flat=True) if not a.endswith(".raised")]
+    work = model.work_name
+    assert actions == [f"{work}.case", f"{work}.comment", f"{work}.escalated", f"{work}.notified"]
+    assert list(finding_states_unrecorded()) == []
+    reader = staff(None, f"{kind}-reader")
+    assert reader.post(url, {"do": "take"}).status_code == 403
