@@ -69,12 +69,14 @@ def worked_index(name: str) -> models.Index:
 
 
 def case_indexes(prefix: str) -> list[models.Index]:
-    """The cases by person (the queue's "mine") and by due time ("overdue"), each read without the
-    findings nobody took or gave a time."""
+    """The cases by person (the queue's "mine"), by due time ("overdue") and the escalated, each read
+    without the findings nobody took, gave a time or escalated: most of them, for ever."""
     return [
         models.Index(fields=["assignee", "due_at"], condition=models.Q(assignee__isnull=False),
                      name=f"{prefix}_assignee_idx"),
         models.Index(fields=["due_at"], condition=models.Q(due_at__isnull=False), name=f"{prefix}_due_idx"),
+        models.Index(fields=["escalated_at"], condition=models.Q(escalated_at__isnull=False),
+                     name=f"{prefix}_escalated_idx"),
     ]
 
 

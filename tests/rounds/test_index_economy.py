@@ -45,7 +45,7 @@ INDEXES = {
         "finding_created_at_id_idx",  # the findings newest first (rounds 0015)
         "finding_worked_idx",  # partial: only a worked finding writes an entry (rounds 0024)
         # partial: only a finding given to a person, or given a time, writes an entry (rounds 0025)
-        "finding_case_assignee_idx", "finding_case_due_idx",
+        "finding_case_assignee_idx", "finding_case_due_idx", "finding_case_escalated_idx",
     },
     "progressive_meterevent": {
         "progressive_meterevent_pkey", "meter_event_seq_unique",

@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
+from django.utils import timezone
+
 from audit.proof_findings import WORKED, worked_findings
+from audit.tonight import case_queries
 
 pytestmark = [
     pytest.mark.django_db,
@@ -30,3 +33,19 @@ def test_the_worked_findings_are_read_by_their_index(model):
         plan = worked_findings(model, pks=[1, 2]).explain()
     assert index in plan, plan
     assert "Seq Scan" not in plan, plan
+
+
+@pytest.mark.parametrize("model", WORKED, ids=lambda m: m.__name__)
+def test_the_tonight_pages_cases_are_counted_by_their_partial_indexes(model, django_user_model):
+    user = django_user_model.objects.create_user("counted")
+    for case, rows in case_queries(model, user=user, now=timezone.now()).items():
+        # Its own partial index, or the worked one: either holds only the findings somebody worked.
+        index = {"mine": "assignee", "overdue": "due", "escalated": "escalated"}[case]
+        partial = (f"_case_{index}_idx", "_worked_idx")
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            cursor.execute("SET LOCAL enable_indexonlyscan = off")
+            plan = rows.explain()
+        assert any(name in plan for name in partial) and "Seq Scan" not in plan, plan
+        assert "state_" not in plan.split("Index Scan on ", 1)[1].split(" ", 1)[0], plan
