@@ -24,23 +24,36 @@ from django.db import transaction
 from django.db.models import Q, TextChoices
 from django.dispatch import Signal
 
-from game.vocabulary import FindingCode
+from game.vocabulary import FindingCode, MeterEventKind
 from infra.work import priority_label
 from trail.services import SYSTEM, AuditEntry, audit_record_many
 
 logger = logging.getLogger(__name__)
 
 RECEIVE = ("rounds", "receive_notices")
-# The codes of a round's findings that may need a notice at once (audit.notices decides which do).
-AT_ONCE_CODES: tuple[str, ...] = (FindingCode.PAYOUT_MISMATCH.value, FindingCode.PROGRESSIVE_AWARD.value)
 # Sent once a transaction that stored such a finding commits; audit.notices listens (audit.apps).
 due = Signal()
 
 
-def due_after_commit(findings: Iterable) -> None:
-    """Say, once the transaction commits, that notices may be due, if any of ``findings`` may need one."""
-    if any(finding.code in AT_ONCE_CODES for finding in findings):
+def due_after_commit(rounds: Iterable[tuple[str, Iterable, Iterable]]) -> None:
+    """Say, once the transaction commits, that notices may be due: if one of ``rounds`` (each its
+    currency, its findings and its meter events) has a payout mismatch at the notice amount or an award
+    from the meter. A filter for the write path, so that an ordinary round (a fixed award, a small
+    mismatch) never starts a run; what is told is ``audit.notices``' to decide."""
+    for currency, findings, events in rounds:
+        at_least = settings.NOTICE_MISMATCH_AT_LEAST.get(currency)
+        from_meter = {event.seat for event in events if event.kind == MeterEventKind.AWARD.value}
+        for finding in findings:
+            if finding.code == FindingCode.PAYOUT_MISMATCH.value:
+                stake = abs((finding.claimed or 0) - (finding.expected or 0))
+                if at_least is not None and stake >= at_least:
+                    break
+            elif finding.code == FindingCode.PROGRESSIVE_AWARD.value and finding.seat in from_meter:
+                break
+        else:
+            continue
         transaction.on_commit(lambda: due.send(sender=None))
+        return
 
 
 class Why(TextChoices):

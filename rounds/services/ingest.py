@@ -184,7 +184,7 @@ def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date,
                                             item.findings, item.events)
             audit.append(_stored(item))
     audit_record_many(head=head, entries=audit)
-    notices.due_after_commit(finding for item in new for finding in item.findings)
+    notices.due_after_commit((item.version.currency, item.findings, item.events) for item in new if item.version)
     return results
 
 
