@@ -41,22 +41,25 @@ WINDOW = timedelta(days=1)
 RETRY_AFTER = timedelta(hours=1)
 # The most notices one run tells of a kind: a backlog is told over a few runs.
 MOST = 500
-ROUND_FINDINGS, PROTECTION_FINDINGS, ESCALATIONS = "round_findings", "protection_findings", "escalations"
+ROUND_FINDINGS, PROTECTION_FINDINGS, ESCALATIONS, KINDS = (
+    notices.ROUND_FINDINGS, notices.PROTECTION_FINDINGS, notices.ESCALATIONS, notices.KINDS)
 JOB = "audit.notices"
 
 
-def notices_send(*, now: datetime | None = None) -> dict[str, int]:
-    """Tell what is due of each kind; how many notices each told (``{}``: another run is telling)."""
+def notices_send(*, now: datetime | None = None, kinds: tuple[str, ...] = KINDS) -> dict[str, int]:
+    """Tell what is due of each of ``kinds`` (a stored round asks for its own kind only); how many
+    notices each told (``{}``: another run is telling)."""
     now = now or timezone.now()
+    runs = {
+        ROUND_FINDINGS: lambda: _marked(ROUND_FINDINGS, Finding, _round_rows, _round_notice, notices.Why.MISMATCH, now),
+        PROTECTION_FINDINGS: lambda: _marked(PROTECTION_FINDINGS, ProtectionFinding, _protection_rows,
+                                             _protection_notice, notices.Why.SUSPICION, now),
+        ESCALATIONS: lambda: _escalations(now),
+    }
     with locks.one_at_a_time(JOB) as mine:
         if not mine:
             return {}
-        return {
-            ROUND_FINDINGS: _marked(ROUND_FINDINGS, Finding, _round_rows, _round_notice, notices.Why.MISMATCH, now),
-            PROTECTION_FINDINGS: _marked(PROTECTION_FINDINGS, ProtectionFinding, _protection_rows,
-                                         _protection_notice, notices.Why.SUSPICION, now),
-            ESCALATIONS: _escalations(now),
-        }
+        return {kind: runs[kind]() for kind in kinds}
 
 
 def _untold(model: type[WorkedFinding], whys: tuple[str, ...], now: datetime) -> Q:

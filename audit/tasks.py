@@ -26,6 +26,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from audit.reconciliation import healing, services
+from rounds.notices import KINDS, PROTECTION_FINDINGS
 
 logger = logging.getLogger("audit.reconciliation")
 
@@ -214,24 +215,24 @@ def protect_finish(day: str) -> dict[str, int]:
     from audit.protection.raising import day_findings_raise
 
     raised = day_findings_raise(day=date.fromisoformat(day))
-    notices_due()
+    notices_due(kinds=[PROTECTION_FINDINGS])
     return raised
 
 
 @shared_task(name="audit.notices_send", **RELIABLE)
-def notices_send() -> dict[str, int]:
-    """Mail what cannot wait (``audit.notices``): after a round that may need it, after the
-    nightly protection, and every few minutes from the schedule."""
+def notices_send(kinds: list[str] | None = None) -> dict[str, int]:
+    """Mail what cannot wait (``audit.notices``): after a round that may need it (its kind only),
+    after the nightly protection, and every few minutes from the schedule (every kind)."""
     from audit.notices import notices_send as send
 
-    return send()
+    return send(kinds=tuple(kinds) if kinds else KINDS)
 
 
-def notices_due(**_signal) -> None:
+def notices_due(kinds: list[str] | None = None, **_signal) -> None:
     """``rounds.notices.due``'s receiver, after the round's commit: the notices run as a task (inline
-    where tasks are). A broker that cannot take it, or a run that fails, never fails the table's
+    where there is no broker). A broker that cannot take it, or a run that fails, never fails the table's
     request: the schedule's next run tells what this one did not."""
     try:
-        notices_send.delay()
+        notices_send.delay(kinds=kinds)
     except Exception:
         logger.exception("the notices could not be started; the schedule's next run sends them")

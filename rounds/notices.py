@@ -31,7 +31,11 @@ from trail.services import SYSTEM, AuditEntry, audit_record_many
 logger = logging.getLogger(__name__)
 
 RECEIVE = ("rounds", "receive_notices")
-# Sent once a transaction that stored such a finding commits; audit.notices listens (audit.apps).
+# The kinds audit.notices tells, each read on its own (the first two after their NoticeMark).
+ROUND_FINDINGS, PROTECTION_FINDINGS, ESCALATIONS = "round_findings", "protection_findings", "escalations"
+KINDS: tuple[str, ...] = (ROUND_FINDINGS, PROTECTION_FINDINGS, ESCALATIONS)
+# Sent (with the ``kinds`` to read) once a transaction that stored what may need a notice commits;
+# audit.notices listens (audit.apps).
 due = Signal()
 
 
@@ -52,7 +56,7 @@ def due_after_commit(rounds: Iterable[tuple[str, Iterable, Iterable]]) -> None:
                 break
         else:
             continue
-        transaction.on_commit(lambda: due.send(sender=None))
+        transaction.on_commit(lambda: due.send(sender=None, kinds=[ROUND_FINDINGS]))
         return
 
 
