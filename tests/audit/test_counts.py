@@ -138,3 +138,16 @@ def test_a_count_is_in_the_currency_the_table_dealt_in_that_day(s01, cashier):
     assert count_enter(table_code="S01", gaming_day=day, amounts=FIGURES, user=cashier).currency == "SEK"
     quiet = day - timedelta(days=3)  # no round that day: the configuration it has now
     assert count_enter(table_code="S01", gaming_day=quiet, amounts=FIGURES, user=cashier).currency == "USD"
+
+
+def test_the_admin_imports_a_file_and_names_its_bad_lines(s01, staff):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    supervisor = staff("supervisor", "uploader")
+    header = "table,gaming_day,drop,fills,credits,opening_inventory,closing_inventory,note\n"
+    bad = SimpleUploadedFile("counts.csv", (header + f"S01,{DAY},12.345,0,0,0,0,\n").encode())
+    page = supervisor.post("/admin/audit/tablecount/import/", {"file": bad}).content.decode()
+    assert "line 2: drop" in page and not TableCount.objects.exists()
+    good = SimpleUploadedFile("counts.csv", (header + f"S01,{DAY},100,0,0,0,0,\n").encode())
+    assert supervisor.post("/admin/audit/tablecount/import/", {"file": good}).status_code == 302
+    assert TableCount.objects.get().source == "imported"
