@@ -1,6 +1,6 @@
 """Notices: what cannot wait for the morning, mailed to the people who must know, each kept in the trail.
 
-A payout mismatch above the configured amount in its currency, a jackpot
+A payout mismatch of at least the configured amount in its currency, a jackpot
 (an award from the meter), a new game-protection suspicion and a case
 escalated by a person are mailed through Django's mail backend (the console
 in the demo) to every active user who holds ``rounds.receive_notices`` (the
