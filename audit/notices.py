@@ -131,11 +131,14 @@ def _escalations(now: datetime) -> int:
     them at once; this is for a mail refused or a process gone between the two)."""
     found = []
     for model in (Finding, VarianceFinding, ProtectionFinding):
-        rows = model.objects.filter(escalated_at__gte=now - WINDOW).filter(
-            _untold(model, (notices.Why.ESCALATED,), now)).order_by("pk")[:MOST]
+        rows = list(model.objects.filter(escalated_at__gte=now - WINDOW).filter(
+            _untold(model, (notices.Why.ESCALATED,), now)).order_by("pk")[:MOST])
+        # Each one's escalation as the trail has it, in one read (the last, where there are several).
+        escalated = {event.object_id: event for event in AuditEvent.objects.filter(
+            object_type=model._meta.label_lower, object_id__in=[str(f.pk) for f in rows],
+            action=f"{model.work_name}.escalated").order_by("seq")}
         for finding in rows:
-            event = AuditEvent.objects.filter(object_type=model._meta.label_lower, object_id=str(finding.pk),
-                                              action=f"{model.work_name}.escalated").order_by("-seq").first()
+            event = escalated.get(str(finding.pk))
             after = event.after if event is not None and isinstance(event.after, dict) else {}
             found.append(notices.escalation_notice(finding, by=event.actor_name if event else "someone",
                                                    note=after.get("note", "")))
