@@ -32,7 +32,7 @@ from infra import locks
 from infra.money_display import money
 from infra.work import WorkedFinding
 from progressive.models import MeterEvent
-from rounds import notices
+from rounds import mistakes, notices
 from rounds.models import Finding
 from rounds.selectors import AT_STAKE
 from trail.models import AuditEvent
@@ -137,9 +137,13 @@ def _escalations(now: datetime) -> int:
         escalated = {event.object_id: event for event in AuditEvent.objects.filter(
             object_type=model._meta.label_lower, object_id__in=[str(f.pk) for f in rows],
             action=f"{model.work_name}.escalated").order_by("seq")}
+        # The findings of one mistake escalated together are told as one, by the first of them.
+        together: dict[tuple, list] = {}
         for finding in rows:
+            together.setdefault(mistakes.mistake_of(finding), []).append(finding)
+        for finding, *mates in together.values():
             event = escalated.get(str(finding.pk))
             after = event.after if event is not None and isinstance(event.after, dict) else {}
             found.append(notices.escalation_notice(finding, by=event.actor_name if event else "someone",
-                                                   note=after.get("note", "")))
+                                                   note=after.get("note", ""), mates=mates))
     return len(notices.tell(found))

@@ -38,6 +38,7 @@ from infra.admin_links import changelist_url
 from infra.gaming_day import gaming_day_of
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
+from rounds import mistakes
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 from rounds.window import window_opens
@@ -261,7 +262,8 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
     grouped by code, dealer and currency (a few hundred rows)."""
     over, under = OVERPAID, UNDERPAID
     rows = (
-        Finding.objects.filter(round__gaming_day=day).order_by()
+        # One mistake is one finding to work, as the queue the counts link to lists it.
+        mistakes.one_row_each(Finding.objects.filter(round__gaming_day=day)).order_by()
         .values("code", "round__dealer", "round__config_version__currency")
         .annotate(
             work=Count("id", filter=WORK), stake=Coalesce(Sum(AT_STAKE, filter=WORK), ZERO),
@@ -457,7 +459,9 @@ def case_queries(model, *, user, now: datetime) -> dict[str, object]:
     cases = model.objects.order_by()
     if model is Finding:
         cases = cases.filter(informational=False)
-    return {case: rows.values_list("state", flat=True) for case, rows in (
+    # A rounds' finding's mates count once, as the queue lists them (``rounds.mistakes``).
+    one_each = mistakes.one_row_each if model is Finding else (lambda rows: rows)
+    return {case: one_each(rows).values_list("state", flat=True) for case, rows in (
         ("mine", cases.filter(assignee=user)), ("overdue", cases.filter(due_at__lt=now)),
         ("escalated", cases.filter(escalated_at__isnull=False)))}
 

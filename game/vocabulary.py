@@ -87,6 +87,11 @@ SERVICE_CODES: frozenset[str] = frozenset(
     {FindingCode.CONFLICTING_RESUBMISSION.value, FindingCode.DEALT_OUTSIDE_WINDOW.value,
      FindingCode.POOL_OFF_LEDGER.value}
 )
+# Raised once for each bet one mistake reaches: an Ante off the unit makes the Blind (its equal)
+# and often the Play (its multiple) off the unit too. The contract keeps a finding per bet; the
+# auditors' queue shows a seat's findings of such a code as one row and works them together
+# (``rounds.mistakes``).
+ONE_PER_BET_CODES: frozenset[str] = frozenset({FindingCode.BET_OFF_UNIT.value})
 
 
 class MeterEventKind(StrEnum):

@@ -76,6 +76,8 @@ class Notice:
     subject: str
     body: str
     to_assignee: bool = True
+    # The finding's mates (``rounds.mistakes``): one notice, recorded on each of them too.
+    mates: tuple = ()
 
 
 def recipients(extra: Iterable[str] = ()) -> list[str]:
@@ -114,23 +116,25 @@ def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
             except Exception as exc:  # the mail server's refusal, whatever its kind, is what the trail keeps
                 logger.exception("notice %s about %s not sent", notice.why, notice.finding)
                 error = f"{type(exc).__name__}: {exc}"[:500]
-        entry = AuditEntry(
-            actor=SYSTEM, action=f"{notice.finding.work_name}.notified", obj=notice.finding,
-            # "retry": a refusal may pass; nobody to tell is not mended by telling again.
-            after={"why": notice.why, "to": to, "subject": notice.subject, "sent": not error, "error": error,
-                   "retry": bool(error) and bool(to)},
-        )
+        # "retry": a refusal may pass; nobody to tell is not mended by telling again.
+        after = {"why": notice.why, "to": to, "subject": notice.subject, "sent": not error, "error": error,
+                 "retry": bool(error) and bool(to)}
+        recorded = [AuditEntry(actor=SYSTEM, action=f"{about.work_name}.notified", obj=about, after=after)
+                    for about in (notice.finding, *notice.mates)]
         with transaction.atomic():
-            audit_record_many(entries=[entry])
-        entries.append(entry)
+            audit_record_many(entries=recorded)
+        entries.append(recorded[0])
     return entries
 
 
-def escalation_notice(finding, *, by: str, note: str) -> Notice:
-    """What the supervisors are told of a case escalated by ``by`` with ``note``."""
+def escalation_notice(finding, *, by: str, note: str, mates: Sequence = ()) -> Notice:
+    """What the supervisors are told of a case escalated by ``by`` with ``note`` (with its ``mates``,
+    the other findings of the same mistake, escalated with it)."""
     model = type(finding)
     subject = f"Escalated by {by}: {finding}"
+    also = ("\nThe same mistake on the seat's other bets, escalated with it: "
+            + ", ".join(f"#{mate.pk} ({getattr(mate, 'bet', '') or '–'})" for mate in mates) + ".\n") if mates else ""
     body = (f"{by} escalated {model._meta.verbose_name} {finding} to the supervisors.\n\n"
             f"Why: {note}\n\nIt is {finding.state}, priority {priority_label(finding.priority)}"
-            + (f", with {finding.assignee_name}" if finding.assignee_name else ", with nobody yet") + ".\n")
-    return Notice(finding, Why.ESCALATED, subject, body)
+            + (f", with {finding.assignee_name}" if finding.assignee_name else ", with nobody yet") + f".\n{also}")
+    return Notice(finding, Why.ESCALATED, subject, body, mates=tuple(mates))

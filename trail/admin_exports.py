@@ -62,7 +62,7 @@ class CsvExportAdmin:
 
     def get_changelist(self, request, **kwargs):
         changelist = super().get_changelist(request, **kwargs)
-        return _unpaged(changelist) if getattr(request, _EXPORTING, False) else changelist
+        return _unpaged(changelist) if exporting(request) else changelist
 
     def changelist_view(self, request, extra_context=None):
         response = super().changelist_view(request, extra_context)
@@ -119,6 +119,11 @@ def _chosen(cl) -> dict[str, str]:
                 chosen[str(spec.title)] = str(choice["display"])
                 break
     return chosen
+
+
+def exporting(request) -> bool:
+    """Whether ``request`` is building an export (its ChangeList then reads every row the list stands for)."""
+    return getattr(request, _EXPORTING, False)
 
 
 @cache

@@ -48,7 +48,11 @@ class FindingTransitionSerializer(serializers.Serializer):
 
 
 class FindingTransitionView(APIView):
-    """Move findings to a new state (all or none), with a note where closing or reopening."""
+    """Move findings to a new state (all or none), with a note where closing or reopening.
+
+    The findings of one mistake move together (``rounds.mistakes``): the answer lists every finding
+    moved, those named and their mates.
+    """
 
     authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
     permission_classes = [person_with("rounds.work_finding")]
@@ -61,6 +65,9 @@ class FindingTransitionView(APIView):
                          "no finding moved."),
         }),
         summary="Acknowledge, resolve, dismiss or reopen findings",
+        description=("Moves the findings named and, with each, the findings the same mistake raised on its "
+                     "seat's other bets in the same state (an Ante off the unit is a bet_off_unit on the "
+                     "Ante, the Blind and the Play: one mistake). The answer lists every finding moved."),
     )
     def post(self, request):
         given = FindingTransitionSerializer(data=request.data)

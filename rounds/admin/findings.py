@@ -14,6 +14,7 @@ reopening asks for the note first, and every move goes through
 from __future__ import annotations
 
 from datetime import date, timedelta
+from functools import cache
 from decimal import Decimal
 
 from django.contrib import admin, messages
@@ -21,7 +22,7 @@ from django.contrib.admin.options import IncorrectLookupParameters
 from django.db import transaction
 from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 
@@ -30,6 +31,7 @@ from infra.money_display import money
 from infra.partitioning import month_of
 from infra.request_ids import request_id_of
 from infra.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
+from rounds import mistakes
 from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.exports import FINDINGS
 from rounds.models import (
@@ -47,7 +49,7 @@ from trail.admin import (
     ReadOnlyAdmin,
     admin_change_link,
 )
-from trail.admin_exports import CsvExportAdmin
+from trail.admin_exports import CsvExportAdmin, exporting
 
 
 class QueueFilter(admin.SimpleListFilter):
@@ -254,14 +256,18 @@ def finding_moved_from_page(request, finding: WorkedFinding, label: str) -> None
     to_state, shown = request.POST.get("to_state", ""), request.POST.get("from_state", "")
     note = request.POST.get("note", "").strip()
     refused = _move_refused(finding, label, to_state, note)
+    moved: list[WorkedFinding] = []
     if refused is None:
         model = type(finding)
         try:
             with transaction.atomic():
-                # Locked first: no one moves it between this look and the move.
-                now = locks.rows_locked(model.objects.filter(pk=finding.pk), [finding.pk]).get()
+                # Locked first, with its mates (``rounds.mistakes``), as the move locks them: no one
+                # moves it between this look and the move.
+                reached = mistakes.reach(model, [finding.pk])
+                now = next(one for one in locks.rows_locked(model.objects.filter(pk__in=reached), reached)
+                           if one.pk == finding.pk)
                 if now.state == shown:
-                    finding_transition(
+                    moved = finding_transition(
                         finding_ids=[finding.pk], to_state=to_state, user=request.user,
                         note=note, request_id=request_id_of(request), model=model,
                     )
@@ -276,7 +282,9 @@ def finding_moved_from_page(request, finding: WorkedFinding, label: str) -> None
             refused = f"{label}: {exc}. Nothing changed."
     if refused is None:
         noted = ", with your note" if note else ""
-        messages.success(request, capfirst(f"{label}: {shown} → {to_state}{noted}."))
+        mates = ", ".join(f"#{mate.pk} ({getattr(mate, 'bet', '') or '–'})" for mate in moved if mate.pk != finding.pk)
+        with_mates = f" With it, the same mistake's {mates}." if mates else ""
+        messages.success(request, capfirst(f"{label}: {shown} → {to_state}{noted}.{with_mates}"))
     else:
         messages.error(request, capfirst(refused))
 
@@ -309,6 +317,10 @@ class WorkActions:
         """How a finding is named on the page that asks for the note."""
         return str(finding)
 
+    def work_labels(self, findings: list[WorkedFinding]) -> list[str]:
+        """``work_label`` of each of ``findings``, for a model that reads what they have in common at once."""
+        return [self.work_label(finding) for finding in findings]
+
     def _move(self, request, queryset, to_state: str):
         note = request.POST.get("note", "")
         if to_state in NOTE_REQUIRED and "apply" not in request.POST:
@@ -329,8 +341,9 @@ class WorkActions:
 
         Cancel goes back to the list as it was filtered; only the button moves the findings.
         """
-        findings = [(finding.pk, self.work_label(finding), finding.state)
-                    for finding in queryset.select_related(*self.work_related)]
+        chosen = list(queryset.select_related(*self.work_related))
+        findings = [(finding.pk, label, finding.state)
+                    for finding, label in zip(chosen, self.work_labels(chosen), strict=True)]
         count = len(findings)
         return TemplateResponse(request, "admin/work/note.html", {
             **self.admin_site.each_context(request),
@@ -356,6 +369,25 @@ class WorkActions:
     @admin.action(description="Reopen selected findings (with a note)", permissions=["work_finding"])
     def reopen(self, request, queryset):
         return self._move(request, queryset, State.OPEN)
+
+
+@cache
+def _one_row_each(changelist: type) -> type:
+    """``changelist`` listing a row for each mistake (``rounds.mistakes``): the first of a seat's
+    findings of one mistake stands for its mates, and names their bets and amounts."""
+
+    class OneRowEach(changelist):
+        def get_queryset(self, request, exclude_parameters=None):
+            return mistakes.one_row_each(super().get_queryset(request, exclude_parameters))
+
+        def get_results(self, request):
+            super().get_results(request)
+            bets = mistakes.bets_of(self.result_list)
+            for finding in self.result_list:
+                finding.mistake_bets = bets.get(finding.pk, [])
+
+    OneRowEach.__name__ = OneRowEach.__qualname__ = f"OneRowEach{changelist.__name__}"
+    return OneRowEach
 
 
 @admin.register(Finding)
@@ -388,7 +420,7 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
     # second scan of every row.
     show_full_result_count = False
     fields = (
-        "round_link", "code", "informational", "seat", "bet", "expected", "claimed",
+        "round_link", "code", "informational", "seat", "bet", "same_mistake", "expected", "claimed",
         "detail", "state", "state_changed_at", "state_changed_by_name", "state_note", "video", "created_at",
     )
     # Working a finding is the one thing this admin changes, and only through the service.
@@ -399,9 +431,22 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(stake=AT_STAKE)
 
+    def get_changelist(self, request, **kwargs):
+        changelist = super().get_changelist(request, **kwargs)
+        # The list has a row for each mistake; its export, a row for each finding the rows stand for.
+        return changelist if exporting(request) else _one_row_each(changelist)
+
     def work_label(self, finding: Finding) -> str:
         seat = f", seat {finding.seat}" if finding.seat else ""
-        return f"{finding.code} — {finding.round}{seat}"
+        bets = getattr(finding, "mistake_bets", [])
+        together = f" ({', '.join(bet for bet, _ in bets)}: moved together)" if bets else ""
+        return f"{finding.code} — {finding.round}{seat}{together}"
+
+    def work_labels(self, findings: list[Finding]) -> list[str]:
+        bets = mistakes.bets_of(findings)
+        for finding in findings:
+            finding.mistake_bets = bets.get(finding.pk, [])
+        return super().work_labels(findings)
 
     @admin.display(description="gaming day · dealt", ordering="round__dealt_at")
     def dealt(self, finding: Finding) -> str:
@@ -419,7 +464,10 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
 
     @admin.display(description="seat · bet")
     def seat_bet(self, finding: Finding) -> str:
-        return " · ".join(str(part) for part in (finding.seat, finding.bet) if part) or "–"
+        """The seat and the bet; for a row that stands for a mistake's findings, each bet it reached."""
+        bets = getattr(finding, "mistake_bets", [])
+        bet = ", ".join(name for name, _ in bets) if bets else finding.bet
+        return " · ".join(str(part) for part in (finding.seat, bet) if part) or "–"
 
     @admin.display(description="at stake", ordering="stake")
     def at_stake(self, finding: Finding) -> str:
@@ -431,11 +479,22 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
 
     @admin.display(description="claimed", ordering="claimed")
     def claimed_shown(self, finding: Finding) -> str:
-        return money(finding.claimed)
+        bets = getattr(finding, "mistake_bets", [])
+        return " · ".join(money(claimed) for _, claimed in bets) if bets else money(finding.claimed)
 
     @admin.display(description="moved by", ordering="state_changed_by_name")
     def worked_by(self, finding: Finding) -> str:
         return finding.state_changed_by_name or "–"
+
+    @admin.display(description="the same mistake")
+    def same_mistake(self, finding: Finding) -> SafeString | str:
+        """The findings one mistake raised with this one on other bets, moved and worked with it."""
+        mates = mistakes.mates_of(finding)
+        if not mates:
+            return "– (this finding is a mistake of its own)"
+        links = format_html_join(", ", "{} ({})", ((admin_change_link(f"#{mate.pk}", "rounds.finding", mate.pk),
+                                                   mate.bet or "–") for mate in mates))
+        return format_html("{}: moved, assigned and escalated together with this one", links)
 
     @admin.display(description="video")
     def video(self, finding: Finding) -> SafeString | str:

@@ -5,6 +5,8 @@ change is made here under the finding's row lock and recorded in the trail
 on the finding, in the same transaction: ``<work_name>.case`` with the case
 before and after, ``.comment`` with the words, ``.escalated`` with the case
 and the reason, after which the supervisors are told (``rounds.notices``).
+The findings of one mistake (``rounds.mistakes``) are one case: a change made
+on one is made, and recorded, on each of its mates too, and told once.
 ``audit.proof_findings`` holds every case's columns to its last event.
 """
 
@@ -19,7 +21,7 @@ from django.utils import timezone
 
 from infra import locks
 from infra.work import Priority, WorkedFinding, priority_label
-from rounds import notices
+from rounds import mistakes, notices
 from trail.services import Actor, AuditEntry, audit_record_many
 
 from .findings import FindingTransitionError
@@ -89,10 +91,10 @@ def case_comment(*, model: type[WorkedFinding], finding_id: int, user, text: str
     if len(text) > COMMENT_MOST:
         raise CaseError(f"a comment holds at most {COMMENT_MOST} characters", field="comment")
     with transaction.atomic():
-        finding = _locked(model, finding_id)
+        finding, *mates = _locked(model, finding_id)
         audit_record_many(entries=[AuditEntry(
-            actor=Actor.of_user(user), action=f"{model.work_name}.comment", obj=finding,
-            after={"comment": text}, request_id=request_id)])
+            actor=Actor.of_user(user), action=f"{model.work_name}.comment", obj=one,
+            after={"comment": text}, request_id=request_id) for one in (finding, *mates)])
     return finding
 
 
@@ -113,41 +115,51 @@ def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: st
         raise CaseError("escalating a case needs a note saying why", field="note")
     actor = Actor.of_user(user)
     with transaction.atomic():
-        finding = _locked(model, finding_id)
+        finding, *mates = _locked(model, finding_id)
         if finding.escalated_at is not None:
             raise CaseError(f"finding {finding.pk} was escalated already, on {finding.escalated_at:%Y-%m-%d %H:%M}",
                             field="findings")
-        before = case_of(finding)
-        finding.escalated_at = timezone.now()
-        finding.save(update_fields=["escalated_at"])
-        audit_record_many(entries=[AuditEntry(
-            actor=actor, action=f"{model.work_name}.escalated", obj=finding,
-            before=before, after={**case_of(finding), "note": note}, request_id=request_id)])
-    told = notices.tell([notices.escalation_notice(finding, by=actor.name, note=note)])
+        mates = [mate for mate in mates if mate.escalated_at is None]
+        now, entries = timezone.now(), []
+        for one in (finding, *mates):
+            before = case_of(one)
+            one.escalated_at = now
+            one.save(update_fields=["escalated_at"])
+            entries.append(AuditEntry(actor=actor, action=f"{model.work_name}.escalated", obj=one,
+                                      before=before, after={**case_of(one), "note": note}, request_id=request_id))
+        audit_record_many(entries=entries)
+    told = notices.tell([notices.escalation_notice(finding, by=actor.name, note=note, mates=mates)])
     return Escalated(finding, told=all(entry.after["sent"] for entry in told))
 
 
 def _changed(model, finding_id: int, user, changes: dict, request_id: str) -> WorkedFinding:
     with transaction.atomic():
-        finding = _locked(model, finding_id)
-        before = case_of(finding)
-        for name, value in changes.items():
-            setattr(finding, name, value)
-        after = case_of(finding)
-        if after == before:
-            raise CaseError("nothing to change: the case is so already", field="findings")
-        finding.save(update_fields=list(changes))
-        audit_record_many(entries=[AuditEntry(
-            actor=Actor.of_user(user), action=f"{model.work_name}.case", obj=finding,
-            before=before, after=after, request_id=request_id)])
+        finding, *mates = _locked(model, finding_id)
+        entries = []
+        for one in (finding, *mates):
+            before = case_of(one)
+            for name, value in changes.items():
+                setattr(one, name, value)
+            after = case_of(one)
+            if after == before:
+                if one is finding:
+                    raise CaseError("nothing to change: the case is so already", field="findings")
+                continue
+            one.save(update_fields=list(changes))
+            entries.append(AuditEntry(actor=Actor.of_user(user), action=f"{model.work_name}.case", obj=one,
+                                      before=before, after=after, request_id=request_id))
+        audit_record_many(entries=entries)
     return finding
 
 
-def _locked(model: type[WorkedFinding], finding_id: int) -> WorkedFinding:
-    found = list(locks.rows_locked(model.objects.filter(pk=finding_id), [finding_id]))
-    if not found:
+def _locked(model: type[WorkedFinding], finding_id: int) -> list[WorkedFinding]:
+    """The finding, then its mates (``rounds.mistakes``), all locked in the one order."""
+    reached = mistakes.reach(model, [finding_id])
+    locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
+    named = [finding for finding in locked if finding.pk == finding_id]
+    if not named:
         raise CaseError(f"no finding {finding_id}", field="findings")
-    finding = found[0]
+    finding = named[0]
     if getattr(finding, "informational", False):
         raise CaseError(f"finding {finding.pk} is informational: a record, not work", field="findings")
-    return finding
+    return mistakes.standing_with(named, locked)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from infra import locks
 from infra.validation import FieldErrors
 from infra.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
+from rounds import mistakes
 from rounds.models import Finding
 from trail.services import Actor, audit_record
 
@@ -25,10 +26,11 @@ def finding_transition(
     *, finding_ids: list[int], to_state: str, user, note: str = "", request_id: str = "",
     model: type[WorkedFinding] = Finding,
 ) -> list[WorkedFinding]:
-    """Move ``model``'s findings to ``to_state`` as ``user``; all of them or none.
+    """Move ``model``'s findings to ``to_state`` as ``user``, with their mates (the other findings of
+    the same mistake in the same state, ``rounds.mistakes``); all of them or none.
 
     Each move is audited as ``<model.work_name>.<to_state>`` with the state
-    before and after and the note.
+    before and after and the note, one event a finding.
     """
     if to_state not in State.values:
         raise FindingTransitionError(f"unknown state {to_state!r}", field="state")
@@ -38,11 +40,12 @@ def finding_transition(
     actor = Actor.of_user(user)
     now = timezone.now()
     with transaction.atomic():
-        findings = list(
-            locks.rows_locked(model.objects.filter(pk__in=finding_ids), finding_ids)
-        )
-        if len(findings) != len(set(finding_ids)):
+        reached = mistakes.reach(model, finding_ids)
+        locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
+        named = [finding for finding in locked if finding.pk in set(finding_ids)]
+        if len(named) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")
+        findings = mistakes.standing_with(named, locked)
         for finding in findings:
             # An informational finding (a progressive award paid right) describes a correct
             # round: there is nothing to work. Variance findings have no such kind.

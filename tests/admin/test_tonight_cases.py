@@ -10,7 +10,7 @@ from django.utils import timezone
 from infra.work import Priority
 from rounds.models import Finding
 from rounds.services import case_change, case_escalate, finding_transition
-from tests import examples
+from tests import examples, mistakes
 
 pytestmark = pytest.mark.django_db
 
@@ -20,8 +20,13 @@ def test_yours_overdue_and_escalated_match_the_queues_they_open(table_client, st
     client = table_client("S01", "se-50kr")
     for example in examples.load("se-50kr.jsonl"):
         client.post("/api/v1/rounds/", example["record"], format="json")
-    work = list(Finding.objects.filter(informational=False).order_by("pk")[:5])
+    # Five mistakes, the first an Ante off the unit: three findings, one case, one row.
+    firsts = mistakes.firsts(Finding.objects.filter(informational=False).order_by("pk"))
+    off_unit = next(f for f in firsts if f.code == "bet_off_unit")
+    work = [off_unit, *(f for f in firsts if f.code != "bet_off_unit")][:5]
     assert len(work) == 5
+    mates = Finding.objects.filter(round_id=off_unit.round_id, seat=off_unit.seat, code="bet_off_unit")
+    assert mates.count() > 1
     me, other = staff("auditor", "me"), staff("auditor", "other")
     past, later = timezone.now() - timedelta(hours=1), timezone.now() + timedelta(hours=1)
     case_change(model=Finding, finding_id=work[0].pk, user=me.user, assignee=me.user, due_at=past)
@@ -33,6 +38,7 @@ def test_yours_overdue_and_escalated_match_the_queues_they_open(table_client, st
     case_change(model=Finding, finding_id=work[4].pk, user=me.user, assignee=me.user, due_at=past)
     finding_transition(finding_ids=[work[4].pk], to_state="resolved", user=me.user, note="paid back")
 
+    assert {(f.assignee_id, f.due_at) for f in mates} == {(me.user.pk, past)}
     page = me.get("/admin/")
     (rounds_cases, *others) = page.context["cases"]
     assert rounds_cases.kind == "rounds' findings" and {c.kind for c in others} == {"variance findings",

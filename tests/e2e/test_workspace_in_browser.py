@@ -16,7 +16,7 @@ from django.utils import timezone
 from casino.services import user_roles_set
 from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
-from tests import examples
+from tests import examples, mistakes
 from tests.admin.money import seat_money
 from tests.browser import chromium, signed_in
 from trail.services import SYSTEM
@@ -47,7 +47,9 @@ def test_the_tonight_page_its_links_and_the_queue(live_server, seeded_day, djang
     day = seeded_day.isoformat()
     rounds = Round.objects.filter(gaming_day=seeded_day).select_related("config_version")
     dealt = Counter(r.config_version.currency for r in rounds)
-    work = [f for f in Finding.objects.filter(round__gaming_day=seeded_day).select_related("round__config_version")
+    # A row for each mistake: the seat whose Ante is off the unit is one (its Ante's and Blind's findings).
+    work = [f for f in mistakes.firsts(Finding.objects.filter(round__gaming_day=seeded_day)
+                                       .select_related("round__config_version").order_by("pk"))
             if f.state in ("open", "acknowledged") and not f.informational]
     by_code = Counter((f.code, f.round.config_version.currency) for f in work)
     stakes = Counter()
@@ -75,19 +77,21 @@ def test_the_tonight_page_its_links_and_the_queue(live_server, seeded_day, djang
         assert {(r["code"], r["currency"]): (int(r["count"]), Decimal(r["atStake"])) for r in tiles} == {
             key: (n, Decimal(stakes[key])) for key, n in by_code.items()}
 
-        # The tile's link opens the list of exactly the findings it counted.
-        code, currency = tiles[0]["code"], tiles[0]["currency"]
+        # The tile's link opens the list of exactly the findings it counted: the off-unit seat's
+        # tile, a row for the seat naming its bets.
+        code, currency = "bet_off_unit", "SEK"
+        assert by_code[(code, currency)] >= 1
         page.click(f"{section} .findings tr[data-code='{code}'][data-currency='{currency}'] a")
         page.wait_for_url("**/admin/rounds/finding/?**")
         assert f"gaming_day={day}" in page.url and f"code={code}" in page.url
-        listed = page.eval_on_selector_all("#result_list tbody tr", "rows => rows.length")
-        assert listed == by_code[(code, currency)]
+        listed = page.eval_on_selector_all("#result_list tbody tr", "rows => rows.map(r => r.innerText)")
+        assert len(listed) == by_code[(code, currency)] and all("ante, blind" in row for row in listed), listed
 
         # The queue as it opens: the open, actionable findings only, newest first.
         page.goto(f"{base}/admin/rounds/finding/")
         ids = page.eval_on_selector_all("#result_list input[name=_selected_action]", "boxes => boxes.map(b => +b.value)")
-        assert ids == list(Finding.objects.filter(state="open", informational=False)
-                           .order_by("-created_at", "-id").values_list("pk", flat=True))
+        assert ids == mistakes.keys(Finding.objects.filter(state="open", informational=False)
+                                    .order_by("-created_at", "-id"))
         assert not Finding.objects.filter(pk__in=ids, informational=True).exists()
         # It fits the screen: no column cut off, nor scrolled out of sight, at 1,366 pixels.
         table_right, results_width, results_scroll = page.evaluate(

@@ -1,0 +1,94 @@
+"""One mistake, several findings: a seat's findings that one mistake raised once for each bet.
+
+An Ante off the 50 kr unit is one mistake, yet the engine raises ``bet_off_unit``
+on the Ante, the Blind and the Play, since the contract's finding names one
+bet (``game.vocabulary.ONE_PER_BET_CODES``); the table's answer keeps them so.
+For the people who work them, the findings of one round's seat with such a
+code that stand in the same state are *mates*: the queues show the first of
+them alone, naming the bets (``one_row_each``, ``bets_of``), and a move or a
+change of the case made on one is made on its mates too
+(``rounds.services.findings``, ``rounds.services.cases``), each with an event of
+its own, so that every finding's trail still proves its own columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from game.vocabulary import BETS, ONE_PER_BET_CODES
+
+from .models import Finding
+
+# The columns mates share; ``state`` besides (a mate moved apart is a mistake of its own again).
+_SHARED = ("round", "seat", "code")
+
+
+def mistake_of(finding) -> tuple:
+    """What the finding is one of: its seat's mistake for a code raised once per bet, else itself."""
+    if isinstance(finding, Finding) and finding.code in ONE_PER_BET_CODES:
+        return (finding.round_id, finding.seat, finding.code, finding.state)
+    return (type(finding)._meta.label, finding.pk)
+
+
+def one_row_each(queryset: QuerySet) -> QuerySet:
+    """``queryset`` (of rounds' findings) with one row for each mistake: a finding whose earlier mate
+    is in ``queryset`` too is left out, so that a list and the count of it agree."""
+    earlier = queryset.filter(pk__lt=OuterRef("pk"), state=OuterRef("state"),
+                              **{name: OuterRef(name) for name in _SHARED})
+    return queryset.exclude(Q(code__in=ONE_PER_BET_CODES) & Exists(earlier.order_by()))
+
+
+def reach(model, ids: Iterable[int]) -> list[int]:
+    """``ids`` and their mates' keys, read without a lock: what a move or a case change of ``ids``
+    locks (``standing_with`` keeps, once they are locked, the mates still in their state)."""
+    ids = set(ids)
+    if model is not Finding or not ids:
+        return sorted(ids)
+    named = list(Finding.objects.filter(pk__in=ids, code__in=ONE_PER_BET_CODES)
+                 .values_list("round_id", "seat", "code", "state"))
+    if not named:
+        return sorted(ids)
+    wanted = set(named)
+    candidates = Finding.objects.filter(round_id__in={row[0] for row in named}, code__in=ONE_PER_BET_CODES)
+    mates = (pk for pk, *row in candidates.values_list("pk", "round_id", "seat", "code", "state")
+             if tuple(row) in wanted)
+    return sorted(ids | set(mates))
+
+
+def standing_with(named: list, locked: Iterable) -> list:
+    """``named`` and those of ``locked`` still mates of one of them now that all are locked."""
+    mistakes = {mistake_of(finding) for finding in named}
+    keys = {finding.pk for finding in named}
+    return [*named, *(finding for finding in locked
+                      if finding.pk not in keys and mistake_of(finding) in mistakes)]
+
+
+def mates_of(finding) -> list:
+    """The finding's mates (not itself), by key; none for a finding that stands alone."""
+    if not isinstance(finding, Finding) or finding.code not in ONE_PER_BET_CODES:
+        return []
+    return list(Finding.objects.filter(round_id=finding.round_id, seat=finding.seat, code=finding.code,
+                                       state=finding.state).exclude(pk=finding.pk).order_by("pk"))
+
+
+def bets_of(findings: Iterable[Finding]) -> dict[int, list[tuple[str, Decimal | None]]]:
+    """For each of ``findings`` that has mates, each bet of its mistake and the amount claimed on it,
+    in the bets' order: one read for them all."""
+    findings = [finding for finding in findings if finding.code in ONE_PER_BET_CODES]
+    if not findings:
+        return {}
+    bets: dict[tuple, dict[str, Decimal | None]] = {}
+    rows = Finding.objects.filter(round_id__in={f.round_id for f in findings}, code__in=ONE_PER_BET_CODES)
+    for round_id, seat, code, state, bet, claimed in rows.values_list(
+            "round_id", "seat", "code", "state", "bet", "claimed"):
+        bets.setdefault((round_id, seat, code, state), {})[bet] = claimed
+    order = {bet: n for n, bet in enumerate(BETS)}
+    shown = {}
+    for finding in findings:
+        found = bets.get(mistake_of(finding), {})
+        if len(found) > 1:
+            shown[finding.pk] = sorted(found.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+    return shown
