@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from game.vocabulary import BETS, ONE_PER_BET_CODES
+from infra import locks
 
 from .models import Finding
 
@@ -41,10 +42,19 @@ def one_row_each(queryset: QuerySet) -> QuerySet:
     return queryset.exclude(Q(code__in=ONE_PER_BET_CODES) & Exists(earlier.order_by()))
 
 
-def reach(model, ids: Iterable[int]) -> list[int]:
-    """``ids`` and their mates' keys, read without a lock: what a move or a case change of ``ids``
-    locks (``standing_with`` keeps, once they are locked, the mates still in their state)."""
+def locked_with_mates(model, ids: Iterable[int]) -> tuple[list, list]:
+    """``model``'s findings ``ids`` and their mates, locked together in the one order (``infra.locks``):
+    those of ``ids`` that exist, then they and the mates still in their state once locked (a move or a
+    change of the case reaches these)."""
     ids = set(ids)
+    reached = _reach(model, ids)
+    locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
+    named = [finding for finding in locked if finding.pk in ids]
+    return named, _standing_with(named, locked)
+
+
+def _reach(model, ids: set[int]) -> list[int]:
+    """``ids`` and their mates' keys, read without a lock: what is then locked."""
     if model is not Finding or not ids:
         return sorted(ids)
     named = list(Finding.objects.filter(pk__in=ids, code__in=ONE_PER_BET_CODES)
@@ -58,12 +68,17 @@ def reach(model, ids: Iterable[int]) -> list[int]:
     return sorted(ids | set(mates))
 
 
-def standing_with(named: list, locked: Iterable) -> list:
+def _standing_with(named: list, locked: Iterable) -> list:
     """``named`` and those of ``locked`` still mates of one of them now that all are locked."""
     mistakes = {mistake_of(finding) for finding in named}
     keys = {finding.pk for finding in named}
     return [*named, *(finding for finding in locked
                       if finding.pk not in keys and mistake_of(finding) in mistakes)]
+
+
+def named(findings: Iterable) -> str:
+    """Findings of a mistake as a person reads them: "#12 (blind), #13 (play)"."""
+    return ", ".join(f"#{finding.pk} ({getattr(finding, 'bet', '') or '–'})" for finding in findings)
 
 
 def mates_of(finding) -> list:

@@ -26,6 +26,7 @@ from django.dispatch import Signal
 
 from game.vocabulary import FindingCode, MeterEventKind
 from infra.work import priority_label
+from rounds import mistakes
 from trail.services import SYSTEM, AuditEntry, audit_record_many
 
 logger = logging.getLogger(__name__)
@@ -132,8 +133,8 @@ def escalation_notice(finding, *, by: str, note: str, mates: Sequence = ()) -> N
     the other findings of the same mistake, escalated with it)."""
     model = type(finding)
     subject = f"Escalated by {by}: {finding}"
-    also = ("\nThe same mistake on the seat's other bets, escalated with it: "
-            + ", ".join(f"#{mate.pk} ({getattr(mate, 'bet', '') or '–'})" for mate in mates) + ".\n") if mates else ""
+    also = (f"\nThe same mistake on the seat's other bets, escalated with it: {mistakes.named(mates)}.\n"
+            if mates else "")
     body = (f"{by} escalated {model._meta.verbose_name} {finding} to the supervisors.\n\n"
             f"Why: {note}\n\nIt is {finding.state}, priority {priority_label(finding.priority)}"
             + (f", with {finding.assignee_name}" if finding.assignee_name else ", with nobody yet") + f".\n{also}")

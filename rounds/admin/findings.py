@@ -14,8 +14,8 @@ reopening asks for the note first, and every move goes through
 from __future__ import annotations
 
 from datetime import date, timedelta
-from functools import cache
 from decimal import Decimal
+from functools import cache
 
 from django.contrib import admin, messages
 from django.contrib.admin.options import IncorrectLookupParameters
@@ -26,7 +26,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 
-from infra import locks
 from infra.money_display import money
 from infra.partitioning import month_of
 from infra.request_ids import request_id_of
@@ -263,9 +262,7 @@ def finding_moved_from_page(request, finding: WorkedFinding, label: str) -> None
             with transaction.atomic():
                 # Locked first, with its mates (``rounds.mistakes``), as the move locks them: no one
                 # moves it between this look and the move.
-                reached = mistakes.reach(model, [finding.pk])
-                now = next(one for one in locks.rows_locked(model.objects.filter(pk__in=reached), reached)
-                           if one.pk == finding.pk)
+                (now,), _ = mistakes.locked_with_mates(model, [finding.pk])
                 if now.state == shown:
                     moved = finding_transition(
                         finding_ids=[finding.pk], to_state=to_state, user=request.user,
@@ -282,7 +279,7 @@ def finding_moved_from_page(request, finding: WorkedFinding, label: str) -> None
             refused = f"{label}: {exc}. Nothing changed."
     if refused is None:
         noted = ", with your note" if note else ""
-        mates = ", ".join(f"#{mate.pk} ({getattr(mate, 'bet', '') or '–'})" for mate in moved if mate.pk != finding.pk)
+        mates = mistakes.named(mate for mate in moved if mate.pk != finding.pk)
         with_mates = f" With it, the same mistake's {mates}." if mates else ""
         messages.success(request, capfirst(f"{label}: {shown} → {to_state}{noted}.{with_mates}"))
     else:

@@ -19,7 +19,6 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from infra import locks
 from infra.work import Priority, WorkedFinding, priority_label
 from rounds import mistakes, notices
 from trail.services import Actor, AuditEntry, audit_record_many
@@ -154,12 +153,9 @@ def _changed(model, finding_id: int, user, changes: dict, request_id: str) -> Wo
 
 def _locked(model: type[WorkedFinding], finding_id: int) -> list[WorkedFinding]:
     """The finding, then its mates (``rounds.mistakes``), all locked in the one order."""
-    reached = mistakes.reach(model, [finding_id])
-    locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
-    named = [finding for finding in locked if finding.pk == finding_id]
+    named, together = mistakes.locked_with_mates(model, [finding_id])
     if not named:
         raise CaseError(f"no finding {finding_id}", field="findings")
-    finding = named[0]
-    if getattr(finding, "informational", False):
-        raise CaseError(f"finding {finding.pk} is informational: a record, not work", field="findings")
-    return mistakes.standing_with(named, locked)
+    if getattr(named[0], "informational", False):
+        raise CaseError(f"finding {finding_id} is informational: a record, not work", field="findings")
+    return together

@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from infra import locks
 from infra.validation import FieldErrors
 from infra.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
 from rounds import mistakes
@@ -40,12 +39,9 @@ def finding_transition(
     actor = Actor.of_user(user)
     now = timezone.now()
     with transaction.atomic():
-        reached = mistakes.reach(model, finding_ids)
-        locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
-        named = [finding for finding in locked if finding.pk in set(finding_ids)]
+        named, findings = mistakes.locked_with_mates(model, finding_ids)
         if len(named) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")
-        findings = mistakes.standing_with(named, locked)
         for finding in findings:
             # An informational finding (a progressive award paid right) describes a correct
             # round: there is nothing to work. Variance findings have no such kind.

@@ -12,12 +12,11 @@ from django.utils import timezone
 from audit.notices import RETRY_AFTER, notices_send
 from audit.proof_findings import finding_states_unrecorded
 from audit.tonight import tonight
-from casino.services import user_roles_set
 from rounds.models import Finding
 from rounds.services import case_change, case_comment, case_escalate, finding_transition
 from tests import examples, mistakes
+from tests.security.people import person
 from trail.models import AuditEvent
-from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
 
@@ -54,16 +53,6 @@ def _events(finding: Finding, action: str) -> list[AuditEvent]:
                                           action=f"finding.{action}").order_by("seq"))
 
 
-@pytest.fixture
-def person(django_user_model):
-    def make(name: str, role: str = "auditor", email: str = "") -> object:
-        user = django_user_model.objects.create_user(name, email=email, password="pw-for-tests-only")
-        user_roles_set(user=user, roles=[role], actor=SYSTEM)
-        return user
-
-    return make
-
-
 def test_the_queue_lists_a_seats_off_unit_bets_as_one_row_naming_each(table_client, staff):
     found = _off_unit(table_client, seats=(1, 4))
     page = staff("auditor").get(QUEUE, {"state": "all"})
@@ -77,9 +66,9 @@ def test_the_queue_lists_a_seats_off_unit_bets_as_one_row_naming_each(table_clie
     assert page.context["cl"].result_count == 2
 
 
-def test_a_move_of_one_moves_its_mates_each_with_its_event_and_no_other(table_client, person):
+def test_a_move_of_one_moves_its_mates_each_with_its_event_and_no_other(table_client):
     ante, blind, play, *other_seat = _off_unit(table_client, seats=(1, 2))
-    alice = person("alice")
+    alice = person("auditor", "alice")
     moved = finding_transition(finding_ids=[blind.pk], to_state="acknowledged", user=alice)
     assert sorted(f.pk for f in moved) == [ante.pk, blind.pk, play.pk]
     states = dict(Finding.objects.values_list("pk", "state"))
@@ -89,14 +78,14 @@ def test_a_move_of_one_moves_its_mates_each_with_its_event_and_no_other(table_cl
     assert list(finding_states_unrecorded()) == []
 
 
-def test_a_mate_moved_apart_is_a_row_of_its_own_and_stays_where_it_is(table_client, staff, person):
+def test_a_mate_moved_apart_is_a_row_of_its_own_and_stays_where_it_is(table_client, staff):
     """A mistake whose findings stand in two states (moved apart before they were worked together)
     is a row for each state, and a move of one row leaves the other as it is."""
     ante, blind, play = _off_unit(table_client)
     Finding.objects.filter(pk=play.pk).update(state="acknowledged")
     listed = staff("auditor").get(QUEUE, {"state": "unresolved"}).context["cl"].result_list
     assert sorted(f.pk for f in listed) == [ante.pk, play.pk]
-    finding_transition(finding_ids=[ante.pk], to_state="resolved", user=person("alice"), note="a chip short")
+    finding_transition(finding_ids=[ante.pk], to_state="resolved", user=person("auditor", "alice"), note="a chip short")
     assert dict(Finding.objects.values_list("pk", "state")) == {
         ante.pk: "resolved", blind.pk: "resolved", play.pk: "acknowledged"}
 
@@ -112,9 +101,9 @@ def test_the_queues_action_asks_once_for_the_mistake_and_moves_all_three(table_c
     assert set(Finding.objects.values_list("state", flat=True)) == {"resolved"}
 
 
-def test_a_case_change_and_a_comment_reach_every_mate_and_the_proof_holds(table_client, person):
+def test_a_case_change_and_a_comment_reach_every_mate_and_the_proof_holds(table_client):
     ante, blind, play = _off_unit(table_client)
-    alice = person("alice")
+    alice = person("auditor", "alice")
     due = timezone.now() + timedelta(hours=2)
     case_change(model=Finding, finding_id=play.pk, user=alice, assignee=alice, due_at=due)
     case_comment(model=Finding, finding_id=ante.pk, user=alice, text="the chips were 25s")
@@ -128,10 +117,11 @@ def test_a_case_change_and_a_comment_reach_every_mate_and_the_proof_holds(table_
     assert [(d.finding_pk, d.column) for d in finding_states_unrecorded()] == [(blind.pk, "case")]
 
 
-def test_an_escalation_reaches_every_mate_and_is_told_once(table_client, person, mailoutbox, settings):
+def test_an_escalation_reaches_every_mate_and_is_told_once(table_client, mailoutbox, settings):
     settings.NOTICES_TO = ["floor@casino.example"]
     ante, blind, play = _off_unit(table_client)
-    escalated = case_escalate(model=Finding, finding_id=ante.pk, user=person("alice"), note="three times tonight")
+    alice = person("auditor", "alice")
+    escalated = case_escalate(model=Finding, finding_id=ante.pk, user=alice, note="three times tonight")
     assert escalated.told
     (mail,) = mailoutbox
     assert f"#{blind.pk} (blind), #{play.pk} (play)" in mail.body
@@ -141,11 +131,12 @@ def test_an_escalation_reaches_every_mate_and_is_told_once(table_client, person,
     assert notices_send(now=timezone.now() + RETRY_AFTER * 2)["escalations"] == 0
 
 
-def test_an_escalation_refused_is_told_again_once_for_the_mistake(table_client, person, mailoutbox, settings):
+def test_an_escalation_refused_is_told_again_once_for_the_mistake(table_client, mailoutbox, settings):
     settings.NOTICES_TO = ["floor@casino.example"]
     ante, blind, play = _off_unit(table_client)
     settings.EMAIL_BACKEND = f"{__name__}.RefusingBackend"
-    assert case_escalate(model=Finding, finding_id=blind.pk, user=person("alice"), note="again").told is False
+    alice = person("auditor", "alice")
+    assert case_escalate(model=Finding, finding_id=blind.pk, user=alice, note="again").told is False
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     assert notices_send(now=timezone.now() + RETRY_AFTER + timedelta(minutes=1))["escalations"] == 1
     (mail,) = mailoutbox
