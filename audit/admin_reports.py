@@ -622,16 +622,16 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
 
     @staticmethod
     def _opened_later(report, pools: dict[str, PoolFigures]) -> str:
-        """A pool whose opening meter (its first event, a reseed no round made) was recorded after the
-        report's days: said, so that a reader who sees the meter today higher by it knows why."""
+        """A pool whose books open (``progressive.selectors.books_opened``) after the report's days:
+        said, so that a reader who sees the meter today higher by its opening knows why."""
         notes = []
         for opening in selectors.pools_opened(codes=list(pools)):
             day = gaming_day_of(opening.at)
             if day > report.day_to:
                 notes.append(format_html(
                     '<p class="help chart-caption pool-opened">{} was opened on gaming day {} with {} (event #{}), '
-                    "after these days: the ledger of these days holds its rounds' events only, and the meter "
-                    "today is that opening higher than this closing and the days since.</p>",
+                    "after these days: they hold none of its opening, and the meter today is that opening "
+                    "higher than this closing and the days since.</p>",
                     opening.pool, day.isoformat(), amount(opening.amount, opening.currency), opening.seq))
         return "".join(notes)
 

@@ -13,8 +13,7 @@ from django.db.models.functions import Coalesce, TruncWeek
 
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
-from game.vocabulary import MeterEventKind
-from progressive.models import MeterEvent
+from progressive.selectors import openings
 from rounds.models import Finding, Round, Seat
 from rounds.selectors import OVERPAID, UNDERPAID
 from trail.models import AuditEvent
@@ -264,8 +263,6 @@ class PoolOpened:
 
 
 def pools_opened(*, codes: list[str]) -> list[PoolOpened]:
-    """Each pool's opening: its first ledger event, where it is a reseed no round made."""
-    first = (MeterEvent.objects.filter(pool__code__in=codes, seq=1, round__isnull=True,
-                                       kind=MeterEventKind.RESEED.value)
-             .select_related("pool").order_by("pool__code"))
-    return [PoolOpened(e.pool.code, e.pool.currency, e.seq, e.created_at, e.amount) for e in first]
+    """Each pool's opening, at the moment its books open (``progressive.selectors.openings``)."""
+    first = openings().filter(pool__code__in=codes).select_related("pool").order_by("pool__code")
+    return [PoolOpened(e.pool.code, e.pool.currency, e.seq, e.books_open, e.amount) for e in first]

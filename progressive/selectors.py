@@ -8,7 +8,10 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import (
+    Count, Exists, F, FilteredRelation, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum,
+)
+from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from game.versions import in_force
@@ -56,6 +59,31 @@ def pool_version_current(*, pool: Pool, at: datetime | None = None) -> PoolVersi
     if not versions:
         return None
     return in_force(((v, v.effective_from, v.version) for v in versions), at or timezone.now())
+
+
+# A pool's opening: the first event of its ledger, the reseed its creation wrote.
+OPENING = Q(seq=1, round__isnull=True, kind=MeterEvent.Kind.RESEED)
+
+
+def openings(using: str = DEFAULT_DB_ALIAS) -> QuerySet[MeterEvent]:
+    """Each pool's opening (``OPENING``), with ``books_open``: the moment its pool's books open.
+
+    That is the earlier of the moment the opening was recorded and the first
+    moment any of the pool's versions is in force. The opening belongs there,
+    not to the moment it was recorded: a pool whose terms are in force from an
+    earlier day (the shipped pool's from 2000, one created with its terms dated
+    back) held its opening from that day, before the rounds dealt since that
+    fed it, not after them.
+    """
+    terms = (PoolVersion.objects.using(using).filter(pool=OuterRef("pool_id")).order_by()
+             .values("pool_id").annotate(at=Min("effective_from")).values("at")[:1])
+    return MeterEvent.objects.using(using).filter(OPENING).annotate(
+        books_open=Least("created_at", Coalesce(Subquery(terms), "created_at")))
+
+
+def books_opened(*, pool: Pool, using: str = DEFAULT_DB_ALIAS) -> datetime | None:
+    """When ``pool``'s books open (``openings``); None if it has no opening."""
+    return openings(using).filter(pool=pool).values_list("books_open", flat=True).first()
 
 
 def pool_version_list() -> QuerySet[PoolVersion]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -10,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from audit.models import ReconciliationReport
-from progressive.models import MeterEvent
+from progressive.models import MeterEvent, Pool
 from rounds.models import Round, Seat, Submission, Table
 
 
@@ -63,6 +64,13 @@ def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
     lit = Seat.objects.filter(round__void=False, progressive_lit=True)
     assert lit.exclude(round__table__code__startswith="U").count() == 0
     assert MeterEvent.objects.filter(kind="contribution").count() == lit.count()
+    # The pool's books open before the demo's rounds, though its opening was recorded after them:
+    # the demo day's report closes the pool at the meter the pool page shows, and balances.
+    pool = ReconciliationReport.objects.get(day_from=days[-1]).figures["pools"]["us-progressive"]
+    meter = Pool.objects.get(code="us-progressive").meter
+    opening = MeterEvent.objects.get(pool__code="us-progressive", seq=1)
+    assert opening.created_at > Round.objects.order_by("dealt_at").first().dealt_at
+    assert (Decimal(pool["closing"]), pool["balanced"]) == (meter, True) and Decimal(pool["opening"]) >= opening.amount
 
 
 @pytest.mark.django_db

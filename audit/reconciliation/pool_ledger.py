@@ -2,9 +2,11 @@
 
 Every ledger event belongs to one gaming day: a round's event (a
 contribution, an award, a reseed after an award…) to its round's gaming day,
-however late the round was stored; an event a person made (the opening
-reseed, an adjustment, an overflow transfer, the reversal of a round voided
-after the fact) to the gaming day of the moment it was recorded. A day's
+however late the round was stored; the opening reseed to the moment the
+pool's books open (``progressive.selectors.books_opened``: the first moment
+its terms are in force, if that is before it was recorded); any other event
+a person made (an adjustment, an overflow transfer, the reversal of a round
+voided after the fact) to the gaming day of the moment it was recorded. A day's
 opening is every event of the days before it; its closing, the opening plus
 its own events.
 
@@ -45,7 +47,7 @@ from pydantic import ValidationError
 
 from audit.models import ReconciliationReport
 from progressive.models import MeterEvent, MeterReading, Pool
-from progressive.selectors import METER_MOVES_OF_KIND, ledger_span_problems
+from progressive.selectors import METER_MOVES_OF_KIND, OPENING, books_opened, ledger_span_problems
 from rounds.models import RoundKey
 
 from .chain import segment_in_turn
@@ -109,11 +111,19 @@ def pool_mark_reported(*, pool_code: str, day: date) -> tuple[dict | None, Mark 
     return closing, mark
 
 
-def _classified(events, *, day_from: date, day_to: date, start: datetime, end: datetime, using: str):
-    """``events`` each with the side of the range it falls on (``part``: before, within or after it)."""
+def _classified(
+    events, *, day_from: date, day_to: date, start: datetime, end: datetime, opened: datetime | None, using: str,
+):
+    """``events`` each with the side of the range it falls on (``part``: before, within or after it);
+    the pool's opening by when its books open (``opened``), not by when it was recorded."""
     of_a_round = Q(round__isnull=False) & ~Q(kind=MeterEvent.Kind.REVERSAL)
     day_of_round = RoundKey.objects.using(using).filter(pk=OuterRef("round_id")).values("gaming_day")[:1]
+    opening = []
+    if opened is not None:
+        side = _BEFORE if opened < start else _WITHIN if opened < end else _AFTER
+        opening = [When(OPENING, then=Value(side))]
     return events.annotate(round_day=Subquery(day_of_round)).annotate(part=Case(
+        *opening,
         When(of_a_round & Q(round_day__lt=day_from), then=Value(_BEFORE)),
         When(of_a_round & Q(round_day__lte=day_to), then=Value(_WITHIN)),
         When(of_a_round, then=Value(_AFTER)),
@@ -193,7 +203,8 @@ def pool_ledger_figures(
     # reads below see the same ledger however many rounds are stored meanwhile.
     top = now["last_event_seq"]
     events = MeterEvent.objects.using(using).filter(pool=pool)
-    window = {"day_from": day_from, "day_to": day_to, "start": start, "end": end, "using": using}
+    window = {"day_from": day_from, "day_to": day_to, "start": start, "end": end,
+              "opened": books_opened(pool=pool, using=using), "using": using}
     groups = _groups(events, mark=mark, top=top, **window)
 
     late, within, after, since = _Sums(), _Sums(), _Sums(), _Sums()

@@ -33,6 +33,7 @@ from game.findings import PAYOUT_MISMATCH
 from game.record import Amounts
 from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
+from progressive.selectors import OPENING
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import OVERPAID, UNDERPAID
 from trail.models import AuditEvent, ChainHead
@@ -116,7 +117,8 @@ def report_inputs(*, day_from: date, day_to: date, clock: ReconciliationSettings
     dealt = MeterEvent.objects.filter(
         round__gaming_day__gte=day_from, round__gaming_day__lte=day_to
     ).aggregate(n=Count("id"), last=Max("id"))
-    by_hand = MeterEvent.objects.filter(round__isnull=True, created_at__lt=end).aggregate(
+    # A pool's opening counts whenever it was recorded: its books may open before (``books_opened``).
+    by_hand = MeterEvent.objects.filter(Q(created_at__lt=end) | OPENING, round__isnull=True).aggregate(
         n=Count("id"), last=Max("id")
     )
     # Scores are written once and kept: their count and last id say whether more came since.

@@ -1,16 +1,19 @@
 """A pool's day holds exactly its own events, adds up across days, and its balance check can fail.
 
 Every ledger event belongs to one gaming day: a round's event to its round's
-day, however late the round was stored; an event a person made (the opening
-reseed, an adjustment) to the day it was recorded. These tests post rounds of
-an old day, late rounds after that day was reported, an adjustment today, and
-a ledger row changed behind the service's back.
+day, however late the round was stored; a pool's opening reseed to the moment
+its books open (``progressive.selectors.books_opened``), which may be before it
+was recorded; any other event a person made (an adjustment) to the day it was
+recorded. These tests post rounds of an old day, late rounds after that day was
+reported, pools opened with their terms dated back and not, an adjustment today,
+and a ledger row changed behind the service's back.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
@@ -22,7 +25,7 @@ from audit.reconciliation.report_figures import figures_json
 from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent, Pool
-from progressive.services import meter_adjust
+from progressive.services import meter_adjust, pool_create
 from tests.progressive.records import contribution, lit_wagers, us_rounds
 from trail.services import SYSTEM
 
@@ -31,6 +34,7 @@ from .days import DAY, moved
 pytestmark = pytest.mark.django_db
 POOL = "us-progressive"
 TRIGGER = "progressive_meterevent_append_only"
+STOCKHOLM = ZoneInfo("Europe/Stockholm")
 
 
 def _post(client, records) -> None:
@@ -72,7 +76,9 @@ def test_days_of_old_rounds_posted_today_hold_only_their_own_events(u01):
         _post(u01, records)
         posted[day] = records
     reports = [report_run(day_from=day) for day in days]
-    opening = Decimal(0)  # the opening reseed was recorded today: it belongs to no old day
+    # The opening reseed was recorded today, but the shipped pool's terms are in force from 2000:
+    # its books hold the opening from then, so every old day starts from it.
+    opening = Decimal("10000.00")
     for day, report in zip(days, reports):
         pool = _pool(report)
         assert pool["balanced"], pool["checks"]
@@ -88,7 +94,32 @@ def test_days_of_old_rounds_posted_today_hold_only_their_own_events(u01):
     # Every day up to today adds up to the meter now.
     today = _pool(report_run(day_from=days[-1] + timedelta(days=1), day_to=_today()))
     assert Decimal(today["closing"]) == Pool.objects.get(code=POOL).meter
-    assert Decimal(today["reseeds"]) == Decimal("10000.00")
+    assert Decimal(today["reseeds"]) == 0 and today["balanced"]
+
+
+def _pool_opened(code: str, **terms) -> Pool:
+    return pool_create(code=code, currency="USD", wager="5.00", rate="0.20", reseed="1000.00", actor=SYSTEM,
+                       lines=[{"category": "royal_flush", "qualifier": "hole", "kind": "percent", "amount": "100"}],
+                       **terms)
+
+
+def test_a_pools_opening_belongs_to_the_day_its_books_open():
+    """Recorded today, the opening of a pool with its terms from DAY is DAY's; one with terms from now, today's."""
+    dated = _pool_opened("dated", effective_from=datetime(DAY.year, DAY.month, DAY.day, 12, tzinfo=STOCKHOLM))
+    plain = _pool_opened("plain")
+    assert gaming_day_of(MeterEvent.objects.get(pool=dated, seq=1).created_at) == _today() > DAY
+    pools = {day: report_run(day_from=day).figures["pools"] for day in (DAY - timedelta(days=1), DAY, _today())}
+    figures = {(code, day): tuple(Decimal(pools[day][code][name]) for name in ("opening", "reseeds", "closing"))
+               for code in ("dated", "plain") for day in pools}
+    assert figures == {
+        ("dated", DAY - timedelta(days=1)): (0, 0, 0),
+        ("dated", DAY): (0, 1000, 1000),
+        ("dated", _today()): (1000, 0, 1000),
+        ("plain", DAY - timedelta(days=1)): (0, 0, 0),
+        ("plain", DAY): (0, 0, 0),
+        ("plain", _today()): (0, 1000, 1000),
+    }
+    assert all(pools[day][code]["balanced"] for day in pools for code in ("dated", "plain"))
 
 
 def test_a_round_stored_late_moves_its_own_day_and_the_next_report_says_so(u01):

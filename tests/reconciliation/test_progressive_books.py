@@ -6,6 +6,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
+from django.utils import timezone
 
 from audit.admin_reports import amount
 from audit.reconciliation.figures import progressive_books
@@ -14,8 +15,10 @@ from audit.reconciliation.report_reader import read_figures
 from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent
+from progressive.services import pool_create
 from rounds.models import Seat
 from tests.progressive.records import lit_wagers, us_rounds
+from trail.services import SYSTEM
 
 from .days import DAY, moved
 
@@ -80,11 +83,21 @@ def test_the_report_page_shows_the_books_and_says_when_a_report_has_none(table_c
     reader = staff("auditor")
     page = reader.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
     assert "the house&#x27;s win" in page or "the house's win" in page
-    # The pool was opened today (its reseed), after the report's day: the page says so, and by how much.
+    # The shipped pool's terms are in force from 2000: its books hold the opening on the report's day.
+    shipped = report.figures["pools"]["us-progressive"]
     opening = MeterEvent.objects.get(pool__code="us-progressive", seq=1)
-    assert opening.kind == "reseed" and opening.round_id is None
-    said = f"was opened on gaming day {gaming_day_of(opening.created_at)} with {amount(opening.amount, 'USD')}"
-    assert said in page and DAY < gaming_day_of(opening.created_at)
+    assert opening.kind == "reseed" and opening.round_id is None and DAY < gaming_day_of(opening.created_at)
+    assert D(shipped["opening"]) == opening.amount and "us-progressive was opened" not in page
+    # A pool created today with its terms from today opens after the report's day: the page says so, and by how much.
+    made = pool_create(code="side-pool", currency="USD", wager="5.00", rate="0.20", reseed="1000.00",
+                       lines=[{"category": "royal_flush", "qualifier": "hole", "kind": "percent", "amount": "100"}],
+                       actor=SYSTEM)
+    report = report_run(day_from=DAY)
+    side = report.figures["pools"]["side-pool"]
+    assert (D(side["opening"]), D(side["closing"]), side["balanced"]) == (0, 0, True)
+    page = reader.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    said = f"side-pool was opened on gaming day {gaming_day_of(timezone.now())} with {amount(made.meter, 'USD')}"
+    assert said in page and "us-progressive was opened" not in page
     stored = dict(report.figures)
     stored.pop("progressive")
     type(report).objects.filter(pk=report.pk).update(figures=stored)
