@@ -55,6 +55,9 @@ STANDING_GROUPS = 24  # in the chart of where each stands in its band
 CHART_DAYS = 30
 MISMATCH_WEEKS = 8
 CHARTED_DEALERS = 8
+# The rows a long table of the page shows before "and N more": the page stays light on a busy day.
+SHOWN_ROWS = 25
+WHOLE = "whole"  # the query parameter naming the tables shown whole
 ROUNDS_LIST = "admin:rounds_round_changelist"
 TEMPLATES = "admin/audit/reconciliationreport/"
 
@@ -123,6 +126,25 @@ def _difference(paid, settled, currency: str) -> SafeString | str:
 
 def _table(headers: list[str], rows: list[list]) -> SafeString:
     return render_to_string(TEMPLATES + "table.html", {"headers": headers, "rows": rows})
+
+
+def _shown(report, section: str, rows: list) -> tuple[list, SafeString | str]:
+    """The first ``SHOWN_ROWS`` of ``rows`` and a line saying how many more and linking to all of
+    them (the page again with ``?whole=<section>``); all of them when the page was asked so."""
+    whole = getattr(report, "_whole", ())
+    if len(rows) <= SHOWN_ROWS or section in whole:
+        return rows, ""
+    query = f"{WHOLE}={','.join(sorted({*whole, section}))}"  # the sections' names are this module's own words
+    return rows[:SHOWN_ROWS], format_html(
+        '<p class="help chart-caption shown-rows">The first {} of {}: '
+        '<a href="?{}#{}">and {} more</a>.</p>', SHOWN_ROWS, count(len(rows)), query, section,
+        count(len(rows) - SHOWN_ROWS))
+
+
+def _table_shown(report, section: str, headers: list[str], rows: list, cells) -> SafeString:
+    """``rows`` as ``_shown`` keeps them, each made a row of cells by ``cells``, under an anchor."""
+    kept, more = _shown(report, section, rows)
+    return format_html('<span id="{}"></span>{}{}', section, _table(headers, [cells(row) for row in kept]), more)
 
 
 def key_values(value) -> SafeString | str:
@@ -268,6 +290,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
             return None
         report._read_figures = read_figures(report.figures_shown, without_players=True)
+        report._whole = {name for name in request.GET.get(WHOLE, "").split(",") if name}
         return report
 
     @admin.display(description="stale", boolean=True)
@@ -496,23 +519,24 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         largest = max(rates.values(), default=Decimal(0))
         rows.sort(key=lambda row: dealer_order(overpaid=row[2].overpaid, underpaid=row[2].underpaid,
                                                mismatches=row[2].mismatches, dealer=row[0], currency=row[1]))
-        cells = []
-        for d, c, g in rows:
+
+        def cells(row) -> list:
+            d, c, g = row
             url = self._rounds_url(report, "dealer", d)
             outside = g.bands.total.outside
             name = _flag_link(d, url) if d == NO_DEALER else format_html(
                 '<a href="{}" title="his page">{}</a> (<a href="{}">rounds</a>)', dealer_url(d), d, url)
-            cells.append([
+            return [
                 name, ", ".join(tables.get(d, [])), count(g.hands), count(g.mismatches),
                 "–" if g.mismatches_per_1000 is None else g.mismatches_per_1000, bar(rates[d, c], largest),
                 amount(g.overpaid, c), amount(g.underpaid, c), count(g.limit_breaks), amount(g.win_total, c),
                 amount(g.win_paid_total, c), _difference(g.win_paid_total, g.win_total, c),
                 *theoretical_cells(g, c), _flag_link(f"{outside} %", url) if outside else "",
-            ])
-        return _table(
-            ["dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
-             "underpaid", "limit breaks", "house win, settled", "house win, paid", "dealer difference",
-             *THEORETICAL_HEADERS, "outside"], cells)
+            ]
+        return _table_shown(report, "dealers", [
+            "dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
+            "underpaid", "limit breaks", "house win, settled", "house win, paid", "dealer difference",
+            *THEORETICAL_HEADERS, "outside"], rows, cells)
 
     # ---- charts ---------------------------------------------------------------------------
 
@@ -655,16 +679,14 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         figures = self._figures(report)
         if not figures or not figures.flags:
             return "none"
-        rows = []
-        for f in figures.flags[:200]:
+        def cells(f) -> list:
             url = self._rounds_url(report, f.scope, f.key)
-            rows.append([f.scope, _flag_link(f.key, url), f.bet,
-                         _flag_link(f"{f.outside} %", url), amount(f.actual, f.currency),
-                         amount(f.expected, f.currency), f.theoretical,
-                         band_text(f.low_95, f.high_95, f.currency), "–" if f.z is None else f.z,
-                         _flag_link("rounds", url) if url else "–"])
-        return _table(["", "", "bet", "outside", "actual", "expected", "theoretical at", "95 % band", "z",
-                       "behind it"], rows)
+            return [f.scope, _flag_link(f.key, url), f.bet, _flag_link(f"{f.outside} %", url),
+                    amount(f.actual, f.currency), amount(f.expected, f.currency), f.theoretical,
+                    band_text(f.low_95, f.high_95, f.currency), "–" if f.z is None else f.z,
+                    _flag_link("rounds", url) if url else "–"]
+        return _table_shown(report, "flags", ["", "", "bet", "outside", "actual", "expected", "theoretical at",
+                                              "95 % band", "z", "behind it"], figures.flags, cells)
 
     @admin.display(description="changes of the range")
     def dual_control_table(self, report):
@@ -688,8 +710,8 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         if not tests.trips:
             on = [code for code, setting in tests.settings.items() if setting.enabled]
             return f"none tripped ({', '.join(on) or 'no test enabled'})"
-        return _table(["test", "", "", "currency", "period", ""],
-                      [[t.test, t.scope, t.key, t.currency, t.period, t.detail] for t in tests.trips])
+        return _table_shown(report, "tripped", ["test", "", "", "currency", "period", ""], tests.trips,
+                            lambda t: [t.test, t.scope, t.key, t.currency, t.period, t.detail])
 
     def _chain(self, report) -> ChainFigures | None:
         figures = self._figures(report)

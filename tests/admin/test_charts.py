@@ -263,6 +263,32 @@ def test_every_flag_links_to_the_rounds_behind_it(admin_client, reports):
     assert Round.objects.filter(table__code="S02", gaming_day=NEXT_DAY).exists()
 
 
+def test_a_long_table_shows_its_first_rows_and_links_to_all_of_them(admin_client, reports, monkeypatch):
+    """On a busy day the dealers, flags and tripped tests run to hundreds of rows: the page shows
+    the first few of each in its order, says how many more, and shows them all when asked."""
+    report, _ = reports
+    url = f"/admin/audit/reconciliationreport/{report.pk}/change/"
+    # A row for each dealer and currency he dealt in.
+    rows = sum(len(by_currency) for by_currency in report.figures["dealers"].values())
+    named = sorted(d for d, by_currency in report.figures["dealers"].items() for _ in by_currency if d != "(none)")
+    assert rows >= 3
+
+    def listed(html: str) -> list[str]:
+        section = html[html.index('id="dealers"'):html.index("field-dealers_chart")]
+        return re.findall(r'title="his page">([^<]+)</a>', section)
+
+    page = admin_client.get(url).content.decode()
+    whole = listed(page)
+    assert sorted(whole) == named and "shown-rows" not in page
+    monkeypatch.setattr("audit.admin_reports.SHOWN_ROWS", 2)
+    html = admin_client.get(url).content.decode()
+    assert listed(html) == whole[:2]
+    assert f'The first 2 of {rows}: <a href="?whole=dealers#dealers">and {rows - 2} more</a>' in html
+    assert listed(admin_client.get(url + "?whole=dealers").content.decode()) == whole
+    flags = admin_client.get(url + "?whole=flags").content.decode()
+    assert listed(flags) == whole[:2] and 'href="?whole=dealers,flags#dealers"' in flags
+
+
 def test_a_range_and_a_shift_link_to_their_rounds(admin_client, reports):
     s01 = Table.objects.get(code="S01")
     both = rounds_url("table", "S02", day_from=DAY, day_to=NEXT_DAY, table_ids={"S02": s01.pk + 1})
