@@ -1,0 +1,223 @@
+"""A finding's case over the API: read it, give it to a person, a priority and a due time,
+comment on it, escalate it.
+
+The same case as the admin's panel (``rounds.services.cases``), for every kind of
+worked finding: a round's (``/findings/<id>/case``) and game protection's
+(``/protection/findings/<id>/case``). A change, a comment or an escalation reaches
+the other findings of the same mistake (``rounds.mistakes``), each with its own
+event in the trail; the answer names them all.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.authentication import TableKeyAuthentication
+from audit.models import ProtectionFinding
+from infra.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, STAFF_ONLY, answers, refusal
+from infra.request_ids import request_id_of
+from infra.work import Priority, WorkedFinding, priority_label
+from rounds import mistakes
+from rounds.models import Finding
+from rounds.services.cases import COMMENT_MOST, KEEP, CaseError, case_change, case_comment, case_escalate
+from rounds.wire.fields import StrictCharField
+from trail.models import AuditEvent
+
+AUTHENTICATION = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+PRIORITIES = [label for _, label in Priority.choices]
+NOTE_MOST = 2000
+NO_FINDING = "No finding of this kind has this id."
+
+
+class CommentSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    by = serializers.CharField()
+    text = serializers.CharField()
+
+
+class CaseSerializer(serializers.Serializer):
+    finding = serializers.IntegerField(help_text="The finding asked about.")
+    findings = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="It and the other findings of the same mistake (a seat's off-unit bets), which its "
+                  "case's changes reach.")
+    state = serializers.CharField()
+    assignee = serializers.CharField(allow_null=True, help_text="The username of the person it is given to.")
+    priority = serializers.ChoiceField(choices=PRIORITIES)
+    due_at = serializers.DateTimeField(allow_null=True)
+    escalated_at = serializers.DateTimeField(allow_null=True)
+    comments = CommentSerializer(many=True, help_text="Oldest first, each as the trail keeps it.")
+
+
+class EscalatedSerializer(CaseSerializer):
+    told = serializers.BooleanField(
+        help_text="The mail server took the supervisors' notice; if not, the notices job tells them later.")
+
+
+class CaseChangeSerializer(serializers.Serializer):
+    assignee = StrictCharField(required=False, allow_null=True, max_length=150,
+                               help_text="A username; null gives the case to nobody.")
+    priority = serializers.ChoiceField(choices=PRIORITIES, required=False)
+    due_at = serializers.DateTimeField(required=False, allow_null=True, help_text="Null: no due time.")
+
+    def validate(self, data):
+        if not data:
+            raise ValidationError({"case": ["give at least one of assignee, priority and due_at."]})
+        return data
+
+
+class CaseCommentSerializer(serializers.Serializer):
+    comment = StrictCharField(max_length=COMMENT_MOST)
+
+
+class EscalationSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=NOTE_MOST, help_text="Why the supervisors must look.")
+
+
+def case_answer(finding: WorkedFinding) -> dict:
+    """The case of ``finding`` as it stands, with its mates and its comments."""
+    model = type(finding)
+    comments = AuditEvent.objects.filter(
+        object_type=model._meta.label_lower, object_id=str(finding.pk), action=f"{model.work_name}.comment",
+    ).order_by("seq").values_list("at", "actor_name", "after")
+    return {
+        "finding": finding.pk,
+        "findings": sorted([finding.pk, *(mate.pk for mate in mistakes.mates_of(finding))]),
+        "state": finding.state,
+        "assignee": finding.assignee_name or None,
+        "priority": priority_label(finding.priority),
+        "due_at": finding.due_at,
+        "escalated_at": finding.escalated_at,
+        "comments": [{"at": at, "by": by, "text": (after or {}).get("comment", "")} for at, by, after in comments],
+    }
+
+
+class _CaseAccess(BasePermission):
+    """Reading a case asks for read access to its findings; changing it, for working them. Never a table."""
+
+    message = "A table's key, or a person whose role does not allow this."
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "is_table", False):
+            return False
+        meta = view.model._meta
+        if not user.has_perm(f"{meta.app_label}.view_{meta.model_name}"):
+            return False
+        return request.method in ("GET", "HEAD", "OPTIONS") or user.has_perm(view.model.worker_permission())
+
+
+class _CaseView(APIView):
+    authentication_classes = AUTHENTICATION
+    permission_classes = [_CaseAccess]
+    model: type[WorkedFinding]
+
+    def _finding(self, pk: int) -> WorkedFinding:
+        finding = self.model.objects.filter(pk=pk).first()
+        if finding is None:
+            raise NotFound(NO_FINDING)
+        return finding
+
+    def _common(self, request, pk: int) -> dict:
+        return {"model": self.model, "finding_id": self._finding(pk).pk, "user": request.user,
+                "request_id": request_id_of(request)}
+
+
+WRITE_REFUSED = {
+    400: refusal("The body is not JSON, a field of it is invalid, or the case refuses the change "
+                 "(a person who may not work these findings, nothing to change, an informational "
+                 "finding, a case escalated already); errors names the field, and nothing changed."),
+    404: refusal(NO_FINDING),
+}
+
+
+class CaseView(_CaseView):
+    """A finding's case: who has it, how urgent it is, when it is due, whether it was escalated,
+    and its comments."""
+
+    @extend_schema(responses=answers({200: CaseSerializer}, STAFF_ONLY, EVERY_REQUEST,
+                                     {404: refusal(NO_FINDING)}),
+                   summary="Read a finding's case")
+    def get(self, request, pk: int):
+        return Response(CaseSerializer(case_answer(self._finding(pk))).data)
+
+    @extend_schema(
+        request=CaseChangeSerializer,
+        responses=answers({200: CaseSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST, WRITE_REFUSED),
+        summary="Give a finding's case to a person, a priority or a due time",
+        description="Only the fields given change; each finding of the mistake gets its own event in the trail.",
+    )
+    def patch(self, request, pk: int):
+        given = CaseChangeSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data, changes = given.validated_data, {}
+        if "assignee" in data:
+            name = data["assignee"]
+            assignee = None if name is None else get_user_model().objects.filter(username=name).first()
+            if name is not None and assignee is None:
+                raise ValidationError({"assignee": [f"no person {name!r}"]})
+            changes["assignee"] = assignee
+        if "priority" in data:
+            changes["priority"] = next(value for value, label in Priority.choices if label == data["priority"])
+        changes["due_at"] = data.get("due_at", KEEP)
+        try:
+            finding = case_change(**self._common(request, pk), **changes)
+        except CaseError as exc:
+            raise ValidationError(exc.errors) from None
+        return Response(CaseSerializer(case_answer(finding)).data)
+
+
+class CaseCommentView(_CaseView):
+    """A comment on a finding's case: an event in its trail, never edited or taken back."""
+
+    @extend_schema(
+        request=CaseCommentSerializer,
+        responses=answers({201: CaseSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST, WRITE_REFUSED),
+        summary="Comment on a finding's case",
+    )
+    def post(self, request, pk: int):
+        given = CaseCommentSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        try:
+            finding = case_comment(**self._common(request, pk), text=given.validated_data["comment"])
+        except CaseError as exc:
+            raise ValidationError(exc.errors) from None
+        return Response(CaseSerializer(case_answer(finding)).data, status=201)
+
+
+class CaseEscalationView(_CaseView):
+    """Escalate a finding's case to the supervisors, saying why: recorded, then mailed to them."""
+
+    @extend_schema(
+        request=EscalationSerializer,
+        responses=answers({200: EscalatedSerializer}, PERSON_WRITE, JSON_BODY, EVERY_REQUEST, WRITE_REFUSED),
+        summary="Escalate a finding's case to the supervisors",
+        description="Once only. The supervisors are mailed once for the whole mistake; told says whether "
+                    "the mail server took it (if not, the notices job tells them later).",
+    )
+    def post(self, request, pk: int):
+        given = EscalationSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        try:
+            escalated = case_escalate(**self._common(request, pk), note=given.validated_data["note"])
+        except CaseError as exc:
+            raise ValidationError(exc.errors) from None
+        return Response(EscalatedSerializer({**case_answer(escalated.finding), "told": escalated.told}).data)
+
+
+def case_views(model: type[WorkedFinding]) -> tuple[type[APIView], type[APIView], type[APIView]]:
+    """The case's three views for ``model``'s findings."""
+    name = model.__name__
+    return tuple(type(f"{name}{view.__name__}", (view,), {"model": model, "__doc__": view.__doc__})
+                 for view in (CaseView, CaseCommentView, CaseEscalationView))
+
+
+FINDING_CASE = case_views(Finding)
+PROTECTION_FINDING_CASE = case_views(ProtectionFinding)
