@@ -125,9 +125,17 @@ class _CaseView(APIView):
             raise NotFound(NO_FINDING)
         return finding
 
-    def _common(self, request, pk: int) -> dict:
-        return {"model": self.model, "finding_id": self._finding(pk).pk, "user": request.user,
-                "request_id": request_id_of(request)}
+    def _worked(self, request, pk: int, given: type[serializers.Serializer], work):
+        """``request``'s body read by ``given``, then ``work(data, **common)`` done through the case
+        services: what it answers, or its refusal as field errors."""
+        body = given(data=request.data)
+        body.is_valid(raise_exception=True)
+        common = {"model": self.model, "finding_id": self._finding(pk).pk, "user": request.user,
+                  "request_id": request_id_of(request)}
+        try:
+            return work(body.validated_data, **common)
+        except CaseError as exc:
+            raise ValidationError(exc.errors) from None
 
 
 WRITE_REFUSED = {
@@ -155,23 +163,21 @@ class CaseView(_CaseView):
         description="Only the fields given change; each finding of the mistake gets its own event in the trail.",
     )
     def patch(self, request, pk: int):
-        given = CaseChangeSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        data, changes = given.validated_data, {}
+        finding = self._worked(request, pk, CaseChangeSerializer, self._change)
+        return Response(CaseSerializer(case_answer(finding)).data)
+
+    @staticmethod
+    def _change(data: dict, **common) -> WorkedFinding:
+        changes = {}
         if "assignee" in data:
             name = data["assignee"]
             assignee = None if name is None else get_user_model().objects.filter(username=name).first()
             if name is not None and assignee is None:
-                raise ValidationError({"assignee": [f"no person {name!r}"]})
+                raise CaseError(f"no person {name!r}", field="assignee")
             changes["assignee"] = assignee
         if "priority" in data:
             changes["priority"] = next(value for value, label in Priority.choices if label == data["priority"])
-        changes["due_at"] = data.get("due_at", KEEP)
-        try:
-            finding = case_change(**self._common(request, pk), **changes)
-        except CaseError as exc:
-            raise ValidationError(exc.errors) from None
-        return Response(CaseSerializer(case_answer(finding)).data)
+        return case_change(**common, **changes, due_at=data.get("due_at", KEEP))
 
 
 class CaseCommentView(_CaseView):
@@ -183,12 +189,8 @@ class CaseCommentView(_CaseView):
         summary="Comment on a finding's case",
     )
     def post(self, request, pk: int):
-        given = CaseCommentSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        try:
-            finding = case_comment(**self._common(request, pk), text=given.validated_data["comment"])
-        except CaseError as exc:
-            raise ValidationError(exc.errors) from None
+        finding = self._worked(request, pk, CaseCommentSerializer,
+                               lambda data, **common: case_comment(**common, text=data["comment"]))
         return Response(CaseSerializer(case_answer(finding)).data, status=201)
 
 
@@ -203,12 +205,8 @@ class CaseEscalationView(_CaseView):
                     "the mail server took it (if not, the notices job tells them later).",
     )
     def post(self, request, pk: int):
-        given = EscalationSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        try:
-            escalated = case_escalate(**self._common(request, pk), note=given.validated_data["note"])
-        except CaseError as exc:
-            raise ValidationError(exc.errors) from None
+        escalated = self._worked(request, pk, EscalationSerializer,
+                                 lambda data, **common: case_escalate(**common, note=data["note"]))
         return Response(EscalatedSerializer({**case_answer(escalated.finding), "told": escalated.told}).data)
 
 
