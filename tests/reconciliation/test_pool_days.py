@@ -208,3 +208,20 @@ def test_a_day_with_audit_events_names_its_last_and_the_head(u01):
     chain = report.figures["chain"]
     assert chain["day_events"] >= 1 and len(chain["day_last_hash"]) == 64 == len(report.day_last_hash)
     assert chain["head_at_report"]["seq"] >= chain["day_last_seq"]
+
+
+def test_a_report_made_when_the_opening_was_dated_by_its_recording_is_flagged_until_made_again(u01, monkeypatch):
+    """docs/OPERATIONS.md, "Upgrading": a day reported by the code that dated the opening reseed when it
+    was recorded (today) said the pool opened at nothing; the next day's report flags it, and a new
+    version of that day mends it."""
+    _post(u01, [r for r in us_rounds("U01", "up", 3)
+                if not any(s.get("paid", {}).get("progressive") for s in r["seats"])])
+    recorded = MeterEvent.objects.get(pool__code=POOL, seq=1).created_at
+    with monkeypatch.context() as old:
+        old.setattr("audit.reconciliation.pool_ledger.books_opened", lambda **_: recorded)
+        assert Decimal(_pool(report_run(day_from=DAY))["opening"]) == 0
+    following = _pool(report_run(day_from=DAY + timedelta(days=1)))
+    assert following["balanced"] is False and not _check(following, "days")["ok"]
+    assert Decimal(_pool(report_run(day_from=DAY))["opening"]) == Decimal("10000.00")
+    mended = _pool(report_run(day_from=DAY + timedelta(days=1)))
+    assert mended["balanced"], mended["checks"]
