@@ -49,6 +49,8 @@ OPERATIONS = {
     "GET /api/v1/reports/": ("reports", "listReports"),
     "GET /api/v1/reports/{id}/": ("reports", "getReport"),
     "GET /api/v1/reports/{id}.csv": ("reports", "getReportCsv"),
+    "GET /api/v1/counts/": ("reports", "listCounts"),
+    "POST /api/v1/counts/": ("reports", "postCount"),
     "GET /api/v1/protection/findings/": ("protection", "listProtectionFindings"),
     "GET /api/v1/protection/findings/{id}/": ("protection", "getProtectionFinding"),
     "GET /api/v1/protection/findings/{id}/case": ("protection", "getProtectionFindingCase"),

@@ -2,7 +2,7 @@ from django.urls import path, re_path
 
 from api.cases import PROTECTION_FINDING_CASE
 
-from . import protection, reports, views
+from . import counts, protection, reports, views
 
 case, comments, escalation = PROTECTION_FINDING_CASE
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("reports/", reports.ReportListView.as_view(), name="report-list"),
     path("reports/<int:pk>/", reports.ReportDetailView.as_view(), name="report-detail"),
     path("reports/<int:pk>.csv", reports.ReportCsvView.as_view(), name="report-csv"),
+    path("counts/", counts.CountListCreateView.as_view(), name="count-list"),
     re_path(
         r"^exports/(?P<what>rounds|findings|audit-log)\.csv$", views.ExportView.as_view(), name="export"
     ),

@@ -34,6 +34,7 @@ SUPERVISOR_OPERATIONS = {
     "POST /api/v1/adjustment-requests/{id}/approve", "POST /api/v1/adjustment-requests/{id}/reject",
     "POST /api/v1/pools/{code}/versions",
     "POST /api/v1/pool-version-requests/{id}/approve", "POST /api/v1/pool-version-requests/{id}/reject",
+    "POST /api/v1/counts/",
 }
 AUDITOR_WRITES = {"POST /api/v1/findings/transition"}
 REFUSED = {401, 403}
@@ -76,11 +77,17 @@ def call(client: APIClient, label: str, floor: dict, *, as_table: str | None = N
         },
         f"/api/v1/pool-version-requests/{floor['round'].pk}/approve": {},
         f"/api/v1/pool-version-requests/{floor['round'].pk}/reject": {"note": "not needed"},
+        "/api/v1/counts/": {"table": "U02", "gaming_day": "2026-11-28", "drop": "1.00", "fills": "0.00",
+                            "credits": "0.00", "opening_inventory": "0.00", "closing_inventory": "0.00"},
     }
+    for kind in ("findings", "protection/findings"):
+        case = f"/api/v1/{kind}/{floor['round'].pk}/case"
+        bodies.update({case: {"priority": "urgent"}, f"{case}/comments": {"comment": "mine"},
+                       f"{case}/escalation": {"note": "look"}})
     if method == "GET":
         query = {"first_day": "2026-11-29", "last_day": "2026-11-29"} if "exports" in path else {}
         return client.get(path, query)
-    return client.post(path, bodies[path], format="json")
+    return getattr(client, method.lower())(path, bodies[path], format="json")
 
 
 def assert_untouched(floor: dict):
