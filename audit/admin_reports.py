@@ -58,6 +58,7 @@ CHARTED_DEALERS = 8
 # The rows a long table of the page shows before "and N more": the page stays light on a busy day.
 SHOWN_ROWS = 25
 WHOLE = "whole"  # the query parameter naming the tables shown whole
+LONG_TABLES = ("dealers", "flags", "tripped")
 ROUNDS_LIST = "admin:rounds_round_changelist"
 TEMPLATES = "admin/audit/reconciliationreport/"
 
@@ -134,7 +135,7 @@ def _shown(report, section: str, rows: list) -> tuple[list, SafeString | str]:
     whole = getattr(report, "_whole", ())
     if len(rows) <= SHOWN_ROWS or section in whole:
         return rows, ""
-    query = f"{WHOLE}={','.join(sorted({*whole, section}))}"  # the sections' names are this module's own words
+    query = f"{WHOLE}={','.join(sorted({*whole, section}))}"  # names of LONG_TABLES only: nothing to quote
     return rows[:SHOWN_ROWS], format_html(
         '<p class="help chart-caption shown-rows">The first {} of {}: '
         '<a href="?{}#{}">and {} more</a>.</p>', SHOWN_ROWS, count(len(rows)), query, section,
@@ -290,7 +291,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
             return None
         report._read_figures = read_figures(report.figures_shown, without_players=True)
-        report._whole = {name for name in request.GET.get(WHOLE, "").split(",") if name}
+        report._whole = set(request.GET.get(WHOLE, "").split(",")) & set(LONG_TABLES)
         return report
 
     @admin.display(description="stale", boolean=True)
@@ -679,6 +680,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         figures = self._figures(report)
         if not figures or not figures.flags:
             return "none"
+
         def cells(f) -> list:
             url = self._rounds_url(report, f.scope, f.key)
             return [f.scope, _flag_link(f.key, url), f.bet, _flag_link(f"{f.outside} %", url),

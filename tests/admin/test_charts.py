@@ -287,6 +287,9 @@ def test_a_long_table_shows_its_first_rows_and_links_to_all_of_them(admin_client
     assert listed(admin_client.get(url + "?whole=dealers").content.decode()) == whole
     flags = admin_client.get(url + "?whole=flags").content.decode()
     assert listed(flags) == whole[:2] and 'href="?whole=dealers,flags#dealers"' in flags
+    # Only the page's own tables are named back in its links: anything else asked for is dropped.
+    odd = admin_client.get(url + "?whole=flags,%3Cb%3E,x%26y").content.decode()
+    assert 'href="?whole=dealers,flags#dealers"' in odd and "x&amp;y" not in odd
 
 
 def test_a_range_and_a_shift_link_to_their_rounds(admin_client, reports):
