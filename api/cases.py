@@ -13,15 +13,14 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.authentication import TableKeyAuthentication
+from api.audit.reports import AUTHENTICATION
 from audit.models import ProtectionFinding
 from infra.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, STAFF_ONLY, answers, refusal
+from infra.permissions import StaffReadsPersonWrites
 from infra.request_ids import request_id_of
 from infra.work import Priority, WorkedFinding, priority_label
 from rounds import mistakes
@@ -30,7 +29,6 @@ from rounds.services.cases import COMMENT_MOST, KEEP, CaseError, case_change, ca
 from rounds.wire.fields import StrictCharField
 from trail.models import AuditEvent
 
-AUTHENTICATION = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
 PRIORITIES = [label for _, label in Priority.choices]
 NOTE_MOST = 2000
 NO_FINDING = "No finding of this kind has this id."
@@ -99,25 +97,20 @@ def case_answer(finding: WorkedFinding) -> dict:
     }
 
 
-class _CaseAccess(BasePermission):
-    """Reading a case asks for read access to its findings; changing it, for working them. Never a table."""
-
-    message = "A table's key, or a person whose role does not allow this."
-
-    def has_permission(self, request, view) -> bool:
-        user = request.user
-        if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "is_table", False):
-            return False
-        meta = view.model._meta
-        if not user.has_perm(f"{meta.app_label}.view_{meta.model_name}"):
-            return False
-        return request.method in ("GET", "HEAD", "OPTIONS") or user.has_perm(view.model.worker_permission())
-
-
 class _CaseView(APIView):
+    """Reading a case asks for read access to its findings; changing it, for working them."""
+
     authentication_classes = AUTHENTICATION
-    permission_classes = [_CaseAccess]
+    permission_classes = [StaffReadsPersonWrites]
     model: type[WorkedFinding]
+
+    @property
+    def queryset(self):
+        return self.model.objects.all()
+
+    @property
+    def write_permission(self) -> str:
+        return self.model.worker_permission()
 
     def _finding(self, pk: int) -> WorkedFinding:
         finding = self.model.objects.filter(pk=pk).first()
@@ -126,11 +119,12 @@ class _CaseView(APIView):
         return finding
 
     def _worked(self, request, pk: int, given: type[serializers.Serializer], work):
-        """``request``'s body read by ``given``, then ``work(data, **common)`` done through the case
-        services: what it answers, or its refusal as field errors."""
+        """The finding (404 if none), ``request``'s body read by ``given``, then ``work(data, **common)``
+        done through the case services: what it answers, or its refusal as field errors."""
+        finding = self._finding(pk)
         body = given(data=request.data)
         body.is_valid(raise_exception=True)
-        common = {"model": self.model, "finding_id": self._finding(pk).pk, "user": request.user,
+        common = {"model": self.model, "finding_id": finding.pk, "user": request.user,
                   "request_id": request_id_of(request)}
         try:
             return work(body.validated_data, **common)

@@ -17,15 +17,13 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
-from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
-from api.rounds.work import person_with
 from audit.counts import AMOUNTS, CountError, count_enter
 from audit.models import TableCount
 from infra.filters import StrictBooleanFilter
 from infra.openapi import EVERY_REQUEST, FILTERED_PAGES, JSON_BODY, PERSON_WRITE, STAFF_ONLY, answers, refusal
-from infra.permissions import IsStaffReader
+from infra.permissions import StaffReadsPersonWrites
 from infra.request_ids import request_id_of
 from rounds.wire.fields import MoneyField, StrictCharField
 
@@ -84,15 +82,6 @@ class LatestDayFirst(CursorPagination):
     ordering = ("-gaming_day", "-id")
 
 
-class _CountAccess(IsStaffReader):
-    """Reading counts asks for read access to them; sending one, for ``audit.add_tablecount``."""
-
-    def has_permission(self, request, view) -> bool:
-        if request.method in SAFE_METHODS:
-            return super().has_permission(request, view)
-        return person_with("audit.add_tablecount")().has_permission(request, view)
-
-
 @extend_schema_view(
     get=extend_schema(responses=answers({200: CountSerializer}, STAFF_ONLY, FILTERED_PAGES, EVERY_REQUEST),
                       summary="List the cage's counts"),
@@ -110,7 +99,8 @@ class CountListCreateView(generics.ListAPIView):
     """The cage's counts, the latest day first (``current=true``: only those no later count corrects)."""
 
     authentication_classes = AUTHENTICATION
-    permission_classes = [_CountAccess]
+    permission_classes = [StaffReadsPersonWrites]
+    write_permission = "audit.add_tablecount"
     serializer_class = CountSerializer
     filterset_class = CountFilter
     pagination_class = LatestDayFirst

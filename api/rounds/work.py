@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from api.authentication import TableKeyAuthentication
 from infra.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refusal
+from infra.permissions import is_person_with
 from infra.request_ids import request_id_of
 from rounds.models import Finding, Round
 from rounds.selectors import round_detail
@@ -32,11 +33,7 @@ def person_with(permission: str) -> type[BasePermission]:
         message = f"This needs the {permission} permission; tables never have it."
 
         def has_permission(self, request, view) -> bool:
-            user = request.user
-            return bool(
-                user is not None and getattr(user, "is_authenticated", False)
-                and not getattr(user, "is_table", False) and user.has_perm(permission)
-            )
+            return is_person_with(request.user, permission)
 
     return PersonWith
 

@@ -97,6 +97,8 @@ def test_refusals_are_field_errors_and_change_nothing(table_client):
     same = client.patch(_case(finding), {"priority": "normal"}, format="json")
     assert same.status_code == 400 and "findings" in same.json()["errors"]
     assert client.get(f"/api/v1/findings/{finding.pk + 1000}/case").status_code == 404
+    # No such finding is said first, whatever the body holds.
+    assert client.patch(f"/api/v1/findings/{finding.pk + 1000}/case", {}, format="json").status_code == 404
     assert not AuditEvent.objects.filter(object_type="rounds.finding", action__startswith="finding.").exists()
 
 
