@@ -1,45 +1,53 @@
 """The information-leak test: does a player choose as if he saw cards no one may see?
 
-An honest player's choice depends only on what he saw: his hole cards and
-the board. The card he could not see (one of the dealer's, or a companion's
-two) is then, given all he saw and what he chose, a uniform draw from the
-cards unseen to him. So whether his choice turns out to be the *informed*
-one (the best with that card known) is a coin whose chance the service
-counts exactly: the share of the unseen cards that would have made his
-choice best (``Informed.shares``, ``values.river_unseen``). That holds for
-every honest player, strong or weak, tight or loose, one who always calls
-or one who plays at random: the test models no player and no error rate.
+A choice is *informed* by a hidden card when it is the option the card, had
+he known it, made best. Given everything the service conditions on, the
+hidden card is a uniform draw from a set of cards it counts exactly, and an
+honest player's choice is independent of which: so whether his choice is
+informed is a coin whose chance ``q`` is the share of those cards that make
+it so. That holds for every honest player, strong or weak, tight or loose,
+one who always calls, one who plays at random or one who reads the other
+seats' chips: the test models no player and no error rate.
 
-A decision where every unseen card makes his choice best (or none does)
-tells nothing and is left out; the others are the test's *steps*. At each
-step the chance ``q`` and the outcome ``x`` (1: he chose the informed
-option) give the factor of a likelihood ratio against a player who uses
-what he sees on a share ``f`` of his hands (he then chooses the informed
-option, else chooses as an honest player would):
+- **Hole-carding** (one of the dealer's cards, ``seen``): the chance is
+  counted over the cards no seat holds and the board does not show, so it
+  holds for everything a player may legally see (his cards, the board, the
+  lines of the seats that acted before him), as long as no one at the table
+  sees the dealer's cards. Every street is tested: before the flop, on the
+  flop, on the river, and the hand's every street at once; and either of
+  the dealer's two cards, whatever order the record lists them in.
+- **Collusion** (one companion's hole cards, on the river): the chance is
+  counted over the pairs of cards unseen to the player (``values.river_unseen``).
 
-    x = 1:  (q + f·(1 − q)) / q          x = 0:  1 − f
-
-whose expectation under honest play is exactly 1 whatever his strategy. The
-product of the factors over his steps is therefore a nonnegative martingale
-with mean 1, and so is any fixed mixture of such products. The test's
-e-value is the mixture over ``f`` (``LeakSettings.shares``, equal weights)
-and over the day the cheating may have begun (the ``k``-th day of the
-subject's steps weighted ``1/(k(k + 1))``; a product that has not begun
-counts 1). By Ville's inequality an honest player's e-value ever reaches
-``1/a`` with chance at most ``a``, however often it is looked at: every
-night's rerun over his whole history looks at the same martingale.
+A decision whose chance is 0 or 1 tells nothing and is left out; the others
+are a test's *steps*. At each, a likelihood ratio ``r`` with expectation one
+under honest play (``x/q`` for one card, where ``x`` is 1 when he chose the
+informed option; the average of the two dealer cards' for hole-carding)
+gives the factor ``1 − f + f·r`` of a player who uses what he sees on a
+share ``f`` of his hands. The product of the factors over his steps is a
+nonnegative martingale with mean 1, and so is any fixed mixture of such
+products. A part's e-value is the mixture over ``f`` (``LeakSettings.shares``,
+equal weights) and over the day the cheating may have begun (the ``k``-th
+day of the part's steps weighted ``1/(k(k + 1))``; a product that has not
+begun counts 1); the hole-carding test's e-value is the mean of its four
+parts' (preflop, flop, river, the hand). By Ville's inequality an honest
+player's e-value ever reaches ``1/a`` with chance at most ``a``, however
+often it is looked at and however long his history: every night's rerun
+over his whole history looks at the same martingale, and a regular of ten
+years spends no more of it than a newcomer.
 
 Each player is tested several ways, and ``alpha`` (the chance that an honest
 player is ever suspected at all, over his whole history) is divided among
-them (``budget``): each dealer card over all his hands and per dealer he
-played with, and each companion's cards. Dealers and companions are
-weighted in the order the player first met them, ``1/(j(j + 1))``, so the
-weights sum to one however many there will be. A test's figure is the
-natural logarithm of its e-value; its threshold ``ln(1/(alpha·weight))``.
+them (``player_tests``): hole-carding over all his hands and per dealer he
+played with, and each companion's cards. Dealers and companions are weighted
+in the order the player first met them, ``1/(j(j + 1))``, those first met
+in the same round sharing their place equally, so the weights sum to one
+however many there will be and no verdict depends on how names sort. A
+test's figure is the natural logarithm of its e-value; its threshold
+``ln(1/(alpha·weight))``.
 
-Only river decisions carry shares today (``scoring``): a flop's would value
-each unseen card's flop. A round in which the player held two seats gives
-no steps: he saw both hands, which the shares do not count.
+A round in which the player held two seats gives no steps: he saw both
+hands, which the chances do not count.
 """
 
 from __future__ import annotations
@@ -47,10 +55,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .codes import ProtectionCode
-from .scoring import DEALER_CARD, DecisionScore, SeatScore, companion_knowledge
+from .scoring import SEEN_CARD, DecisionScore, SeatScore, companion_knowledge
+from .seen import other_option
+from .streets import STREETS
 
 HOLE_CARDING = ProtectionCode.SUSPECTED_HOLE_CARDING.value
 COLLUSION = ProtectionCode.SUSPECTED_COLLUSION.value
@@ -69,8 +79,8 @@ class LeakSettings:
             raise ValueError("every share must be between 0 and 1")
 
 
-# How ``alpha`` is divided: the two dealer cards and the companions a third each; a
-# dealer card's third half over all the player's hands and half over his dealers.
+# How ``alpha`` is divided: two thirds to hole-carding, half of that over all the player's
+# hands and half over his dealers; a third to the companions.
 HOLE_CARDING_BUDGET = 2 / 3
 OVERALL_SHARE = 1 / 2
 
@@ -97,16 +107,22 @@ class LeakTest:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One decision the test reads: the chance an honest player's choice is the informed one, and whether it was."""
+    """One decision the test reads: the chance an honest player's choice is the informed one, and how far it was."""
 
     key: Hashable  # the caller's reference to the seat-round
     day: Hashable  # the gaming day it was dealt on
     decision: DecisionScore
     knowledge: str
-    informed_option: str
-    chose_informed: bool
+    informed_option: str  # what the hidden card made best (for a dealer card, the one that agreed if either did)
+    chose_informed: bool  # the choice was what the hidden card (for a dealer card, either of the two) made best
     share: float  # q: the chance, under honest play, that the choice is the informed one
     figure: float  # ln of the test's e-value after this step
+    agreed: float = 0.0  # x: 1 informed, 0 not; for the dealer's cards the share of the two that agree
+    part: str = ""  # the street, or HAND for a hand's every street at once
+
+
+HAND = "hand"  # a hand's every street tested at once
+PARTS: tuple[str, ...] = (*STREETS, HAND)  # the parts of the hole-carding test, each an e-value
 
 
 class EValue:
@@ -119,13 +135,14 @@ class EValue:
         self.days = 0
         self.day: Hashable = object()
 
-    def add(self, day: Hashable, share: float, chose_informed: bool) -> None:
+    def add(self, day: Hashable, ratio: float) -> None:
+        """One step, ``ratio`` its likelihood ratio (expectation one under honest play)."""
         if day != self.day:
             self.day, self.days = day, self.days + 1
             weight = math.log(ordinal_weight(self.days))
             self.started = [_log_add(s, weight - p) for s, p in zip(self.started, self.spent)]
         for i, f in enumerate(self.shares):
-            self.spent[i] += math.log((share + f * (1 - share)) / share) if chose_informed else math.log(1 - f)
+            self.spent[i] += math.log(1 - f + f * ratio)
 
     @property
     def figure(self) -> float:
@@ -152,6 +169,7 @@ class Trace:
     threshold: float
     steps: tuple[Step, ...]
     crossed_at: int | None  # index of the step where the figure first reached the threshold
+    parts: dict[str, tuple[int, float]] = field(default_factory=dict)  # hole-carding: steps and figure a part
 
     @property
     def figure(self) -> float:
@@ -166,13 +184,13 @@ class Trace:
         return self.crossed_at is not None
 
     @property
-    def informed(self) -> int:
-        """The steps at which he chose the informed option."""
-        return sum(1 for s in self.steps if s.chose_informed)
+    def informed(self) -> float:
+        """How often he chose the informed option (a dealer card's step counts the share of the two that agree)."""
+        return sum(s.agreed for s in self.steps)
 
     @property
     def expected(self) -> float:
-        """How many of them an honest player would have: the sum of the steps' chances."""
+        """How often an honest player would have: the sum of the steps' chances."""
         return sum(s.share for s in self.steps)
 
 
@@ -181,7 +199,7 @@ def run_test(
     test: LeakTest,
     settings: LeakSettings = LeakSettings(),
 ) -> Trace:
-    """The test's e-value over ``decisions`` (key, gaming day, decision), in the order dealt."""
+    """A companion's test: its e-value over ``decisions`` (key, gaming day, decision), in the order dealt."""
     threshold = test.threshold(settings)
     evalue, steps, crossed = EValue(settings.shares), [], None
     for key, day, decision in decisions:
@@ -192,11 +210,42 @@ def run_test(
         if not 0 < share < 1:
             continue
         chose = decision.chosen == informed.best
-        evalue.add(day, share, chose)
-        steps.append(Step(key, day, decision, test.knowledge, informed.best, chose, share, evalue.figure))
+        evalue.add(day, chose / share)
+        steps.append(Step(key, day, decision, test.knowledge, informed.best, chose, share, evalue.figure,
+                          float(chose), decision.street))
         if crossed is None and steps[-1].figure >= threshold:
             crossed = len(steps) - 1
     return Trace(test, threshold, tuple(steps), crossed)
+
+
+def hole_carding_test(seats: Iterable[PlayedSeat], test: LeakTest, settings: LeakSettings = LeakSettings()) -> Trace:
+    """The hole-carding test over ``seats`` (in the order dealt): the mean of its parts' e-values,
+    each street's and the hand's, each step a dealer card's verdict (``seen``)."""
+    threshold = test.threshold(settings)
+    parts = {part: EValue(settings.shares) for part in PARTS}
+    counted = dict.fromkeys(PARTS, 0)
+    steps: list[Step] = []
+    crossed = None
+    for seat in seats:
+        verdicts = [(d.street, d, d.seen) for d in seat.score.decisions if d.seen is not None]
+        if verdicts and seat.score.seen is not None:
+            verdicts.append((HAND, verdicts[-1][1], seat.score.seen))
+        for part, decision, seen in verdicts:
+            if not seen.telling:
+                continue
+            parts[part].add(seat.day, seen.ratio())
+            counted[part] += 1
+            figure = _log_add_all([e.figure for e in parts.values()]) - math.log(len(parts))
+            agreed = (seen.informed[0] + seen.informed[1]) / 2
+            steps.append(Step(
+                seat.key, seat.day, decision, test.knowledge,
+                decision.chosen if agreed else other_option(decision.street, decision.chosen), bool(agreed),
+                seen.share, figure, agreed, part,
+            ))
+            if crossed is None and figure >= threshold:
+                crossed = len(steps) - 1
+    figures = {part: (counted[part], e.figure if counted[part] else 0.0) for part, e in parts.items()}
+    return Trace(test, threshold, tuple(steps), crossed, figures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +260,22 @@ class PlayedSeat:
     day: Hashable = None  # the gaming day
 
 
+def meeting_weights(groups: Iterable[Iterable[str]]) -> dict[str, float]:
+    """Each name's weight by when it was first met: ``groups`` in the order dealt (a round's
+    companions, or its dealer), the ``k``-th round that brought someone new weighted
+    ``1/(k(k + 1))``, shared equally by the names it brought: no weight depends on a name."""
+    weights: dict[str, float] = {}
+    k = 0
+    for group in groups:
+        new = {name for name in group if name and name not in weights}
+        if not new:
+            continue
+        k += 1
+        for name in new:
+            weights[name] = ordinal_weight(k) / len(new)
+    return weights
+
+
 def player_tests(player: str, played: Sequence[PlayedSeat]) -> list[tuple[LeakTest, list[PlayedSeat]]]:
     """Every test of one player's seats (in the order dealt) and the seats each reads."""
     readable = [seat for seat in played if player not in seat.companions]  # two seats of his own: left out
@@ -219,18 +284,19 @@ def player_tests(player: str, played: Sequence[PlayedSeat]) -> list[tuple[LeakTe
     for seat in readable:
         if seat.dealer:
             by_dealer[seat.dealer].append(seat)
-        for companion in sorted(seat.companions):
+        for companion in seat.companions:
             if companion:
                 by_companion[companion].append(seat)
-    card_weight = HOLE_CARDING_BUDGET / len(DEALER_CARD)
-    tests: list[tuple[LeakTest, list[PlayedSeat]]] = []
-    for knowledge in DEALER_CARD:
-        tests.append((LeakTest(HOLE_CARDING, player, knowledge, card_weight * OVERALL_SHARE), readable))
-        for j, (dealer, seats) in enumerate(by_dealer.items(), start=1):
-            weight = card_weight * (1 - OVERALL_SHARE) * ordinal_weight(j)
-            tests.append((LeakTest(HOLE_CARDING, player, knowledge, weight, dealer=dealer), seats))
-    for j, (companion, seats) in enumerate(by_companion.items(), start=1):
-        weight = (1 - HOLE_CARDING_BUDGET) * ordinal_weight(j)
+    dealers = meeting_weights([seat.dealer or ""] for seat in readable)
+    companions = meeting_weights(seat.companions for seat in readable)
+    tests: list[tuple[LeakTest, list[PlayedSeat]]] = [
+        (LeakTest(HOLE_CARDING, player, SEEN_CARD, HOLE_CARDING_BUDGET * OVERALL_SHARE), readable),
+    ]
+    for dealer, seats in by_dealer.items():
+        weight = HOLE_CARDING_BUDGET * (1 - OVERALL_SHARE) * dealers[dealer]
+        tests.append((LeakTest(HOLE_CARDING, player, SEEN_CARD, weight, dealer=dealer), seats))
+    for companion, seats in by_companion.items():
+        weight = (1 - HOLE_CARDING_BUDGET) * companions[companion]
         tests.append((
             LeakTest(COLLUSION, player, companion_knowledge(companion), weight, companion=companion), seats,
         ))
@@ -243,13 +309,19 @@ def _decisions(seats: Iterable[PlayedSeat]):
             yield seat.key, seat.day, decision
 
 
+def trace_of(test: LeakTest, seats: Sequence[PlayedSeat], settings: LeakSettings = LeakSettings()) -> Trace:
+    if test.code == HOLE_CARDING:
+        return hole_carding_test(seats, test, settings)
+    return run_test(_decisions(seats), test, settings)
+
+
 def leak_traces(seats: Iterable[PlayedSeat], settings: LeakSettings = LeakSettings()) -> dict[str, list[Trace]]:
     """Every test of every player among ``seats`` (in the order dealt), by player."""
     by_player: dict[str, list[PlayedSeat]] = defaultdict(list)
     for seat in seats:
         by_player[seat.player].append(seat)
     return {
-        player: [run_test(_decisions(read), test, settings) for test, read in player_tests(player, played)]
+        player: [trace_of(test, read, settings) for test, read in player_tests(player, played)]
         for player, played in by_player.items()
     }
 

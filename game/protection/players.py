@@ -15,14 +15,30 @@ only, never from a card they could not see:
 - ``TightPlayer``, ``LoosePlayer``, ``CallingStation`` (checks to the river
   and always calls) and ``RandomPlayer`` (any option, at random).
 
+Honest players who read the table as the rules let them (each sees the
+chips of the seats that acted before him on the street, and every seat's
+earlier streets: ``lines``), both on the published basic strategy:
+
+- ``ChipWatcher`` folds a basic call on the river when two companions
+  folded, and calls a basic fold when two made a Play bet before it;
+- ``CardRemovalWatcher`` weighs the companions' cards by their lines: on
+  the river he draws hands for them that the basic strategy would have
+  played as they did, and takes the better option averaged over them.
+
 Cheats:
 
 - ``HoleCarder`` plays best, but on a share of hands sees one of the
   dealer's hole cards and then plays best knowing it (flop and river);
+- ``CardReader`` plays the basic strategy, but on a share of hands sees one
+  of the dealer's cards (the first, the second, or either at random) and
+  uses it on the streets he is given: before the flop he raises 4x when,
+  knowing the card, raising beats checking and playing on by the basic
+  strategy (his own count over seeded deals, apart from the scoring code);
+  on the flop and the river he plays best knowing it;
 - ``Colluder`` plays best, and on the river knows his partner's cards.
 
-``deal_rounds`` seats them at one table, deals seeded rounds and lets each
-decide street by street; ``scored_seats`` scores every seat
+``deal_rounds`` seats them at one table, deals seeded rounds and lets them
+decide street by street, seat by seat; ``scored_seats`` scores every seat
 (``scoring.score_seats``), which is what the service does with a posted
 round. ``dealer_averaged_result`` is a seat's result averaged over every
 dealer hand the final board leaves: the simulation's estimate of a line's
@@ -34,7 +50,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
+import numpy as np
+
+from game import hand_arrays as ha
+from game import strategy
 from game.cards import Card
 from game.evaluator import PAIR, TWO_PAIR, category_of, evaluate
 from game.rules import DECISION_MULTIPLES
@@ -45,17 +66,20 @@ from .flop_table import FlopTable
 from .leak import PlayedSeat
 from .preflop import PreflopTable
 from .scoring import best_of, score_seats
-from .streets import CHECK, OPTIONS, Street
+from .seen_table import canonical
+from .streets import CHECK, OPTIONS, STREETS, Street
 
 P4, FLOP_2X, RIVER_1X, FOLD = (
     Decision.PREFLOP_4X.value, Decision.FLOP_2X.value, Decision.RIVER_1X.value, Decision.FOLD.value,
 )
 Others = Mapping[str, Sequence[Card]]  # the other seats' hole cards, by player
+Lines = Mapping[str, tuple[str, ...]]  # what each other seat has shown so far, street by street
 
 
 class OptimalPlayer:
     def __init__(self, name: str, pays: v.PayTable, preflop: PreflopTable, flops: FlopTable | None = None):
         self.name, self.pays, self.preflop, self.flops = name, pays, preflop, flops
+        self.lines: Lines = {}  # set by the dealer before each decision
 
     def preflop_values(self, hole) -> dict[str, float]:
         return self.preflop.values(hole, self.pays)
@@ -214,6 +238,123 @@ class HoleCarder(OptimalPlayer):
         return best_of(v.river_values(hole, board, self.pays, known_dealer=(self.seen,)))
 
 
+BASIC = {"raises": strategy.preflop_4x, "bets_flop": strategy.flop_2x, "calls": strategy.river_1x}
+
+
+class ChipWatcher(RulePlayer):
+    """The basic strategy, and on the river two companions' chips outweigh it: two folds before him
+    make him fold a call, two Play bets made before the river make him call a fold."""
+
+    def __init__(self, name, pays, preflop, flops=None):
+        super().__init__(name, pays, preflop, flops, **BASIC)
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        basic = super().river_choice(hole, board, dealer, rng, others)
+        shown = [line[-1] for line in self.lines.values() if line]
+        if basic == RIVER_1X and sum(1 for x in shown if x == FOLD) >= 2:
+            return FOLD
+        if basic == FOLD and sum(1 for x in shown if x in (P4, Decision.PREFLOP_3X.value, FLOP_2X)) >= 2:
+            return RIVER_1X
+        return basic
+
+
+def _plays_as_shown(hole, board, line: tuple[str, ...]) -> bool:
+    """Whether the basic strategy, holding ``hole``, shows ``line`` (its options street by street)."""
+    raised = strategy.preflop_4x(hole)
+    if line[0] != CHECK:
+        return raised
+    if raised:
+        return False
+    if len(line) > 1:
+        bet = strategy.flop_2x(hole, board[:3])
+        if (line[1] == FLOP_2X) != bet:
+            return False
+        if len(line) > 2 and (line[2] == RIVER_1X) != strategy.river_1x(hole, board):
+            return False
+    return True
+
+
+class CardRemovalWatcher(RulePlayer):
+    """The basic strategy until the river; there, the better option averaged over ``samples`` deals
+    of the companions' cards that the basic strategy would have played as each companion did."""
+
+    def __init__(self, name, pays, preflop, flops=None, samples: int = 6):
+        super().__init__(name, pays, preflop, flops, **BASIC)
+        self.samples = samples
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        unseen = [c for c in range(52) if c not in (*hole, *board)]
+        total = {RIVER_1X: 0.0, FOLD: 0.0}
+        for _ in range(self.samples):
+            pool, dead = list(unseen), []
+            for line in self.lines.values():
+                if not line:
+                    continue
+                drawn = rng.sample(pool, 2)
+                for _attempt in range(100):
+                    if _plays_as_shown(drawn, board, line):
+                        break
+                    drawn = rng.sample(pool, 2)
+                dead += drawn
+                pool = [c for c in pool if c not in drawn]
+            for option, value in v.river_values(hole, board, self.pays, dead=tuple(dead)).items():
+                total[option] += value
+        return best_of(total)
+
+
+@cache
+def _raise_knowing(h1: Card, h2: Card, card: Card, pays: v.PayTable, deals: int = 2000) -> bool:
+    """Whether 4x beats checking and playing on by the basic strategy, knowing the dealer holds
+    ``card``: both counted over the same seeded whole deals, each settled in Antes."""
+    deck = np.array([c for c in range(52) if c not in (h1, h2, card)], dtype=np.int64)
+    rng = np.random.default_rng([77, h1, h2, card])
+    drawn = deck[np.argsort(rng.random((deals, len(deck))), axis=1)[:, :6]]
+    board, second = drawn[:, :5], drawn[:, 5]
+    hole = np.broadcast_to(np.array([h1, h2], dtype=np.int64), (deals, 2))
+    player = ha.values_of(np.concatenate([hole, board], axis=1))
+    dealer = ha.values_of(np.concatenate([np.full((deals, 1), card), second[:, None], board], axis=1))
+    w = np.sign(player - dealer)
+    qualifies = (dealer >= pays.qualifier).astype(float)
+    blind = np.asarray(pays.blind)[player >> 20]
+    base = np.where(w > 0, qualifies + blind, np.where(w < 0, -1 - qualifies, 0.0))
+    bets_flop = strategy.flop_2x_bulk(hole, board[:, :3])
+    calls = strategy.hidden_pair_or_better_bulk(hole, board, player, ha.values_of(board)) | (
+        strategy.dealer_outs_bulk(ha.values_with_each_card(board), hole, player) < strategy.OUTS_TO_FOLD
+    )
+    checked = np.where(bets_flop, base + 2 * w, np.where(calls, base + w, v.FOLD_VALUE))
+    return float((base + 4 * w).mean()) > float(checked.mean())
+
+
+class CardReader(RulePlayer):
+    """The basic strategy, but on a share of hands he sees one of the dealer's cards (``position``
+    0 or 1, or None: either, at random) and uses it on ``streets``."""
+
+    def __init__(self, name, pays, preflop, flops=None, *, share: float = 1.0,
+                 streets: Sequence[str] = STREETS, position: int | None = None):
+        super().__init__(name, pays, preflop, flops, **BASIC)
+        self.share, self.streets, self.position = share, tuple(streets), position
+        self.seen: Card | None = None
+
+    def preflop_choice(self, hole, dealer, rng) -> str:
+        self.seen = None
+        if rng.random() < self.share:
+            self.seen = dealer[self.position if self.position is not None else rng.randrange(2)]
+        if self.seen is None or Street.PREFLOP.value not in self.streets:
+            return super().preflop_choice(hole, dealer, rng)
+        cls = canonical(hole[0], hole[1], self.seen)
+        return P4 if _raise_knowing(*cls, self.pays) else CHECK
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        if self.seen is None or Street.FLOP.value not in self.streets:
+            return super().flop_choice(hole, flop, dealer, rng)
+        return best_of(v.flop_values(hole, flop, self.pays, known_dealer=(self.seen,)))
+
+    def river_choice(self, hole, board, dealer, rng, others: Others = {}) -> str:
+        if self.seen is None or Street.RIVER.value not in self.streets:
+            return super().river_choice(hole, board, dealer, rng, others)
+        return best_of(v.river_values(hole, board, self.pays, known_dealer=(self.seen,)))
+
+
 class Colluder(OptimalPlayer):
     """Plays best, and on the river knows ``partner``'s hole cards when the partner sits at the table."""
 
@@ -226,15 +367,27 @@ class Colluder(OptimalPlayer):
         return best_of(v.river_values(hole, board, self.pays, dead=tuple(seen)))
 
 
-def play_hand(player, hole, board, dealer, rng, others: Others = {}) -> str:
-    """The player's decision code for the round, street by street (``others``: the other seats' cards)."""
-    choice = player.preflop_choice(hole, dealer, rng)
-    if choice != CHECK:
-        return choice
-    choice = player.flop_choice(hole, board[:3], dealer, rng)
-    if choice != CHECK:
-        return choice
-    return player.river_choice(hole, board, dealer, rng, others)
+def play_round(players, holes, board, dealer, rng) -> list[str]:
+    """Every seat's decision code, street by street and seat by seat: each player sees (``lines``)
+    what every other seat showed on the streets before and what the seats before him showed on this one."""
+    shown: list[list[str]] = [[] for _ in players]
+    final: list[str | None] = [None] * len(players)
+    for street in STREETS:
+        for i, player in enumerate(players):
+            if final[i] is not None:
+                continue
+            player.lines = {p.name: tuple(shown[j]) for j, p in enumerate(players) if j != i}
+            if street == Street.PREFLOP.value:
+                choice = player.preflop_choice(holes[i], dealer, rng)
+            elif street == Street.FLOP.value:
+                choice = player.flop_choice(holes[i], board[:3], dealer, rng)
+            else:
+                others = {p.name: h for p, h in zip(players, holes) if h is not holes[i]}
+                choice = player.river_choice(holes[i], board, dealer, rng, others)
+            shown[i].append(choice)
+            if choice != CHECK:
+                final[i] = choice
+    return final  # type: ignore[return-value]
 
 
 def dealer_averaged_result(hole, board, decision: str, pays: v.PayTable) -> float:
@@ -267,11 +420,9 @@ def deal_rounds(players: Sequence[OptimalPlayer], rounds: int, seed: int) -> lis
         rng.shuffle(deck)
         board, dealer = tuple(deck[:5]), (deck[5], deck[6])
         holes = [(deck[7 + 2 * i], deck[8 + 2 * i]) for i in range(len(players))]
-        seats = []
-        for player, hole in zip(players, holes):
-            others = {p.name: h for p, h in zip(players, holes) if h is not hole}
-            seats.append(DealtSeat(player.name, hole, play_hand(player, hole, board, dealer, rng, others)))
-        dealt.append(DealtRound(number, board, dealer, tuple(seats)))
+        decisions = play_round(players, holes, board, dealer, rng)
+        seats = tuple(DealtSeat(p.name, hole, d) for p, hole, d in zip(players, holes, decisions))
+        dealt.append(DealtRound(number, board, dealer, seats))
     return dealt
 
 

@@ -24,11 +24,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+
 from game.cards import Card
 from game.evaluator import HIGH_CARD, PAIR, category_of, evaluate
 from game.record import RoundRecord
 from game.vocabulary import DECISIONS, Decision
 
+from . import seen as sn
 from . import values as v
 from .flop_table import FlopTable
 from .preflop import PreflopTable
@@ -40,10 +43,12 @@ class Knowledge(StrEnum):
 
     DEALER_FIRST = "dealer_first"  # the dealer's first hole card, as the record lists them
     DEALER_SECOND = "dealer_second"
+    DEALER_CARD = "dealer_card"  # one of the dealer's hole cards, either: what the hole-carding test reads
     COMPANION = "companion"  # one companion's hole cards: ``companion:<player>``, per companion
 
 
 DEALER_CARD = {Knowledge.DEALER_FIRST.value: 0, Knowledge.DEALER_SECOND.value: 1}
+SEEN_CARD = Knowledge.DEALER_CARD.value
 _COMPANION_PREFIX = f"{Knowledge.COMPANION.value}:"
 
 
@@ -65,6 +70,7 @@ def knowledge_words(knowledge: str) -> str:
     return {
         Knowledge.DEALER_FIRST.value: "the dealer's first hole card",
         Knowledge.DEALER_SECOND.value: "the dealer's second hole card",
+        Knowledge.DEALER_CARD.value: "one of the dealer's hole cards",
     }[knowledge]
 
 
@@ -90,6 +96,7 @@ class DecisionScore:
     values: dict[str, float]  # every option, Antes, from what the player could see
     informed: dict[str, Informed] = field(default_factory=dict)  # by Knowledge
     hand: int = HIGH_CARD  # the category the player held when deciding (own cards and the board seen)
+    seen: sn.SeenVerdict | None = None  # the choice against what a seen dealer card made best (``seen``)
 
     @property
     def best(self) -> str:
@@ -109,6 +116,7 @@ class DecisionScore:
 class SeatScore:
     decisions: tuple[DecisionScore, ...]
     scored: bool  # False: some street could not be valued (e.g. a pay table with no preflop table)
+    seen: sn.SeenVerdict | None = None  # every street's choice at once against a seen dealer card
 
     @property
     def ev_lost(self) -> float:
@@ -159,10 +167,12 @@ def score_seats(
     preflop: PreflopTable,
     others: Sequence[Companions] | None = None,
     flops: FlopTable | None = None,
+    seated: Sequence[Sequence[Card]] | None = None,
 ) -> list[SeatScore]:
     """Score the seats of a dealt round, each by its hole cards and decision: ``others``, per
     seat, its companions' hole cards by companion (for collusion); ``flops``, a table of the
-    flop's values to read instead of valuing each flop (``flop_table``).
+    flop's values to read instead of valuing each flop (``flop_table``); ``seated``, every hole
+    dealt at the table (``holes`` when not given), which the dealer's cards are not among.
 
     A street is valued for every seat that decided on it at once, and each
     piece of knowledge likewise: the seats share the board and the dealer's
@@ -170,9 +180,11 @@ def score_seats(
     """
     plans = [choices(decision) for decision in decisions]
     valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops)
+    unseen = sn.unseen_at_table(seated if seated is not None else holes, board)
+    boards = None
     scores = []
     for i, plan in enumerate(plans):
-        decided, scored = [], True
+        decided, scored, agree_all = [], True, np.ones(len(unseen), dtype=bool)
         for street, chosen in plan:
             held = held_category(holes[i], board[: BOARD_SEEN[street]])
             if street == Street.PREFLOP.value:
@@ -180,11 +192,22 @@ def score_seats(
                 if options is None:
                     scored = False
                     continue
-                decided.append(DecisionScore(street, chosen, options, hand=held))
-                continue
-            options, informed_of = valued[i, street]
-            decided.append(DecisionScore(street, chosen, options, informed_of, held))
-        scores.append(SeatScore(tuple(decided), scored))
+                informed_of: dict[str, Informed] = {}
+                bets = sn.preflop_best(holes[i], unseen, options)
+            else:
+                options, informed_of = valued[i, street]
+                if street == Street.FLOP.value:
+                    if boards is None:
+                        boards = sn.flop_boards(board[:3], unseen, (*sorted(board), *unseen.tolist()))
+                    bets = sn.flop_best(holes[i], board[:3], boards, options)
+                else:
+                    bets = sn.river_best(holes[i], board, unseen, pays)
+            agrees = sn.agreeing(street, chosen, bets)
+            agree_all &= agrees
+            seen = sn.verdict(agrees, unseen, dealer_cards)
+            decided.append(DecisionScore(street, chosen, options, informed_of, held, seen))
+        hand = sn.verdict(agree_all, unseen, dealer_cards) if decided else None
+        scores.append(SeatScore(tuple(decided), scored, hand))
     return scores
 
 
@@ -258,7 +281,9 @@ def score_round(
         }
         for seat in seats
     ]
+    seated = [s.hole for s in record.seats if s.hole is not None]
     scores = score_seats(
         holes, [s.decision for s in seats], record.board, record.dealer_cards, pays, preflop, others, flops,
+        seated,
     )
     return {seat.seat: score for seat, score in zip(seats, scores)}

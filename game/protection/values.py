@@ -481,6 +481,13 @@ def _share(bets: np.ndarray, option: str) -> float:
 
 
 def river_unseen(hole: Sequence[Card], board: Sequence[Card], pays: PayTable) -> Unseen:
+    """Every unseen card's and every unseen pair's informed best on the river (``Unseen``): the
+    collusion test's shares and the hole-carding test's river read the same one."""
+    return _river_unseen(tuple(hole), tuple(sorted(board)), pays)
+
+
+@lru_cache(maxsize=16)
+def _river_unseen(hole: tuple[Card, ...], board: tuple[Card, ...], pays: PayTable) -> Unseen:
     """Every unseen card's and every unseen pair's informed best on the river (``Unseen``).
 
     The dealer's hands of the board are those ``river_values`` counts (every
@@ -490,7 +497,6 @@ def river_unseen(hole: Sequence[Card], board: Sequence[Card], pays: PayTable) ->
     ``a`` or ``b``: the pair's counts are the whole less each card's, with
     the pair ``{a, b}`` itself given back once.
     """
-    board = tuple(sorted(board))
     if len(board) != 5:
         raise ValueError("the river is decided on five board cards")
     hands = _dealer_hands(board, ())
