@@ -270,6 +270,8 @@ class SeatScore(models.Model):
     favourable_errors = models.PositiveSmallIntegerField(default=0)  # payout mismatches in the player's favour
     errors = models.JSONField(default=list)  # the seat's dealer-error fingerprints
     decisions = models.JSONField()
+    # The hand's every street at once against a seen dealer card (``scoring.SeatScore.seen``); {}: none.
+    seen = models.JSONField(default=dict)
     # The seat's winning Blind and Trips lines as paid, for the table's pay-table test over the window.
     pays = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -26,7 +26,7 @@ from audit.models import ProtectionFinding, SeatScore
 from audit.protection.config import protection_config
 from audit.protection.selectors import player_figures, player_leak_course, player_leak_verdict
 from game.protection.codes import PROTECTION_CODES
-from game.protection.scoring import DEALER_CARD, companion_knowledge
+from game.protection.scoring import DEALER_CARD, SEEN_CARD, companion_knowledge
 from infra.filters import StrictBooleanFilter
 from infra.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from infra.permissions import IsStaffReader
@@ -191,6 +191,15 @@ class InformedSerializer(serializers.Serializer):
     )
 
 
+class SeenSerializer(serializers.Serializer):
+    informed = serializers.ListField(
+        child=serializers.BooleanField(), min_length=2, max_length=2,
+        help_text="Whether the choice is what the dealer's first and second listed card, seen, made best.",
+    )
+    share = serializers.FloatField(help_text="The chance an honest player's choice is: the share of the cards "
+                                             "no seat held and the board did not show that make it best.")
+
+
 class DecisionSerializer(serializers.Serializer):
     street = serializers.CharField()
     chosen = serializers.CharField()
@@ -206,6 +215,8 @@ class DecisionSerializer(serializers.Serializer):
                   f"({', '.join(DEALER_CARD)}, and on the river {companion_knowledge('<player>')} for each "
                   "companion).",
     )
+    seen = SeenSerializer(required=False, help_text="The choice against what a seen dealer card made best "
+                                                    "(absent on a seat scored before every street was tested).")
 
 
 class DealerErrorSerializer(serializers.Serializer):
@@ -272,7 +283,8 @@ VERDICTS = ("suspected", "not suspected", "not enough decisions to judge")
 
 class TestCourseSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=PROTECTION_CODES)
-    knowledge = serializers.CharField(help_text=f"{', '.join(DEALER_CARD)} or {companion_knowledge('<player>')}.")
+    knowledge = serializers.CharField(help_text=f"{SEEN_CARD} (either of the dealer's cards, every street) or "
+                                                f"{companion_knowledge('<player>')} (the river).")
     dealer = serializers.CharField(allow_null=True, help_text="The dealer the test is split by, or null: all.")
     companion = serializers.CharField(allow_null=True)
     threshold = serializers.FloatField(help_text="The figure at which this test raises a finding.")

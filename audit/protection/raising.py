@@ -27,7 +27,7 @@ from game.protection.codes import ProtectionCode
 from rounds.models import Round
 
 from .config import protection_config
-from .scores import decisions_from_json
+from .scores import score_from_json
 from .standing import standing_raise
 
 PLAYERS_AT_ONCE = 200
@@ -68,14 +68,15 @@ def _played(players: list[str], day: date) -> list[leak.PlayedSeat]:
     rows = (
         SeatScore.objects.filter(player__in=players, gaming_day__lte=day)
         .order_by("player", "dealt_at", "round_id", "seat")
-        .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions")
+        .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions", "seen")
     )
     return [
         leak.PlayedSeat(
             (round_pk, seat, gaming_day.isoformat()), player, dealer or None, tuple(companions),
-            sc.SeatScore(decisions_from_json(decisions), True), gaming_day,
+            score_from_json(decisions, seen), gaming_day,
         )
-        for round_pk, seat, gaming_day, player, dealer, companions, decisions in rows.iterator(chunk_size=5000)
+        for round_pk, seat, gaming_day, player, dealer, companions, decisions, seen
+        in rows.iterator(chunk_size=5000)
     ]
 
 
@@ -94,8 +95,9 @@ def _step_json(step: leak.Step, names: dict[int, tuple[str, str]]) -> dict:
         "round": round_pk, "table": table, "round_id": round_id, "seat": seat, "gaming_day": gaming_day,
         "street": decision.street, "chosen": decision.chosen, "best": decision.best,
         "informed": step.informed_option, "values": decision.values,
-        "informed_values": decision.informed[step.knowledge].values,
-        "chose_informed": step.chose_informed, "share": round(step.share, 4), "figure": round(step.figure, 4),
+        "informed_values": decision.informed[step.knowledge].values if step.knowledge in decision.informed else {},
+        "chose_informed": step.chose_informed, "agreed": step.agreed, "part": step.part,
+        "share": round(step.share, 4), "figure": round(step.figure, 4),
     }
 
 
@@ -108,9 +110,12 @@ def _test_json(trace: leak.Trace, names: dict[int, tuple[str, str]]) -> dict:
         crossed = {"step": trace.crossed_at + 1, "gaming_day": step.key[2], "table": table, "round_id": round_id}
     return {
         "player": test.player, "knowledge": test.knowledge, "dealer": test.dealer, "companion": test.companion,
-        "steps": len(trace.steps), "chose_informed": trace.informed, "expected_informed": round(trace.expected, 2),
+        "steps": len(trace.steps), "chose_informed": round(trace.informed, 1),
+        "expected_informed": round(trace.expected, 2),
         "figure": round(trace.figure, 4), "peak": round(trace.peak, 4), "threshold": round(trace.threshold, 4),
         "crossed": crossed,
+        **({"parts": {p: {"steps": n, "figure": round(f, 4)} for p, (n, f) in trace.parts.items()}}
+           if trace.parts else {}),
     }
 
 
@@ -133,7 +138,7 @@ def _detail(trace: leak.Trace) -> str:
     test = trace.test
     return (
         f"{test.player} chose the option that {sc.knowledge_words(test.knowledge)} made best at "
-        f"{trace.informed} of {len(trace.steps)} decisions where it could have, against "
+        f"{trace.informed:g} of {len(trace.steps)} decisions where it could have, against "
         f"{trace.expected:.1f} expected of an honest player"
         + (f", dealt by {test.dealer}" if test.dealer else "")
         + f"; the test's figure reached {trace.peak:.2f} (threshold {trace.threshold:.2f}), {trace.figure:.2f} now"

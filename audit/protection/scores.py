@@ -23,6 +23,7 @@ from game.protection import conformance, fingerprints, scoring
 from game.protection.codes import ProtectionCode
 from game.protection.flop_table import shipped_table as shipped_flop_table
 from game.protection.preflop import shipped_table
+from game.protection.seen import SeenVerdict
 from game.protection.values import PayTable
 from progressive.models import PoolVersion
 from rounds.models import Table, TableConfigVersion
@@ -41,6 +42,7 @@ def decisions_json(score: scoring.SeatScore) -> list[dict]:
             "street": d.street, "chosen": d.chosen, "best": d.best, "ev_lost": round(d.ev_lost, 6),
             "hand": CATEGORIES[d.hand],
             "values": {o: round(x, 6) for o, x in d.values.items()},
+            **({"seen": d.seen.as_json()} if d.seen is not None else {}),
             "informed": {
                 k: {
                     "best": i.best, "values": {o: round(x, 6) for o, x in i.values.items()},
@@ -58,10 +60,16 @@ def decisions_from_json(stored: list[dict]) -> tuple[scoring.DecisionScore, ...]
         scoring.DecisionScore(
             d["street"], d["chosen"], d["values"],
             {k: scoring.Informed(i["values"], i["best"], i.get("shares")) for k, i in d["informed"].items()},
-            CATEGORY_INDEX[d["hand"]],
+            CATEGORY_INDEX[d["hand"]], SeenVerdict.from_json(d.get("seen")),
         )
         for d in stored
     )
+
+
+def score_from_json(decisions: list[dict], seen: dict) -> scoring.SeatScore:
+    """A stored seat's score as the leak test reads it (a seat scored before the hole-carding test
+    read every street has no verdicts, and gives that test no steps)."""
+    return scoring.SeatScore(decisions_from_json(decisions), True, SeenVerdict.from_json(seen))
 
 
 def _fingerprint_json(found: tuple[fingerprints.Fingerprint, ...]) -> list[dict]:
@@ -130,6 +138,7 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
                 ev_lost=Decimal(repr(max(score.ev_lost, 0.0))).quantize(PLACES),
                 telling=sum(1 for d in score.decisions if any(d.telling(k) for k in d.informed)),
                 decisions=decisions_json(score), pays=[_pay_json(o) for o in seat_paid],
+                seen=score.seen.as_json() if score.seen is not None else {},
             ), errors.get(seat.seat, ()), seat_paid))
     first = day - timedelta(days=config.history_days - 1)
     earlier = _kept_pays(table, first, day)

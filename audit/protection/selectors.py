@@ -25,12 +25,11 @@ from django.db.models.functions import Coalesce
 from audit.models import ProtectionFinding, SeatScore
 from audit.reconciliation.config import reconciliation_settings
 from game.protection import leak
-from game.protection import scoring as sc
 from infra.work import UNRESOLVED
 from rounds.models import Seat
 
 from .config import protection_config
-from .scores import decisions_from_json
+from .scores import score_from_json
 
 ZERO = Decimal(0)
 FINE = Decimal("0.000001")
@@ -122,7 +121,7 @@ class TestCourse:
     figure: float
     peak: float
     verdict: str
-    informed: int  # decisions at which he chose the informed option
+    informed: float  # decisions at which he chose the informed option (a dealer card's: the share of the two)
     expected: float  # how many an honest player would have
     points: list[CoursePoint]
 
@@ -133,13 +132,14 @@ def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestC
     config = protection_config()
     rows = _days(SeatScore.objects.filter(player=player), None, day_to).order_by(
         "dealt_at", "round_id", "seat"
-    ).values_list("round_id", "seat", "dealt_at", "gaming_day", "dealer", "companions", "decisions")
+    ).values_list("round_id", "seat", "dealt_at", "gaming_day", "dealer", "companions", "decisions", "seen")
     seats = [
         leak.PlayedSeat(
             (round_pk, seat, dealt_at), player, dealer or None, tuple(companions),
-            sc.SeatScore(decisions_from_json(stored), True), gaming_day,
+            score_from_json(stored, seen), gaming_day,
         )
-        for round_pk, seat, dealt_at, gaming_day, dealer, companions, stored in rows.iterator(chunk_size=5000)
+        for round_pk, seat, dealt_at, gaming_day, dealer, companions, stored, seen
+        in rows.iterator(chunk_size=5000)
     ]
     courses = []
     for trace in leak.leak_traces(seats, config.leak).get(player, []):

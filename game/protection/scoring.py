@@ -248,8 +248,11 @@ def score_seat(
     others: Companions | None = None,
     flops: FlopTable | None = None,
 ) -> SeatScore:
-    """Score one seat of a dealt round (``score_seats``, ``others`` its companions' hole cards)."""
-    return score_seats([hole], [decision], board, dealer_cards, pays, preflop, [others or {}], flops)[0]
+    """Score one seat of a dealt round (``score_seats``, ``others`` its companions' hole cards, the
+    other seats of the table)."""
+    others = others or {}
+    seated = [hole, *others.values()]
+    return score_seats([hole], [decision], board, dealer_cards, pays, preflop, [others], flops, seated)[0]
 
 
 def score_round(
