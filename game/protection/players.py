@@ -35,7 +35,8 @@ Cheats:
   knowing the card, raising beats checking and playing on by the basic
   strategy (his own count over seeded deals, apart from the scoring code);
   on the flop and the river he plays best knowing it;
-- ``Colluder`` plays best, and on the river knows his partner's cards.
+- ``Colluder`` plays best, and on the river knows his partner's cards;
+  ``FlopColluder`` plays the basic strategy and knows them on the flop.
 
 ``deal_rounds`` seats them at one table, deals seeded rounds and lets them
 decide street by street, seat by seat; ``scored_seats`` scores every seat
@@ -80,6 +81,7 @@ class OptimalPlayer:
     def __init__(self, name: str, pays: v.PayTable, preflop: PreflopTable, flops: FlopTable | None = None):
         self.name, self.pays, self.preflop, self.flops = name, pays, preflop, flops
         self.lines: Lines = {}  # set by the dealer before each decision
+        self.others: Others = {}  # the other seats' cards, likewise: only a cheat looks
 
     def preflop_values(self, hole) -> dict[str, float]:
         return self.preflop.values(hole, self.pays)
@@ -367,6 +369,20 @@ class Colluder(OptimalPlayer):
         return best_of(v.river_values(hole, board, self.pays, dead=tuple(seen)))
 
 
+class FlopColluder(RulePlayer):
+    """The basic strategy, but on the flop he knows ``partner``'s hole cards and plays best knowing them."""
+
+    def __init__(self, name, pays, preflop, partner: str, flops=None):
+        super().__init__(name, pays, preflop, flops, **BASIC)
+        self.partner = partner
+
+    def flop_choice(self, hole, flop, dealer, rng) -> str:
+        seen = tuple(self.others.get(self.partner, ()))
+        if not seen:
+            return super().flop_choice(hole, flop, dealer, rng)
+        return best_of(v.flop_values(hole, flop, self.pays, dead=seen))
+
+
 def play_round(players, holes, board, dealer, rng) -> list[str]:
     """Every seat's decision code, street by street and seat by seat: each player sees (``lines``)
     what every other seat showed on the streets before and what the seats before him showed on this one."""
@@ -377,13 +393,13 @@ def play_round(players, holes, board, dealer, rng) -> list[str]:
             if final[i] is not None:
                 continue
             player.lines = {p.name: tuple(shown[j]) for j, p in enumerate(players) if j != i}
+            player.others = {p.name: h for p, h in zip(players, holes) if h is not holes[i]}
             if street == Street.PREFLOP.value:
                 choice = player.preflop_choice(holes[i], dealer, rng)
             elif street == Street.FLOP.value:
                 choice = player.flop_choice(holes[i], board[:3], dealer, rng)
             else:
-                others = {p.name: h for p, h in zip(players, holes) if h is not holes[i]}
-                choice = player.river_choice(holes[i], board, dealer, rng, others)
+                choice = player.river_choice(holes[i], board, dealer, rng, player.others)
             shown[i].append(choice)
             if choice != CHECK:
                 final[i] = choice

@@ -12,15 +12,16 @@ from game.rules import BETS, DECISION_MULTIPLES, TableRules
 
 
 def body_of(dealt: DealtRound, *, table: str, start: datetime, rules: TableRules, dealer: str = "D-1",
-            ante: str = "100", overpay: dict[str, str] | None = None) -> dict:
-    """The round's body, ``paid`` exactly as the rules settle it but for ``overpay`` ({player: bet})."""
+            ante: str = "100", overpay: dict[str, str] | None = None, dealer_reversed: bool = False) -> dict:
+    """The round's body, ``paid`` exactly as the rules settle it but for ``overpay`` ({player: bet});
+    ``dealer_reversed`` lists the dealer's cards the other way round, as a table may."""
     body = {
         "table": table,
         "round": f"sim-{dealt.number:05d}",
         "dealt_at": (start + timedelta(seconds=60 * dealt.number)).isoformat(),
         "dealer": dealer,
         "board": cards_text(dealt.board),
-        "dealer_cards": cards_text(dealt.dealer),
+        "dealer_cards": cards_text(dealt.dealer[::-1] if dealer_reversed else dealt.dealer),
         "seats": [
             {
                 "seat": number, "player": seat.player, "hole": cards_text(seat.hole),
