@@ -60,6 +60,7 @@ def decision(street: str = "preflop", chosen: str = "check", *, telling: bool = 
             "dealer_first": {"best": informed_best, "values": {"preflop_4x": -0.5, "preflop_3x": -0.4, "check": 0.0},
                              "shares": {"preflop_4x": 0.6, "preflop_3x": 0.0, "check": 0.4}},
         },
+        "seen": {"informed": [chosen == informed_best, False], "share": {"preflop_4x": 0.6, "check": 0.4}.get(chosen, 0.0)},
     }
 
 
@@ -381,8 +382,8 @@ def test_a_players_leak_test_is_the_selectors_course(reader, floor):
         assert [(p["round"], p["seat"], p["figure"], p["chose_informed"], p["share"]) for p in test["points"]] == [
             (p.round, p.seat, p.figure, p.chose_informed, p.share) for p in known.points
         ]
-    first = next(t for t in body["tests"] if t["knowledge"] == "dealer_first" and t["dealer"] is None)
-    assert first["points"], "P-0003's decisions with shares run the dealer_first test"
+    first = next(t for t in body["tests"] if t["knowledge"] == "dealer_card" and t["dealer"] is None)
+    assert first["points"], "P-0003's decisions with a dealer card's verdict run the hole-carding test"
     # Two decisions are far too few to say anything of him.
     assert body["verdict"] == first["verdict"] == "not enough decisions to judge"
     before = get(reader, f"{PLAYERS}P-0003/leak-test/", day_to="2026-11-29").json()
@@ -524,7 +525,7 @@ def test_a_scored_night_reads_as_stored(reader, table_client):
 
     tests = reader.get(f"{PLAYERS}P-peeks/leak-test/").json()["tests"]
     expected = player_leak_course(player="P-peeks")
-    assert any(t["knowledge"] == "dealer_first" and t["points"] for t in tests)
+    assert any(t["knowledge"] == "dealer_card" and t["points"] for t in tests)
     for test, known in zip(tests, expected, strict=True):
         assert [p["figure"] for p in test["points"]] == [p.figure for p in known.points]
     assert get(reader, f"{PLAYERS}P-peeks/", day_from=(day + timedelta(days=1)).isoformat()).json()["figures"] == []

@@ -56,9 +56,10 @@ def test_a_day_is_scored_once_and_the_hole_carder_is_found(table_client):
     assert first.raised == {ProtectionCode.SUSPECTED_HOLE_CARDING.value: 1}
     assert finding.figure >= finding.threshold
     tests = {(t["knowledge"], t["dealer"]): t for t in finding.evidence["tests"]}
-    assert {("dealer_first", None), ("dealer_first", "D-1"), ("dealer_second", None)} <= set(tests)
-    assert tests["dealer_first", None]["crossed"]["table"] == "S01"
-    assert tests["dealer_first", None]["crossed"]["round_id"].startswith("sim-")
+    assert set(tests) == {("dealer_card", None), ("dealer_card", "D-1")}
+    assert tests["dealer_card", None]["crossed"]["table"] == "S01"
+    assert tests["dealer_card", None]["crossed"]["round_id"].startswith("sim-")
+    assert set(tests["dealer_card", None]["parts"]) == {"preflop", "flop", "river", "hand"}
     step = finding.evidence["steps"][-1]
     assert step["table"] == "S01" and step["round_id"].startswith("sim-") and 0 < step["share"] < 1
     assert [p["day"] for p in finding.evidence["history"]] == [day.isoformat()]
@@ -113,7 +114,7 @@ def test_a_players_figures_and_the_course_of_his_test(table_client, settings):
     assert weak.theoretical_optimal == Decimal(150 * 100) * Decimal(settings.BASE_GAME_HOUSE_EDGE)
     assert weak.skill > 0 and weak.handle >= 2 * 150 * 100
     courses = player_leak_course(player="P-peeks")
-    first = next(c for c in courses if c.knowledge == "dealer_first" and c.dealer is None)
+    first = next(c for c in courses if c.knowledge == "dealer_card" and c.dealer is None)
     assert first.verdict == "suspected" and first.peak >= first.threshold
     assert all(a.dealt_at <= b.dealt_at for a, b in zip(first.points, first.points[1:]))
     assert all(0 < p.share < 1 for p in first.points)
