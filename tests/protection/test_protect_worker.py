@@ -40,7 +40,7 @@ def _post(table_client, code: str, players, rounds: int, seed: int):
 def test_the_nightly_job_scores_each_table_on_the_workers_once(queue, table_client, tmp_path):  # noqa: F811
     table = shipped_table()
     day = _post(table_client, "S01", [pl.OptimalPlayer("P-a", PAYS, table),
-                                      pl.HoleCarder("P-peeks", PAYS, table, share=1.0)], 80, seed=16)
+                                      pl.CardReader("P-peeks", PAYS, table)], 80, seed=16)
     _post(table_client, "S02", [pl.WeakPlayer("P-b", PAYS, table)], 80, seed=4)
     log = tmp_path / "worker.log"
 
