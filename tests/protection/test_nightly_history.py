@@ -4,7 +4,8 @@ colluding pair's finding names the two of them and no one else.
 
 S01 seats three honest players (optimal, the published basic strategy, one who always calls), a
 hole-carder and a colluding pair; S02 six more honest ones (noisy at two strengths, tight, loose,
-weak, random). Every round is posted through the batch API and each gaming day protected as the
+weak, random); S03 two "table-watchers" who read the other seats' chips as the rules show them
+(one by a rule of thumb, one by card removal from their lines) among four basic players. Every round is posted through the batch API and each gaming day protected as the
 nightly job protects it (``day_protect``), over the whole history so far.
 """
 
@@ -31,7 +32,10 @@ from .wire import body_of
 PAYS = PayTable.of(SE_50KR)
 NIGHTS = 90
 ROUNDS_A_NIGHT = 30
-HONEST = ("P-optimal", "P-basic", "P-calls", "P-noisy", "P-very-noisy", "P-tight", "P-loose", "P-weak", "P-random")
+HONEST = (
+    "P-optimal", "P-basic", "P-calls", "P-noisy", "P-very-noisy", "P-tight", "P-loose", "P-weak", "P-random",
+    "P-chips", "P-removal", *(f"P-basic-{n}" for n in range(4)),
+)
 pytestmark = pytest.mark.django_db
 
 
@@ -53,9 +57,14 @@ def test_ninety_nights_accuse_no_honest_player_and_find_the_planted_cheats(table
         pl.TightPlayer("P-tight", PAYS, preflop, flops), pl.LoosePlayer("P-loose", PAYS, preflop, flops),
         pl.WeakPlayer("P-weak", PAYS, preflop, flops), pl.RandomPlayer("P-random", PAYS, preflop, flops),
     ]
+    watchers = [
+        pl.ChipWatcher("P-chips", PAYS, preflop, flops), pl.CardRemovalWatcher("P-removal", PAYS, preflop, flops),
+        *(basic_strategy(f"P-basic-{n}", PAYS, preflop, flops) for n in range(4)),
+    ]
     tables = {
         "S01": (table_client("S01", "se-50kr"), pl.deal_rounds(players, NIGHTS * ROUNDS_A_NIGHT, seed=26)),
         "S02": (table_client("S02", "se-50kr"), pl.deal_rounds(others, NIGHTS * ROUNDS_A_NIGHT, seed=27)),
+        "S03": (table_client("S03", "se-50kr"), pl.deal_rounds(watchers, NIGHTS * ROUNDS_A_NIGHT, seed=28)),
     }
     last = last_gaming_day_evening(timezone.now())
     raised_on: dict[str, object] = {}
