@@ -11,11 +11,13 @@ cards. Where that knowledge makes another option best, the decision is a
 *telling* one: an honest player's choice there is independent of the hidden
 cards, an informed player's follows them (``leak`` tests which).
 
-Knowledge is valued on the flop and the river, where it is exact and cheap;
-preflop it would need a table per seen card, so preflop decisions tell
-nothing here. The other seats' cards are valued on the river only (a flop
-with up to twelve more known cards is a new exact sum per seat, and the
-river is where sharing hole cards pays most: the call or fold).
+The values with knowledge are exact on the flop and the river (the pages
+show them); the other seats' cards are valued on the river only (a flop with
+up to twelve more known cards is a new exact sum per seat, and the river is
+where sharing hole cards pays most: the call or fold). What the hole-carding
+test reads is each street's, preflop included, and the hand's, dealer card
+verdict (``seen``): the choice against what each of the dealer's cards made
+best, and how often an honest choice would be, over the cards no seat held.
 """
 
 from __future__ import annotations
