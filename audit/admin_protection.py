@@ -272,8 +272,8 @@ class ProtectionFindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmi
         if not request.user.has_perms(READ):
             raise PermissionDenied
         courses = player_leak_course(player=player)
-        # The chart draws the tests of the dealer's cards over all his hands, which share one
-        # threshold; the table below lists every test with its own.
+        # The chart draws the hole-carding test over all his hands (older findings' evidence may
+        # name the two dealer cards apart); the table below lists every test with its own threshold.
         drawn = [c for c in courses if c.code == HOLE_CARDING and c.dealer is None]
         threshold = drawn[0].threshold if drawn else 0.0
         chart = charts.leak_course_chart(
