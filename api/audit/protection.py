@@ -26,7 +26,7 @@ from audit.models import ProtectionFinding, SeatScore
 from audit.protection.config import protection_config
 from audit.protection.selectors import player_figures, player_leak_course, player_leak_verdict
 from game.protection.codes import PROTECTION_CODES
-from game.protection.scoring import DEALER_CARD, SEEN_CARD, companion_knowledge
+from game.protection.scoring import DEALER_CARD_AT, SEEN_CARD, companion_knowledge
 from infra.filters import StrictBooleanFilter
 from infra.openapi import EVERY_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
 from infra.permissions import IsStaffReader
@@ -185,9 +185,9 @@ class InformedSerializer(serializers.Serializer):
                                    help_text="Each option's value, in Antes.")
     shares = serializers.DictField(
         child=serializers.FloatField(), required=False,
-        help_text="On the river only: per option, the share of the cards the player could not see that, "
-                  "known in that place, would have made it best (the chance an honest player's "
-                  "choice of it is the informed one).",
+        help_text="On the river, for a companion's cards only: per option, the share of the pairs of "
+                  "cards the player could not see that, known to be the companion's, would have made it "
+                  "best (the chance an honest player's choice of it is the informed one).",
     )
 
 
@@ -212,7 +212,7 @@ class DecisionSerializer(serializers.Serializer):
     informed = serializers.DictField(
         child=InformedSerializer(),
         help_text="The options valued again with knowledge no player may have, by knowledge "
-                  f"({', '.join(DEALER_CARD)}, and on the river {companion_knowledge('<player>')} for each "
+                  f"({', '.join(DEALER_CARD_AT)}, and on the river {companion_knowledge('<player>')} for each "
                   "companion).",
     )
     seen = SeenSerializer(required=False, help_text="The choice against what a seen dealer card made best "

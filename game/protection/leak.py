@@ -237,9 +237,11 @@ def hole_carding_test(seats: Iterable[PlayedSeat], test: LeakTest, settings: Lea
             counted[part] += 1
             figure = _log_add_all([e.figure for e in parts.values()]) - math.log(len(parts))
             agreed = (seen.informed[0] + seen.informed[1]) / 2
+            # A hand's step has no one option: a card that disagreed may have done so on any street.
+            informed_option = decision.chosen if agreed else (
+                "" if part == HAND else other_option(decision.street, decision.chosen))
             steps.append(Step(
-                seat.key, seat.day, decision, test.knowledge,
-                decision.chosen if agreed else other_option(decision.street, decision.chosen), bool(agreed),
+                seat.key, seat.day, decision, test.knowledge, informed_option, bool(agreed),
                 seen.share, figure, agreed, part,
             ))
             if crossed is None and figure >= threshold:

@@ -49,7 +49,8 @@ class Knowledge(StrEnum):
     COMPANION = "companion"  # one companion's hole cards: ``companion:<player>``, per companion
 
 
-DEALER_CARD = {Knowledge.DEALER_FIRST.value: 0, Knowledge.DEALER_SECOND.value: 1}
+# Each dealer card valued apart, by its place in the record: what the pages show, not what is tested.
+DEALER_CARD_AT = {Knowledge.DEALER_FIRST.value: 0, Knowledge.DEALER_SECOND.value: 1}
 SEEN_CARD = Knowledge.DEALER_CARD.value
 _COMPANION_PREFIX = f"{Knowledge.COMPANION.value}:"
 
@@ -140,7 +141,7 @@ def knowledge_views(
 ) -> dict[str, v.View]:
     """What a player would see with each piece of knowledge valued on this street: each dealer
     card in turn, and on the river each companion's cards."""
-    views = {k: v.View.of(hole, known_dealer=(dealer_cards[p],)) for k, p in DEALER_CARD.items()}
+    views = {k: v.View.of(hole, known_dealer=(dealer_cards[p],)) for k, p in DEALER_CARD_AT.items()}
     if street == Street.RIVER.value:
         views.update((companion_knowledge(c), v.View.of(hole, dead=cards)) for c, cards in companions.items())
     return views
@@ -149,15 +150,13 @@ def knowledge_views(
 def river_shares(
     hole: Sequence[Card], board: Sequence[Card], companions: Companions, pays: v.PayTable,
 ) -> dict[str, dict[str, float]]:
-    """Per knowledge valued on the river, each option's share (``Informed.shares``)."""
+    """Per companion's knowledge on the river, each option's share (``Informed.shares``): what the
+    collusion test reads. (The dealer's cards are tested from ``seen``'s verdicts.)"""
+    if not companions:
+        return {}
     unseen = v.river_unseen(hole, board, pays)
-    options = (Decision.RIVER_1X.value, Decision.FOLD.value)
-    dealer = {o: unseen.dealer_card_share(o) for o in options}
-    shares = dict.fromkeys(DEALER_CARD, dealer)
-    if companions:
-        pair = {o: unseen.dead_pair_share(o) for o in options}
-        shares.update((companion_knowledge(c), pair) for c in companions)
-    return shares
+    pair = {o: unseen.dead_pair_share(o) for o in (Decision.RIVER_1X.value, Decision.FOLD.value)}
+    return {companion_knowledge(c): pair for c in companions}
 
 
 def score_seats(

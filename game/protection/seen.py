@@ -52,15 +52,13 @@ from game.vocabulary import Decision
 
 from . import seen_table
 from . import values as v
-from .streets import CHECK, Street
+from .streets import CHECK, OPTIONS
 
 PREFLOP_SLOPE = 2.8  # Antes of (4x − check) per unit of equity, near the edge
 FLOP_SLOPE = 1.1  # Antes of (2x − check) per unit of equity, near the edge
 FLOP_BOARDS = 8  # turn-and-river pairs the flop's equity with a card known is counted over
 
-P4, FLOP_2X, RIVER_1X, FOLD = (
-    Decision.PREFLOP_4X.value, Decision.FLOP_2X.value, Decision.RIVER_1X.value, Decision.FOLD.value,
-)
+P4, FLOP_2X = Decision.PREFLOP_4X.value, Decision.FLOP_2X.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,18 +163,17 @@ def river_best(hole: Sequence[Card], board: Sequence[Card], cards: np.ndarray, p
 
 
 def other_option(street: str, chosen: str) -> str:
-    """The option a seen card made best when the choice was not it (3x: 4x, as ever)."""
-    return {
-        P4: CHECK, FLOP_2X: CHECK, RIVER_1X: FOLD, FOLD: RIVER_1X,
-        CHECK: P4 if street == Street.PREFLOP.value else FLOP_2X,
-    }.get(chosen, P4)
+    """The option a seen card made best when the choice was not it: the street's bigger bet or its
+    check or fold (3x, never best, is answered with 4x)."""
+    bigger, smaller = OPTIONS[street][0], OPTIONS[street][-1]
+    return smaller if chosen == bigger else bigger
 
 
 def agreeing(street: str, chosen: str, bets: np.ndarray) -> np.ndarray:
-    """Per card, whether the choice is the option the card made best (``bets``: the bigger option best)."""
-    bigger = {Street.PREFLOP.value: P4, Street.FLOP.value: FLOP_2X, Street.RIVER.value: RIVER_1X}[street]
+    """Per card, whether the choice is the option the card made best (``bets``: the bigger bet best)."""
+    bigger, smaller = OPTIONS[street][0], OPTIONS[street][-1]
     if chosen == bigger:
         return bets
-    if chosen in (CHECK, FOLD):
+    if chosen == smaller:
         return ~bets
     return np.zeros_like(bets)  # 3x: never the best option, with a card known or not

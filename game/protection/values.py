@@ -462,10 +462,6 @@ class Unseen:
     bet_with_dealer_card: np.ndarray
     bet_with_dead_pair: np.ndarray
 
-    def dealer_card_share(self, option: str) -> float:
-        """The share of the unseen cards that, known as a dealer card, make ``option`` best."""
-        return _share(self.bet_with_dealer_card, option)
-
     def dead_pair_share(self, option: str) -> float:
         """The share of the unseen pairs that, known to be elsewhere, make ``option`` best."""
         return _share(self.bet_with_dead_pair, option)

@@ -28,9 +28,10 @@ def test_every_unseen_card_and_pair_tells_what_the_values_say(seed):
         pair = rng.sample(unseen.cards, 2)
         best = best_of(v.river_values(hole, board, PAYS, dead=tuple(pair)))
         assert (best == "river_1x") == bool(unseen.bet_with_dead_pair[unseen.pair_row(pair)])
-    bets = sum(map(bool, unseen.bet_with_dealer_card))
-    assert unseen.dealer_card_share("river_1x") == bets / 45
-    assert unseen.dealer_card_share("fold") == 1 - bets / 45
+    assert len(unseen.bet_with_dealer_card) == 45
+    pairs = sum(map(bool, unseen.bet_with_dead_pair))
+    assert unseen.dead_pair_share("river_1x") == pairs / 990
+    assert unseen.dead_pair_share("fold") == 1 - pairs / 990
     assert len(unseen.bet_with_dead_pair) == 990
 
 
@@ -41,6 +42,6 @@ def test_a_card_that_flips_the_call_is_counted():
     hole = [cards["Td"], cards["4c"]]
     board = [cards[c] for c in ("Ks", "Qd", "8c", "5h", "3s")]
     unseen = v.river_unseen(hole, board, PAYS)
-    assert 0 < unseen.dealer_card_share("river_1x") < 1
+    assert 0 < unseen.bet_with_dealer_card.mean() < 1
     assert bool(unseen.bet_with_dealer_card[unseen.cards.index(cards["2c"])])
     assert not bool(unseen.bet_with_dealer_card[unseen.cards.index(cards["Kd"])])
