@@ -91,9 +91,10 @@ def _one(args: tuple[tuple[int, int, int], int, int]) -> tuple[tuple[int, int, i
     return key, equity((key[0], key[1]), key[2], deals, seed)
 
 
-def compute(deals: int = DEALS, seed: int = SEED, mapper=map) -> np.ndarray:
-    """The whole 52³ table (``mapper``: e.g. a process pool's ``imap`` to use several cores)."""
-    found = classes()
+def compute(deals: int = DEALS, seed: int = SEED, mapper=map, found=None) -> np.ndarray:
+    """The whole 52³ table (``mapper``: e.g. a process pool's ``imap`` to use several cores;
+    ``found``: ``classes()``, where the caller has it)."""
+    found = found if found is not None else classes()
     table = np.full((52, 52, 52), np.nan, dtype=np.float32)
     for key, value in mapper(_one, [(key, deals, seed) for key in sorted(found)]):
         for h1, h2, card in found[key]:

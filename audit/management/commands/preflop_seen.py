@@ -32,13 +32,14 @@ class Command(BaseCommand):
         if options["deals"] < 100:
             raise CommandError("--deals must be at least 100")
         started = time.monotonic()
+        found = seen_table.classes()
         with Pool(options["processes"]) as pool:
             table = seen_table.compute(
-                options["deals"], options["seed"], lambda f, jobs: pool.imap(f, jobs, chunksize=16),
+                options["deals"], options["seed"], lambda f, jobs: pool.imap(f, jobs, chunksize=16), found,
             )
         seconds = time.monotonic() - started
         self.stdout.write(
-            f"{len(seen_table.classes())} classes, {options['deals']} deals each, seed {options['seed']}: "
+            f"{len(found)} classes, {options['deals']} deals each, seed {options['seed']}: "
             f"{seconds:.0f} s"
         )
         if options["write"]:
