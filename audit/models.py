@@ -293,6 +293,49 @@ class SeatScore(models.Model):
         return f"seat {self.seat} of round {self.round_id}"
 
 
+class LeakTestState(models.Model):
+    """Where one player's leak test stood at the end of a gaming day that gave it steps.
+
+    The night of day D reads only D's seats: each test goes on from its row
+    that held through D − 1 (``day_from`` < D, ``day_to`` empty or ≥ D) and a
+    new row is written for D (``audit.protection.leak_state``). ``state`` is
+    ``game.protection.leak.TestState`` as JSON; the player's overall
+    hole-carding row also carries how many rounds brought him someone new.
+    """
+
+    player = models.CharField(max_length=64)
+    code = models.CharField(max_length=40)
+    dealer = models.CharField(max_length=64, blank=True)
+    companion = models.CharField(max_length=64, blank=True)
+    day_from = models.DateField()  # the gaming day whose end it stands at
+    day_to = models.DateField(null=True)  # the next day the test read steps on, when a newer row holds
+    state = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "code", "dealer", "companion", "day_from"],
+                                    name="leak_test_state_unique"),
+            models.CheckConstraint(condition=Q(day_to__isnull=True) | Q(day_to__gt=models.F("day_from")),
+                                   name="leak_test_state_days_ordered"),
+        ]
+        indexes = [models.Index(fields=["player", "day_to"], name="leak_test_state_held_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.code} of {self.player} from {self.day_from}"
+
+
+class LeakStateDay(models.Model):
+    """A gaming day through which every player's ``LeakTestState`` is kept: the next day's run may go on
+    from it. A run of an earlier day drops the days after it, which the next run reads again."""
+
+    gaming_day = models.DateField(unique=True)
+    shares = models.JSONField()  # ``LeakSettings.shares`` the states were mixed over
+    kept_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"leak tests kept through {self.gaming_day}"
+
+
 class ProtectionFinding(WorkedFinding):
     """What game protection found across rounds, worked by surveillance and auditors.
 

@@ -37,6 +37,9 @@ that deadlocked before this order are run in that test.
 
 ``one_at_a_time`` is not a row lock: it lets one run of a job (the notices)
 go on across processes without a transaction held open while it works.
+``one_after_another`` is its waiting kind (the leak tests' kept state: a
+night's run waits for another day's to end). Either is taken before any
+transaction opens and before any row lock, so no row's waiter can hold it.
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ def one_at_a_time(name: str) -> Iterator[bool]:
     if connection.vendor != "postgresql":
         yield True
         return
-    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    key = _advisory_key(name)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
         (held,) = cursor.fetchone()
@@ -100,6 +103,30 @@ def one_at_a_time(name: str) -> Iterator[bool]:
         if held:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def _advisory_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+@contextmanager
+def one_after_another(name: str) -> Iterator[None]:
+    """Run the job ``name`` when no other process runs it: a PostgreSQL session advisory lock, waited
+    for, let go at the end. Taken outside any transaction (``RuntimeError`` inside one), so the
+    run it waits for holds no row this one has; on SQLite (one process serves) it waits for nothing."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    if _transaction_block(connection) is not None:
+        raise RuntimeError(f"{name}: one_after_another is taken before a transaction opens")
+    key = _advisory_key(name)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def rows_free(queryset: QuerySet) -> set[int]:

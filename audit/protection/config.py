@@ -16,7 +16,7 @@ class ProtectionConfig:
     leak: LeakSettings
     sweetheart: SweetheartSettings
     conformance: ConformanceSettings
-    history_days: int  # how far back a dealer's sweetheart test looks (the leak test reads the whole history)
+    history_days: int  # how far back a dealer's sweetheart test looks (the leak test goes on over the whole history)
 
 
 def protection_config() -> ProtectionConfig:

@@ -1,31 +1,35 @@
 """The day's suspicions raised: the leak test of every player who played, the sweetheart test of every dealer.
 
-The leak test reads each player's whole scored history up to the day: its
-e-values are martingales over that history, so looking at them again every
-night spends no more of the error budget (``game.protection.leak``). A
-suspicion stands (``standing``): one finding per player for hole-carding,
-its tests (each dealer card, over all his hands and per dealer) as its
-evidence, and one per pair of players for collusion, naming both. The
-sweetheart test looks back ``PROTECTION_HISTORY_DAYS`` ending with the day,
-one finding per dealer and player.
+The leak test's e-values are martingales over each player's whole scored
+history, so looking at them again every night spends no more of the error
+budget (``game.protection.leak``). A night reads only its own day: each test
+goes on from where the night before left it (``leak_state``). A suspicion
+stands (``standing``): one finding per player for hole-carding, its tests
+(the dealer's cards over all his hands and per dealer) as its evidence, and
+one per pair of players for collusion, naming both. The sweetheart test
+looks back ``PROTECTION_HISTORY_DAYS`` ending with the day, one finding per
+dealer and player.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Max, Min, Q
 
-from audit.models import SeatScore
+from audit.models import ProtectionFinding, SeatScore
 from game.protection import fingerprints as fp
 from game.protection import leak
 from game.protection import scoring as sc
 from game.protection.codes import ProtectionCode
+from infra.locks import one_after_another
 from rounds.models import Round
 
+from . import leak_state
 from .config import protection_config
 from .scores import score_from_json
 from .standing import standing_raise
@@ -41,13 +45,12 @@ def day_findings_raise(*, day: date) -> dict[str, int]:
     config = protection_config()
     start = day - timedelta(days=config.history_days - 1)
     raised: dict[str, int] = defaultdict(int)
-    players = sorted(
-        SeatScore.objects.filter(gaming_day=day).exclude(player="").values_list("player", flat=True).distinct()
-    )
     pairs: dict[tuple[str, str], list[leak.Trace]] = defaultdict(list)
-    for i in range(0, len(players), PLAYERS_AT_ONCE):
-        traces = leak.leak_traces(_played(players[i:i + PLAYERS_AT_ONCE], day), config.leak)
-        for player, found in traces.items():
+    with one_after_another(leak_state.LOCK):
+        for earlier in leak_state.days_to_read_first(day, config.leak.shares):
+            for _ in _day_tested(earlier, config.leak):
+                pass
+        for player, found in _day_tested(day, config.leak):
             crossed = [t for t in found if t.crossed]
             hole_carding = [t for t in crossed if t.test.code == leak.HOLE_CARDING]
             if hole_carding:
@@ -62,11 +65,32 @@ def day_findings_raise(*, day: date) -> dict[str, int]:
     return {code: count for code, count in raised.items() if count}
 
 
-def _played(players: list[str], day: date) -> list[leak.PlayedSeat]:
-    """The players' scored seats, their whole history up to ``day``, in the order dealt (a seat
-    whose preflop could not be valued too: the test reads the river)."""
+def _day_tested(day: date, settings: leak.LeakSettings) -> Iterator[tuple[str, list[leak.Trace]]]:
+    """Every test of every player who played ``day``, read on from where the night before left it,
+    its new state written; the day kept once every player's is."""
+    players = sorted(
+        SeatScore.objects.filter(gaming_day=day).exclude(player="").values_list("player", flat=True).distinct()
+    )
+    dealt = _dealt_within(day)
+    for i in range(0, len(players), PLAYERS_AT_ONCE):
+        seats = _played(players[i:i + PLAYERS_AT_ONCE], day, dealt)
+        held = leak_state.states_before(day, seats, settings.shares)
+        by_player: dict[str, list[leak.PlayedSeat]] = defaultdict(list)
+        for seat in seats:
+            by_player[seat.player].append(seat)
+        ran = {player: leak.player_run(player, played, settings, held.players.get(player))
+               for player, played in by_player.items()}
+        leak_state.states_write(day, held, ((player, after) for player, (_, after) in ran.items()))
+        for player, (traces, _) in ran.items():
+            yield player, traces
+    leak_state.day_kept(day, settings.shares)
+
+
+def _played(players: list[str], day: date, dealt: dict) -> list[leak.PlayedSeat]:
+    """The players' scored seats of ``day``, in the order dealt (a seat whose preflop could not be
+    valued too: the test reads the river)."""
     rows = (
-        SeatScore.objects.filter(player__in=players, gaming_day__lte=day)
+        SeatScore.objects.filter(player__in=players, gaming_day=day, **dealt)
         .order_by("player", "dealt_at", "round_id", "seat")
         .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions", "seen")
     )
@@ -80,9 +104,16 @@ def _played(players: list[str], day: date) -> list[leak.PlayedSeat]:
     ]
 
 
-def _round_names(steps) -> dict[int, tuple[str, str]]:
-    """The table's code and its own round id of each step's round, by primary key."""
-    pks = {step.key[0] for step in steps}
+def _dealt_within(day: date) -> dict:
+    """When the day's seats were dealt, so that a player's seats are found in his index by time,
+    not by reading his every day's."""
+    span = SeatScore.objects.filter(gaming_day=day).aggregate(first=Min("dealt_at"), last=Max("dealt_at"))
+    return {"dealt_at__range": (span["first"], span["last"])} if span["first"] else {}
+
+
+def _round_names(keys) -> dict[int, tuple[str, str]]:
+    """The table's code and its own round id of each seat-round's round (keys as ``_played`` makes them)."""
+    pks = {key[0] for key in keys}
     return {pk: (table, round_id) for pk, table, round_id in
             Round.objects.filter(pk__in=pks).values_list("pk", "table__code", "round_id")}
 
@@ -104,13 +135,13 @@ def _step_json(step: leak.Step, names: dict[int, tuple[str, str]]) -> dict:
 def _test_json(trace: leak.Trace, names: dict[int, tuple[str, str]]) -> dict:
     test = trace.test
     crossed = None
-    if trace.crossed:
-        step = trace.steps[trace.crossed_at]
-        table, round_id = names.get(step.key[0], ("", ""))
-        crossed = {"step": trace.crossed_at + 1, "gaming_day": step.key[2], "table": table, "round_id": round_id}
+    if trace.crossing is not None:
+        table, round_id = names.get(trace.crossing.key[0], ("", ""))
+        crossed = {"step": trace.crossing.step, "gaming_day": trace.crossing.key[2], "table": table,
+                   "round_id": round_id}
     return {
         "player": test.player, "knowledge": test.knowledge, "dealer": test.dealer, "companion": test.companion,
-        "steps": len(trace.steps), "chose_informed": round(trace.informed, 1),
+        "steps": trace.step_count, "chose_informed": round(trace.informed, 1),
         "expected_informed": round(trace.expected, 2),
         "figure": round(trace.figure, 4), "peak": round(trace.peak, 4), "threshold": round(trace.threshold, 4),
         "crossed": crossed,
@@ -123,13 +154,21 @@ def _margin(trace: leak.Trace) -> float:
     return trace.peak - trace.threshold
 
 
-def _evidence(strongest: leak.Trace, tests: list[leak.Trace], settings: leak.LeakSettings) -> dict:
-    kept = strongest.steps[-EVIDENCE_STEPS:]
-    names = _round_names([*kept, *(t.steps[t.crossed_at] for t in tests if t.crossed)])
+def _evidence(strongest: leak.Trace, tests: list[leak.Trace], settings: leak.LeakSettings,
+              code: str, key: str, day: date) -> dict:
+    """What a leak finding keeps: every test of the suspicion, and the strongest test's last decisions
+    (a night reads only its own: those the finding kept from the nights before, of the same test, come first)."""
+    names = _round_names([*(s.key for s in strongest.steps[-EVIDENCE_STEPS:]),
+                          *(t.crossing.key for t in tests if t.crossing is not None)])
+    steps = [_step_json(s, names) for s in strongest.steps[-EVIDENCE_STEPS:]]
+    test = list(leak.key_of(strongest.test))
+    before = ProtectionFinding.objects.filter(code=code, key=key).values_list("evidence", flat=True).first()
+    if before and before.get("test") == test and len(steps) < EVIDENCE_STEPS:
+        earlier = [s for s in before.get("steps", []) if s["gaming_day"] < day.isoformat()]
+        steps = (earlier + steps)[-EVIDENCE_STEPS:]
     return {
         "alpha": settings.alpha, "shares": list(settings.shares), "knowledge": strongest.test.knowledge,
-        "tests": [_test_json(t, names) for t in tests],
-        "steps": [_step_json(s, names) for s in kept],
+        "test": test, "tests": [_test_json(t, names) for t in tests], "steps": steps,
     }
 
 
@@ -138,7 +177,7 @@ def _detail(trace: leak.Trace) -> str:
     test = trace.test
     return (
         f"{test.player} chose the option that {sc.knowledge_words(test.knowledge)} made best at "
-        f"{trace.informed:g} of {len(trace.steps)} decisions where it could have, against "
+        f"{trace.informed:g} of {trace.step_count} decisions where it could have, against "
         f"{trace.expected:.1f} expected of an honest player"
         + (f", dealt by {test.dealer}" if test.dealer else "")
         + f"; the test's figure reached {trace.peak:.2f} (threshold {trace.threshold:.2f}), {trace.figure:.2f} now"
@@ -149,12 +188,13 @@ def _raise_hole_carding(
     player: str, crossed: list[leak.Trace], every: list[leak.Trace], day: date, settings: leak.LeakSettings,
 ) -> int:
     strongest = max(crossed, key=_margin)
-    tests = [t for t in every if t.test.code == leak.HOLE_CARDING and t.steps]
+    tests = [t for t in every if t.test.code == leak.HOLE_CARDING and t.step_count]
+    key = f"player={player}"
     return int(standing_raise(
-        code=leak.HOLE_CARDING, key=f"player={player}", day=day,
+        code=leak.HOLE_CARDING, key=key, day=day,
         figure=strongest.peak, now=strongest.figure, threshold=strongest.threshold,
-        evidence=_evidence(strongest, tests, settings), detail=_detail(strongest),
-        player=player, dealer=strongest.test.dealer or "", day_from=strongest.steps[0].day,
+        evidence=_evidence(strongest, tests, settings, leak.HOLE_CARDING, key, day), detail=_detail(strongest),
+        player=player, dealer=strongest.test.dealer or "", day_from=strongest.first_day,
     ))
 
 
@@ -165,11 +205,12 @@ def _raise_collusion(
     trace = max(crossed, key=_margin)
     player, companion = trace.test.player, trace.test.companion or ""
     also = f"; {companion}'s own test crossed too" if len(crossed) > 1 else ""
+    key = f"pair={pair[0]} + {pair[1]}"
     return int(standing_raise(
-        code=leak.COLLUSION, key=f"pair={pair[0]} + {pair[1]}", day=day,
+        code=leak.COLLUSION, key=key, day=day,
         figure=trace.peak, now=trace.figure, threshold=trace.threshold,
-        evidence=_evidence(trace, crossed, settings), detail=_detail(trace) + also,
-        player=player, companion=companion, day_from=min(t.steps[0].day for t in crossed),
+        evidence=_evidence(trace, crossed, settings, leak.COLLUSION, key, day), detail=_detail(trace) + also,
+        player=player, companion=companion, day_from=min(t.first_day for t in crossed),
     ))
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from audit.models import SeatScore
 from game.protection.codes import ProtectionCode
 from rounds.models import Round
 
@@ -53,3 +54,17 @@ def day_protect(*, day: date, progress: Callable[[int, int, str], None] | None =
     if progress is not None:
         progress(len(tables) + 1, len(tables) + 1, f"game protection of {day}")
     return DayProtection(day, len(tables), rounds, seats, raised)
+
+
+def day_rescore(*, day: date, progress: Callable[[int, int, str], None] | None = None) -> tuple[int, DayProtection]:
+    """Score again the day's seats scored before they carried a dealer card's verdicts (audit 0026),
+    then raise the day's findings as ``day_protect`` does: how many seats were scored again, and the
+    day's protection. A seat that has verdicts is kept; rerunning it scores nothing twice."""
+    unread = [
+        pk for pk, seen, decisions in SeatScore.objects.filter(gaming_day=day, seen={})
+        .values_list("pk", "seen", "decisions").iterator(chunk_size=2000)
+        if not any("seen" in decision for decision in decisions)
+    ]
+    for i in range(0, len(unread), 2000):
+        SeatScore.objects.filter(pk__in=unread[i:i + 2000]).delete()
+    return len(unread), day_protect(day=day, progress=progress)

@@ -32,9 +32,11 @@ day of the part's steps weighted ``1/(k(k + 1))``; a product that has not
 begun counts 1); the hole-carding test's e-value is the mean of its four
 parts' (preflop, flop, river, the hand). By Ville's inequality an honest
 player's e-value ever reaches ``1/a`` with chance at most ``a``, however
-often it is looked at and however long his history: every night's rerun
-over his whole history looks at the same martingale, and a regular of ten
-years spends no more of it than a newcomer.
+often it is looked at and however long his history: every night looks at
+the same martingale over his whole history, and a regular of ten years
+spends no more of it than a newcomer. A test's whole state after a step is
+small (``TestState``): a night goes on from where the night before left it
+(``player_run``) and reads only its own day, to the same last float.
 
 Each player is tested several ways, and ``alpha`` (the chance that an honest
 player is ever suspected at all, over his whole history) is divided among
@@ -126,14 +128,22 @@ PARTS: tuple[str, ...] = (*STREETS, HAND)  # the parts of the hole-carding test,
 
 
 class EValue:
-    """The test's e-value, step by step: a mixture over ``f`` and over the day the cheating began."""
+    """The test's e-value, step by step: a mixture over ``f`` and over the day the cheating began.
 
-    def __init__(self, shares: Sequence[float]):
+    Its whole state is ``spent``, ``started``, ``days`` and ``day``: a test that
+    goes on from them tomorrow reads only tomorrow's steps (``TestState``).
+    """
+
+    def __init__(self, shares: Sequence[float], spent: Sequence[float] | None = None,
+                 started: Sequence[float] | None = None, days: int = 0, day: Hashable = None):
         self.shares = tuple(shares)
-        self.spent = [0.0] * len(self.shares)  # ln of each f's product since the first step
-        self.started = [-math.inf] * len(self.shares)  # ln Σ_k w_k / (product before day k)
-        self.days = 0
-        self.day: Hashable = object()
+        self.spent = list(spent) if spent is not None else [0.0] * len(self.shares)  # ln of each f's product
+        # ln Σ_k w_k / (product before day k); -inf before the first day
+        self.started = list(started) if started is not None else [-math.inf] * len(self.shares)
+        if len(self.spent) != len(self.shares) or len(self.started) != len(self.shares):
+            raise ValueError("an e-value's state has one entry for each share")
+        self.days = days
+        self.day: Hashable = day if days else object()
 
     def add(self, day: Hashable, ratio: float) -> None:
         """One step, ``ratio`` its likelihood ratio (expectation one under honest play)."""
@@ -164,44 +174,121 @@ def _log_add_all(values: Sequence[float]) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Crossing:
+    """Where a test first reached its threshold."""
+
+    step: int  # which of the test's steps, counted from its first ever (1, 2, …)
+    key: Hashable
+    day: Hashable
+
+
+@dataclass(slots=True)
+class TestState:
+    """A test as it stands after every step read so far: all that the next night's run goes on from.
+
+    ``parts`` are its e-values (the hole-carding test's four, by ``PARTS``; a
+    companion's one, under ``""``). Going on from a state and reading one more
+    day gives exactly what reading the whole history again would.
+    """
+
+    weight: float  # its part of ``alpha``, fixed when the test began
+    parts: dict[str, EValue]
+    counted: dict[str, int]  # steps each part read
+    steps: int = 0
+    informed: float = 0.0
+    expected: float = 0.0
+    figure: float = 0.0
+    peak: float = -math.inf
+    crossing: Crossing | None = None
+    first_day: Hashable = None  # the day of its first step
+
+    @classmethod
+    def new(cls, test: LeakTest, settings: LeakSettings) -> TestState:
+        names = PARTS if test.code == HOLE_CARDING else ("",)
+        return cls(test.weight, {n: EValue(settings.shares) for n in names}, dict.fromkeys(names, 0))
+
+    def step(self, day: Hashable, key: Hashable, figure: float, agreed: float, share: float, threshold: float):
+        if not self.steps:
+            self.first_day = day
+        self.steps += 1
+        self.informed += agreed
+        self.expected += share
+        self.figure = figure
+        self.peak = max(self.peak, figure)
+        if self.crossing is None and figure >= threshold:
+            self.crossing = Crossing(self.steps, key, day)
+
+
+@dataclass(frozen=True, slots=True)
 class Trace:
+    """A test's run: the steps it read this time, and where it stands after them."""
+
     test: LeakTest
     threshold: float
-    steps: tuple[Step, ...]
-    crossed_at: int | None  # index of the step where the figure first reached the threshold
-    parts: dict[str, tuple[int, float]] = field(default_factory=dict)  # hole-carding: steps and figure a part
+    steps: tuple[Step, ...]  # this run's (the whole history's when it began from nothing)
+    state: TestState
 
     @property
     def figure(self) -> float:
-        return self.steps[-1].figure if self.steps else 0.0
+        return self.state.figure
 
     @property
     def peak(self) -> float:
-        return max((s.figure for s in self.steps), default=0.0)
+        return self.state.peak if self.state.steps else 0.0
 
     @property
     def crossed(self) -> bool:
-        return self.crossed_at is not None
+        return self.state.crossing is not None
+
+    @property
+    def crossing(self) -> Crossing | None:
+        return self.state.crossing
+
+    @property
+    def crossed_at(self) -> int | None:
+        """The index among this run's steps where the figure first reached the threshold, if it was this run."""
+        crossing = self.state.crossing
+        index = None if crossing is None else crossing.step - (self.state.steps - len(self.steps)) - 1
+        return index if index is not None and index >= 0 else None
+
+    @property
+    def step_count(self) -> int:
+        """Every step the test has read, this run's and before."""
+        return self.state.steps
+
+    @property
+    def first_day(self) -> Hashable:
+        return self.state.first_day
+
+    @property
+    def parts(self) -> dict[str, tuple[int, float]]:
+        """Hole-carding: the steps and figure of each part."""
+        if self.test.code != HOLE_CARDING:
+            return {}
+        return {p: (n, self.state.parts[p].figure if n else 0.0) for p, n in self.state.counted.items()}
 
     @property
     def informed(self) -> float:
         """How often he chose the informed option (a dealer card's step counts the share of the two that agree)."""
-        return sum(s.agreed for s in self.steps)
+        return self.state.informed
 
     @property
     def expected(self) -> float:
         """How often an honest player would have: the sum of the steps' chances."""
-        return sum(s.share for s in self.steps)
+        return self.state.expected
 
 
 def run_test(
     decisions: Iterable[tuple[Hashable, Hashable, DecisionScore]],
     test: LeakTest,
     settings: LeakSettings = LeakSettings(),
+    state: TestState | None = None,
 ) -> Trace:
-    """A companion's test: its e-value over ``decisions`` (key, gaming day, decision), in the order dealt."""
+    """A companion's test: its e-value over ``decisions`` (key, gaming day, decision), in the order
+    dealt, going on from ``state`` (where it stood before them) when given."""
     threshold = test.threshold(settings)
-    evalue, steps, crossed = EValue(settings.shares), [], None
+    state = state or TestState.new(test, settings)
+    evalue, steps = state.parts[""], []
     for key, day, decision in decisions:
         informed = decision.informed.get(test.knowledge)
         if informed is None or informed.shares is None:
@@ -211,21 +298,24 @@ def run_test(
             continue
         chose = decision.chosen == informed.best
         evalue.add(day, chose / share)
+        state.counted[""] += 1
+        state.step(day, key, evalue.figure, float(chose), share, threshold)
         steps.append(Step(key, day, decision, test.knowledge, informed.best, chose, share, evalue.figure,
                           float(chose), decision.street))
-        if crossed is None and steps[-1].figure >= threshold:
-            crossed = len(steps) - 1
-    return Trace(test, threshold, tuple(steps), crossed)
+    return Trace(test, threshold, tuple(steps), state)
 
 
-def hole_carding_test(seats: Iterable[PlayedSeat], test: LeakTest, settings: LeakSettings = LeakSettings()) -> Trace:
+def hole_carding_test(
+    seats: Iterable[PlayedSeat], test: LeakTest, settings: LeakSettings = LeakSettings(),
+    state: TestState | None = None,
+) -> Trace:
     """The hole-carding test over ``seats`` (in the order dealt): the mean of its parts' e-values,
-    each street's and the hand's, each step a dealer card's verdict (``seen``)."""
+    each street's and the hand's, each step a dealer card's verdict (``seen``); going on from
+    ``state`` when given."""
     threshold = test.threshold(settings)
-    parts = {part: EValue(settings.shares) for part in PARTS}
-    counted = dict.fromkeys(PARTS, 0)
+    state = state or TestState.new(test, settings)
+    parts = state.parts
     steps: list[Step] = []
-    crossed = None
     for seat in seats:
         verdicts = [(d.street, d, d.seen) for d in seat.score.decisions if d.seen is not None]
         if verdicts and seat.score.seen is not None:
@@ -234,9 +324,10 @@ def hole_carding_test(seats: Iterable[PlayedSeat], test: LeakTest, settings: Lea
             if not seen.telling:
                 continue
             parts[part].add(seat.day, seen.ratio())
-            counted[part] += 1
+            state.counted[part] += 1
             figure = _log_add_all([e.figure for e in parts.values()]) - math.log(len(parts))
             agreed = (seen.informed[0] + seen.informed[1]) / 2
+            state.step(seat.day, seat.key, figure, agreed, seen.share, threshold)
             # A hand's step has no one option: a card that disagreed may have done so on any street.
             informed_option = decision.chosen if agreed else (
                 "" if part == HAND else other_option(decision.street, decision.chosen))
@@ -244,10 +335,7 @@ def hole_carding_test(seats: Iterable[PlayedSeat], test: LeakTest, settings: Lea
                 seat.key, seat.day, decision, test.knowledge, informed_option, bool(agreed),
                 seen.share, figure, agreed, part,
             ))
-            if crossed is None and figure >= threshold:
-                crossed = len(steps) - 1
-    figures = {part: (counted[part], e.figure if counted[part] else 0.0) for part, e in parts.items()}
-    return Trace(test, threshold, tuple(steps), crossed, figures)
+    return Trace(test, threshold, tuple(steps), state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,24 +350,49 @@ class PlayedSeat:
     day: Hashable = None  # the gaming day
 
 
-def meeting_weights(groups: Iterable[Iterable[str]]) -> dict[str, float]:
-    """Each name's weight by when it was first met: ``groups`` in the order dealt (a round's
-    companions, or its dealer), the ``k``-th round that brought someone new weighted
-    ``1/(k(k + 1))``, shared equally by the names it brought: no weight depends on a name."""
+TestId = tuple[str, str, str]  # (code, dealer, companion), "" where none: a test of one player
+
+
+def key_of(test: LeakTest) -> TestId:
+    return (test.code, test.dealer or "", test.companion or "")
+
+
+@dataclass(slots=True)
+class PlayerState:
+    """Where a player's tests stand: those the next seats will read (``tests``, by ``key_of``) and
+    how many rounds so far brought him a dealer, or companions, he had not met."""
+
+    tests: dict[TestId, TestState] = field(default_factory=dict)
+    dealers_met: int = 0
+    companions_met: int = 0
+
+
+def meeting_weights(
+    groups: Iterable[Iterable[str]], known: Iterable[str] = (), met: int = 0,
+) -> tuple[dict[str, float], int]:
+    """Each new name's weight by when it was first met, and how many rounds have brought someone new:
+    ``groups`` in the order dealt (a round's companions, or its dealer), the ``k``-th round that
+    brought someone new weighted ``1/(k(k + 1))``, shared equally by the names it brought; ``known``
+    and ``met`` what was met before. No weight depends on a name."""
+    seen = set(known)
     weights: dict[str, float] = {}
-    k = 0
     for group in groups:
-        new = {name for name in group if name and name not in weights}
+        new = {name for name in group if name and name not in seen}
         if not new:
             continue
-        k += 1
+        met += 1
+        seen |= new
         for name in new:
-            weights[name] = ordinal_weight(k) / len(new)
-    return weights
+            weights[name] = ordinal_weight(met) / len(new)
+    return weights, met
 
 
-def player_tests(player: str, played: Sequence[PlayedSeat]) -> list[tuple[LeakTest, list[PlayedSeat]]]:
-    """Every test of one player's seats (in the order dealt) and the seats each reads."""
+def player_tests(
+    player: str, played: Sequence[PlayedSeat], before: PlayerState | None = None,
+) -> tuple[list[tuple[LeakTest, list[PlayedSeat]]], PlayerState]:
+    """Every test the player's seats (in the order dealt) read, with those seats, going on from
+    ``before``; and the meetings after them (the tests' states are the runs')."""
+    before = before or PlayerState()
     readable = [seat for seat in played if player not in seat.companions]  # two seats of his own: left out
     by_dealer: dict[str, list[PlayedSeat]] = defaultdict(list)
     by_companion: dict[str, list[PlayedSeat]] = defaultdict(list)
@@ -289,20 +402,34 @@ def player_tests(player: str, played: Sequence[PlayedSeat]) -> list[tuple[LeakTe
         for companion in seat.companions:
             if companion:
                 by_companion[companion].append(seat)
-    dealers = meeting_weights([seat.dealer or ""] for seat in readable)
-    companions = meeting_weights(seat.companions for seat in readable)
+    known = {(code, dealer or companion) for code, dealer, companion in before.tests}
+    dealers, dealers_met = meeting_weights(
+        ([seat.dealer or ""] for seat in readable), {n for c, n in known if c == HOLE_CARDING},
+        before.dealers_met,
+    )
+    companions, companions_met = meeting_weights(
+        (seat.companions for seat in readable), {n for c, n in known if c == COLLUSION}, before.companions_met,
+    )
+
+    def weight(tid: TestId, new: float) -> float:
+        stood = before.tests.get(tid)
+        return stood.weight if stood is not None else new
+
+    overall = HOLE_CARDING_BUDGET * OVERALL_SHARE
     tests: list[tuple[LeakTest, list[PlayedSeat]]] = [
-        (LeakTest(HOLE_CARDING, player, SEEN_CARD, HOLE_CARDING_BUDGET * OVERALL_SHARE), readable),
+        (LeakTest(HOLE_CARDING, player, SEEN_CARD, weight((HOLE_CARDING, "", ""), overall)), readable),
     ]
     for dealer, seats in by_dealer.items():
-        weight = HOLE_CARDING_BUDGET * (1 - OVERALL_SHARE) * dealers[dealer]
-        tests.append((LeakTest(HOLE_CARDING, player, SEEN_CARD, weight, dealer=dealer), seats))
+        new = HOLE_CARDING_BUDGET * (1 - OVERALL_SHARE) * dealers.get(dealer, 0.0)
+        tests.append((LeakTest(HOLE_CARDING, player, SEEN_CARD, weight((HOLE_CARDING, dealer, ""), new),
+                               dealer=dealer), seats))
     for companion, seats in by_companion.items():
-        weight = (1 - HOLE_CARDING_BUDGET) * companions[companion]
+        new = (1 - HOLE_CARDING_BUDGET) * companions.get(companion, 0.0)
         tests.append((
-            LeakTest(COLLUSION, player, companion_knowledge(companion), weight, companion=companion), seats,
+            LeakTest(COLLUSION, player, companion_knowledge(companion),
+                     weight((COLLUSION, "", companion), new), companion=companion), seats,
         ))
-    return tests
+    return tests, PlayerState({}, dealers_met, companions_met)
 
 
 def _decisions(seats: Iterable[PlayedSeat]):
@@ -311,19 +438,51 @@ def _decisions(seats: Iterable[PlayedSeat]):
             yield seat.key, seat.day, decision
 
 
-def trace_of(test: LeakTest, seats: Sequence[PlayedSeat], settings: LeakSettings = LeakSettings()) -> Trace:
+def trace_of(
+    test: LeakTest, seats: Sequence[PlayedSeat], settings: LeakSettings = LeakSettings(),
+    state: TestState | None = None,
+) -> Trace:
     if test.code == HOLE_CARDING:
-        return hole_carding_test(seats, test, settings)
-    return run_test(_decisions(seats), test, settings)
+        return hole_carding_test(seats, test, settings, state)
+    return run_test(_decisions(seats), test, settings, state)
 
 
-def leak_traces(seats: Iterable[PlayedSeat], settings: LeakSettings = LeakSettings()) -> dict[str, list[Trace]]:
-    """Every test of every player among ``seats`` (in the order dealt), by player."""
+def player_run(
+    player: str, played: Sequence[PlayedSeat], settings: LeakSettings = LeakSettings(),
+    before: PlayerState | None = None,
+) -> tuple[list[Trace], PlayerState]:
+    """Every test of one player over ``played`` (his seats in the order dealt), going on from
+    ``before`` (his tests as the seats before these left them); and where they stand after.
+    ``before`` is not changed."""
+    before = before or PlayerState()
+    tests, after = player_tests(player, played, before)
+    traces = []
+    for test, read in tests:
+        stood = before.tests.get(key_of(test))
+        trace = trace_of(test, read, settings, _copied(stood) if stood is not None else None)
+        traces.append(trace)
+        after.tests[key_of(test)] = trace.state
+    return traces, after
+
+
+def _copied(state: TestState) -> TestState:
+    parts = {name: EValue(e.shares, e.spent, e.started, e.days, e.day) for name, e in state.parts.items()}
+    return TestState(state.weight, parts, dict(state.counted), state.steps, state.informed, state.expected,
+                     state.figure, state.peak, state.crossing, state.first_day)
+
+
+def leak_traces(
+    seats: Iterable[PlayedSeat], settings: LeakSettings = LeakSettings(),
+    before: dict[str, PlayerState] | None = None,
+) -> dict[str, list[Trace]]:
+    """Every test of every player among ``seats`` (in the order dealt), by player, each going on
+    from where ``before`` says it stood (from nothing, without)."""
     by_player: dict[str, list[PlayedSeat]] = defaultdict(list)
     for seat in seats:
         by_player[seat.player].append(seat)
+    before = before or {}
     return {
-        player: [trace_of(test, read, settings) for test, read in player_tests(player, played)]
+        player: player_run(player, played, settings, before.get(player))[0]
         for player, played in by_player.items()
     }
 

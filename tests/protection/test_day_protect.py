@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from audit.models import ProtectionFinding, SeatScore
@@ -119,3 +121,36 @@ def test_a_players_figures_and_the_course_of_his_test(table_client, settings):
     assert all(a.dealt_at <= b.dealt_at for a, b in zip(first.points, first.points[1:]))
     assert all(0 < p.share < 1 for p in first.points)
     assert {row["player"] for row in players_ranked()} == {"P-weak", "P-peeks"}
+
+
+@pytest.mark.slow
+def test_seats_scored_before_they_carried_verdicts_are_scored_again_and_the_hole_carder_found(table_client):
+    table = shipped_table()
+    players = [pl.OptimalPlayer("P-optimal", PAYS, table), pl.HoleCarder("P-peeks", PAYS, table, share=1.0)]
+    start, dealt = post_table(table_client("S01", "se-50kr"), players, 120, seed=16)
+    day = timezone.localtime(start).date()
+    day_protect(day=day)
+    ProtectionFinding.objects.all().delete()
+    # As audit 0025 stored them: no dealer card's verdict on any decision nor on the hand.
+    for score in SeatScore.objects.all():
+        score.decisions = [{k: v for k, v in d.items() if k != "seen"} for d in score.decisions]
+        score.seen = {}
+        score.save(update_fields=["decisions", "seen"])
+    assert day_protect(day=day).raised == {}  # the test reads no step from them
+
+    out = StringIO()
+    call_command("protection_rescore", "--day", day.isoformat(), stdout=out)
+    assert f"{day}: {2 * len(dealt)} seats scored again" in out.getvalue()
+    assert SeatScore.objects.count() == 2 * len(dealt)
+    assert all(s.seen for s in SeatScore.objects.filter(player="P-peeks"))
+    assert ProtectionFinding.objects.get(code=ProtectionCode.SUSPECTED_HOLE_CARDING.value).player == "P-peeks"
+    out = StringIO()
+    call_command("protection_rescore", "--day", day.isoformat(), stdout=out)
+    assert f"{day}: 0 seats scored again, 0 scored in all" in out.getvalue()
+
+
+def test_the_rescore_command_refuses_days_it_cannot_read(db):
+    with pytest.raises(CommandError, match="is not a date"):
+        call_command("protection_rescore", "--day", "2026-13-01")
+    with pytest.raises(CommandError, match="--to is before --day"):
+        call_command("protection_rescore", "--day", "2026-12-02", "--to", "2026-12-01")

@@ -151,7 +151,7 @@ def _history(names: dict[str, str]):
 
 def test_the_budget_is_divided_among_the_tests_and_sums_to_alpha_at_most():
     same = {name: name for name in ["P-1", *(f"P-{n}" for n in range(2, 9)), *(f"D-{n}" for n in range(5))]}
-    tests = [t for t, _ in leak.player_tests("P-1", _history(same))]
+    tests = [t for t, _ in leak.player_tests("P-1", _history(same))[0]]
     assert sum(t.weight for t in tests) < 1  # the places not yet met keep the rest
     overall = [t for t in tests if t.code == leak.HOLE_CARDING and t.dealer is None]
     assert [t.weight for t in overall] == pytest.approx([1 / 3])
@@ -180,6 +180,63 @@ def test_renaming_every_player_and_dealer_changes_no_verdict_and_no_threshold():
             for t in traces
         )
     assert described(before, same) == described(after, renamed)
+
+
+def _described(traces):
+    return sorted(
+        (leak.key_of(t.test), t.test.weight, t.threshold, t.figure, t.peak, t.step_count, t.informed, t.expected,
+         t.crossing, t.first_day, tuple(sorted(t.parts.items())))
+        for t in traces
+    )
+
+
+@pytest.mark.parametrize("cuts", [(1,), (1, 2), (2,)])
+def test_going_on_from_where_the_tests_stood_gives_exactly_what_the_whole_history_gives(cuts):
+    # The nightly reads one day and goes on from the state the night before left: every figure,
+    # peak, count, crossing and weight (companions first met in a later part too) comes out equal
+    # to the last float with reading the whole history at once.
+    rng = random.Random(11)
+    seats = []
+    for n in range(90):
+        q = rng.uniform(0.2, 0.8)
+        cards = (rng.random() < q, rng.random() < q)
+        cheat = cards[0] if n % 4 else rng.random() < q
+        verdict = SeenVerdict(cards, q) if cheat else SeenVerdict((not cards[0], not cards[1]), 1 - q)
+        companions = (f"P-{n % 9 + 2}", f"P-{n // 30 + 20}")
+        seats.append(leak.PlayedSeat(
+            (n, "P-1"), "P-1", f"D-{n % 4}", companions,
+            SeatScore((river("river_1x" if cheat else "fold", "fold", 0.5, verdict, companions),), True, verdict),
+            n // 30,
+        ))
+    whole, _ = leak.player_run("P-1", seats, SETTINGS)
+    assert any(t.crossed for t in whole)  # the check can see a crossing carried
+    state, traces = None, []
+    for part in itertools.pairwise((0, *cuts, 3)):
+        day_seats = [s for s in seats if part[0] <= s.day < part[1]]
+        traces, after = leak.player_run("P-1", day_seats, SETTINGS, state)
+        if state is not None:
+            after.tests = {**state.tests, **after.tests}
+        state = after
+    by_key = {leak.key_of(t.test): t for t in traces}
+    assert _described(whole) == _described(
+        [by_key.get(leak.key_of(t.test)) or _carried(t.test, state) for t in whole])
+
+
+def _carried(test, state):
+    return leak.Trace(test, test.threshold(SETTINGS), (), state.tests[leak.key_of(test)])
+
+
+def test_a_state_given_is_not_changed_by_the_run_that_goes_on_from_it():
+    seats = _seats("P-1", [river("river_1x", "fold", 0.5, SeenVerdict((True, False), 0.25))] * 10)
+    _, state = leak.player_run("P-1", seats[:5], SETTINGS)
+    before = _described([leak.Trace(t, 0.0, (), s) for t, s in _tests_of(state)])
+    leak.player_run("P-1", seats[5:], SETTINGS, state)
+    assert _described([leak.Trace(t, 0.0, (), s) for t, s in _tests_of(state)]) == before
+
+
+def _tests_of(state):
+    return [(leak.LeakTest(code, "P-1", "x", s.weight, dealer or None, companion or None), s)
+            for (code, dealer, companion), s in state.tests.items()]
 
 
 def test_a_round_in_which_he_held_two_seats_gives_no_steps():

@@ -22,7 +22,8 @@ from audit.reconciliation.services import day_to_reconcile, report_run
 BAR = 30
 
 
-def _day(text: str) -> date:
+def gaming_day_argument(text: str) -> date:
+    """A command's day argument, or a ``CommandError`` that says what a day looks like."""
     try:
         return date.fromisoformat(text)
     except ValueError:
@@ -38,8 +39,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="print no progress bar")
 
     def handle(self, *args, **options):
-        day_from = _day(options["day"]) if options["day"] else day_to_reconcile()
-        day_to = _day(options["to"]) if options["to"] else day_from
+        day_from = gaming_day_argument(options["day"]) if options["day"] else day_to_reconcile()
+        day_to = gaming_day_argument(options["to"]) if options["to"] else day_from
         if day_to < day_from:
             raise CommandError("--to is before --day")
         live = not options["no_progress"] and self.stdout.isatty()
