@@ -62,6 +62,7 @@ CHEATS = (
 PAIRS = ("river_pair", "flop_pair")
 FLASHER = "D-flash"
 LEVELS = (0.1, 0.05, 0.01)
+COMPANIONS = "companions"  # the collusion tests' steps, every companion's, in the style's tally
 
 
 def _player(style: str, name: str, preflop, flops):
@@ -134,6 +135,13 @@ def one_table(job: tuple[int, str | None, int, int]) -> dict:
             tally[0] += step.agreed
             tally[1] += step.share
             tally[2] += step.share * (1 - step.share) / 2  # at most: the two cards' average
+        for trace in found:
+            if trace.test.code == leak.COLLUSION:
+                tally = by_street[COMPANIONS]
+                for step in trace.steps:
+                    tally[0] += step.agreed
+                    tally[1] += step.share
+                    tally[2] += step.share * (1 - step.share)
         result["players"][player] = {
             "flagged_at": first, "codes": sorted({t.test.code for t in crossed}),
             "with": sorted({t.test.companion for t in crossed if t.test.companion}),
@@ -180,7 +188,7 @@ def _percentile_90(values: list[int]) -> int:
 def _honest_report(honest: list[dict]) -> None:
     print("\nHonest players, ever flagged by any test over the whole history (every night's rerun included):")
     print(f"  {'style':16} {'histories':>9} {'flagged':>7}  95 % interval   informed − expected (z) "
-          "preflop / flop / river / hand")
+          "preflop / flop / river / hand / companions")
     total = flagged_total = 0
     for style in STYLES:
         seen = [p for r in honest for name, p in r["players"].items() if name.split("#")[0] == style]
@@ -188,7 +196,7 @@ def _honest_report(honest: list[dict]) -> None:
         low, high = interval_95(flagged, len(seen))
         total, flagged_total = total + len(seen), flagged_total + flagged
         z = []
-        for part in leak.PARTS:
+        for part in (*leak.PARTS, COMPANIONS):
             agreed = sum(p["by_street"].get(part, [0, 0, 0])[0] for p in seen)
             expected = sum(p["by_street"].get(part, [0, 0, 0])[1] for p in seen)
             spread = math.sqrt(sum(p["by_street"].get(part, [0, 0, 0])[2] for p in seen)) or 1.0

@@ -22,6 +22,7 @@ from game.evaluator import CATEGORIES, CATEGORY_INDEX
 from game.protection import conformance, fingerprints, scoring
 from game.protection.codes import ProtectionCode
 from game.protection.flop_table import shipped_table as shipped_flop_table
+from game.protection.lines import LineModel
 from game.protection.preflop import shipped_table
 from game.protection.seen import SeenVerdict
 from game.protection.values import PayTable
@@ -107,6 +108,7 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
     pending: list[tuple[SeatScore, tuple[fingerprints.Fingerprint, ...], list[conformance.PayObservation]]] = []
     observations: list[conformance.PayObservation] = []
     rounds = 0
+    judged = []
     for stored in stored_rounds(table_id=table_id, day_from=day, day_to=day):
         rounds += 1
         if stored.voided_later:
@@ -117,11 +119,15 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
             record, verdict = judge_stored(stored, rules, pool)
         except Exception:  # reconciliation reports a record the engine cannot read as drift
             continue
+        judged.append((stored, rules, record, verdict))
+    # The table's day of lines, every round's, weighs each companion's possible cards by his line.
+    lines = LineModel.of(seat for _, _, record, _ in judged for seat in scoring.shown_seats(record))
+    for stored, rules, record, verdict in judged:
         paid = conformance.pay_observations(table.code, record, verdict, rules)
         observations += paid
         if stored.pk in done:
             continue
-        scores = scoring.score_round(record, PayTable.of(rules), preflop, flops)
+        scores = scoring.score_round(record, PayTable.of(rules), preflop, flops, lines)
         errors = fingerprints.fingerprint_round(record, verdict, rules)
         players = {s.seat: s.player or "" for s in record.seats}
         dealt_at = datetime.fromisoformat(stored.record["dealt_at"])

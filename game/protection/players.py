@@ -65,10 +65,11 @@ from game.vocabulary import Decision
 from . import values as v
 from .flop_table import FlopTable
 from .leak import PlayedSeat
+from .lines import LineModel, ShownSeat
 from .preflop import PreflopTable
-from .scoring import best_of, score_seats
+from .scoring import best_of, score_seats, shown_lines
 from .seen_table import canonical
-from .streets import CHECK, OPTIONS, STREETS, Street
+from .streets import CHECK, OPTIONS, STREETS, Street, choices
 
 P4, FLOP_2X, RIVER_1X, FOLD = (
     Decision.PREFLOP_4X.value, Decision.FLOP_2X.value, Decision.RIVER_1X.value, Decision.FOLD.value,
@@ -442,18 +443,32 @@ def deal_rounds(players: Sequence[OptimalPlayer], rounds: int, seed: int) -> lis
     return dealt
 
 
+def _shown(round_: DealtRound) -> list[ShownSeat]:
+    return [ShownSeat(s.player, s.hole, round_.board, choices(s.decision)) for s in round_.seats]
+
+
 def scored_seats(
     dealt: Sequence[DealtRound], pays: v.PayTable, preflop: PreflopTable, dealer_name: str = "D-1",
     collusion: bool = True, flops: FlopTable | None = None, rounds_a_day: int = 100,
+    watching: bool = True,
 ) -> list[PlayedSeat]:
     """Every seat of ``dealt`` scored as the service scores a posted round; ``rounds_a_day``
-    rounds make a gaming day."""
+    rounds make a gaming day, whose lines weigh the companions' pairs (``lines``) unless
+    ``watching`` is off."""
+    days: dict[int, list[ShownSeat]] = {}
+    for round_ in dealt:
+        days.setdefault(round_.number // rounds_a_day, []).extend(_shown(round_))
+    models = {day: LineModel.of(seats) for day, seats in days.items()} if watching and collusion else {}
     played = []
     for round_ in dealt:
         others = [{s.player: s.hole for s in round_.seats if s is not seat} for seat in round_.seats]
+        model = models.get(round_.number // rounds_a_day)
         scores = score_seats(
             [s.hole for s in round_.seats], [s.decision for s in round_.seats], round_.board, round_.dealer,
             pays, preflop, others if collusion else None, flops,
+            lines=model.without(_shown(round_)) if model is not None else None,
+            shown=shown_lines([choices(s.decision) for s in round_.seats], [s.player for s in round_.seats])
+            if model is not None else None,
         )
         for seat, score in zip(round_.seats, scores):
             companions = tuple(s.player for s in round_.seats if s is not seat)

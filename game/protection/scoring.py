@@ -36,6 +36,7 @@ from game.vocabulary import DECISIONS, Decision
 from . import seen as sn
 from . import values as v
 from .flop_table import FlopTable
+from .lines import LineModel, Plan, ShownSeat, buckets
 from .preflop import PreflopTable
 from .streets import BOARD_SEEN, Street, choices
 
@@ -149,14 +150,40 @@ def knowledge_views(
 
 def river_shares(
     hole: Sequence[Card], board: Sequence[Card], companions: Companions, pays: v.PayTable,
+    lines: LineModel | None = None, shown: Mapping[str, Plan] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per companion's knowledge on the river, each option's share (``Informed.shares``): what the
-    collusion test reads. (The dealer's cards are tested from ``seen``'s verdicts.)"""
+    collusion test reads. Each unseen pair counts as likely as the companion's shown line (``shown``)
+    is with it by ``lines`` (``game.protection.lines``); all alike without. (The dealer's cards are
+    tested from ``seen``'s verdicts.)"""
     if not companions:
         return {}
     unseen = v.river_unseen(hole, board, pays)
-    pair = {o: unseen.dead_pair_share(o) for o in (Decision.RIVER_1X.value, Decision.FOLD.value)}
-    return {companion_knowledge(c): pair for c in companions}
+    if lines is None or shown is None:
+        pair = {o: unseen.dead_pair_share(o) for o in (Decision.RIVER_1X.value, Decision.FOLD.value)}
+        return {companion_knowledge(c): pair for c in companions}
+    found = buckets(unseen.pairs(), board)
+    shares = {}
+    for c in companions:
+        weight = lines.weights(c, found, shown.get(c, ()))
+        # Each side summed apart: where no pair makes an option best its share is exactly 0, a step not read.
+        bet, fold = float(weight[unseen.bet_with_dead_pair].sum()), float(weight[~unseen.bet_with_dead_pair].sum())
+        shares[companion_knowledge(c)] = {Decision.RIVER_1X.value: bet / (bet + fold),
+                                          Decision.FOLD.value: fold / (bet + fold)}
+    return shares
+
+
+def shown_lines(plans: Sequence[Plan], names: Sequence[str]) -> list[dict[str, Plan]]:
+    """What each seat (in the order they act) had seen of every other seat's line at its river
+    decision: their choices before the river, and on the river those of the seats before it."""
+    return [
+        {
+            names[j]: tuple((street, option) for street, option in plans[j]
+                            if street != Street.RIVER.value or j < i)
+            for j in range(len(plans)) if j != i
+        }
+        for i in range(len(plans))
+    ]
 
 
 def score_seats(
@@ -169,18 +196,22 @@ def score_seats(
     others: Sequence[Companions] | None = None,
     flops: FlopTable | None = None,
     seated: Sequence[Sequence[Card]] | None = None,
+    lines: LineModel | None = None,
+    shown: Sequence[Mapping[str, Plan]] | None = None,
 ) -> list[SeatScore]:
     """Score the seats of a dealt round, each by its hole cards and decision: ``others``, per
     seat, its companions' hole cards by companion (for collusion); ``flops``, a table of the
     flop's values to read instead of valuing each flop (``flop_table``); ``seated``, every hole
-    dealt at the table (``holes`` when not given), which the dealer's cards are not among.
+    dealt at the table (``holes`` when not given), which the dealer's cards are not among;
+    ``lines`` and ``shown``, how likely each companion's line is with each pair and, per seat,
+    the lines it had seen at the river (``river_shares``; without them every pair counts alike).
 
     A street is valued for every seat that decided on it at once, and each
     piece of knowledge likewise: the seats share the board and the dealer's
     cards, so the dealer's hands are valued once for all of them.
     """
     plans = [choices(decision) for decision in decisions]
-    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops)
+    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, shown)
     unseen = sn.unseen_at_table(seated if seated is not None else holes, board)
     boards = None
     scores = []
@@ -212,7 +243,7 @@ def score_seats(
     return scores
 
 
-def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops):
+def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, shown):
     """Each seat's values on the flop and the river, its own and with each piece of knowledge,
     by (seat, street); the views of all seats on a street valued in one pass."""
     valued: dict[tuple[int, str], tuple[dict[str, float], dict[str, Informed]]] = {}
@@ -231,7 +262,8 @@ def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops):
         found = dict(zip(views, v.values_of(list(views.values()), seen, pays)))
         for i in at:
             shares = (
-                river_shares(holes[i], board, others[i] if others is not None else {}, pays)
+                river_shares(holes[i], board, others[i] if others is not None else {}, pays, lines,
+                             shown[i] if shown is not None else None)
                 if street == Street.RIVER.value else {}
             )
             informed = {k: Informed(found[i, k], best_of(found[i, k]), shares.get(k)) for k in told[i]}
@@ -256,38 +288,63 @@ def score_seat(
     return score_seats([hole], [decision], board, dealer_cards, pays, preflop, [others], flops, seated)[0]
 
 
+def _name(seat) -> str:
+    return seat.player or f"seat {seat.seat}"
+
+
+def _scorable(record: RoundRecord) -> list:
+    """The seats of a round that can be scored (none when its cards cannot be trusted)."""
+    if record.void or record.board is None or record.dealer_cards is None:
+        return []
+    cards = record.all_cards()
+    if len(set(cards)) != len(cards) or len(record.board) != 5 or len(record.dealer_cards) != 2:
+        return []
+    return [s for s in record.seats if s.hole is not None and s.decision in DECISIONS]
+
+
+def shown_seats(record: RoundRecord) -> list[ShownSeat]:
+    """A round's seats as the line model counts them (``lines.LineModel``): each seat that can be
+    scored, named as its companions name it."""
+    return [ShownSeat(_name(s), tuple(s.hole), tuple(record.board), choices(s.decision))
+            for s in _scorable(record)]
+
+
 def score_round(
     record: RoundRecord, pays: v.PayTable, preflop: PreflopTable, flops: FlopTable | None = None,
+    lines: LineModel | None = None,
 ) -> dict[int, SeatScore]:
     """Every seat of a posted round that played cards, by seat number.
 
     A seat's companions are the other seats with hole cards, each named by
     its player (or ``seat N`` without one); a player's own other seats are
-    none of his companions: he sees their cards.
+    none of his companions: he sees their cards. ``lines``: the day's line
+    model (the round's own seats are left out of it here), by which each
+    companion's possible pairs are weighed (``river_shares``).
 
     A void round, one without its board or dealer cards, or one with a card
     given twice has nothing to score: its cards cannot be trusted to say what
     anyone knew. Nor has a seat without hole cards or with a decision the
     contract does not know.
     """
-    if record.void or record.board is None or record.dealer_cards is None:
+    seats = _scorable(record)
+    if not seats:
         return {}
-    cards = record.all_cards()
-    if len(set(cards)) != len(cards) or len(record.board) != 5 or len(record.dealer_cards) != 2:
-        return {}
-    seats = [s for s in record.seats if s.hole is not None and s.decision in DECISIONS]
     holes = [s.hole for s in seats]
     others = [
         {
-            other.player or f"seat {other.seat}": other.hole
+            _name(other): other.hole
             for other in record.seats
             if other is not seat and other.hole and not (seat.player and other.player == seat.player)
         }
         for seat in seats
     ]
     seated = [s.hole for s in record.seats if s.hole is not None]
+    shown = None
+    if lines is not None:
+        lines = lines.without(shown_seats(record))
+        shown = shown_lines([choices(s.decision) for s in seats], [_name(s) for s in seats])
     scores = score_seats(
         holes, [s.decision for s in seats], record.board, record.dealer_cards, pays, preflop, others, flops,
-        seated,
+        seated, lines, shown,
     )
     return {seat.seat: score for seat, score in zip(seats, scores)}

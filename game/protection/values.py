@@ -470,6 +470,10 @@ class Unseen:
         a, b = sorted(self.cards.index(card) for card in pair)
         return a + b * (b - 1) // 2
 
+    def pairs(self) -> np.ndarray:
+        """``(n, 2)``: the unseen pairs' cards, row ``r`` the pair of ``pair_row`` ``r``."""
+        return np.asarray(self.cards, dtype=np.int64)[_combos(len(self.cards), 2)]
+
 
 def _share(bets: np.ndarray, option: str) -> float:
     betting = float(np.count_nonzero(bets)) / len(bets)
