@@ -132,7 +132,8 @@ def _dealt(rounds: int, seed: int) -> list:
 
 # A worker of the day: run in a checkout of the project (this one or ``--against``'s) on
 # its share of the rounds, it prints its wall and CPU seconds, seats and decisions scored.
-# It reads only what every version of the scoring has had, so either checkout can run it.
+# It reads only what every version of the scoring has had, so either checkout can run it; where
+# the checkout weighs companions' pairs by their lines, it builds each table's model as the nightly does.
 _WORKER = """
 import pickle, sys, time
 from game.protection import scoring, values
@@ -155,10 +156,22 @@ try:  # the hole-carding test's table, where the checkout has one
     seen_table.shipped()
 except ImportError:
     pass
+try:  # the collusion test's line model, where the checkout has one: each table's day of lines
+    from game.protection.lines import LineModel
+except ImportError:
+    LineModel = None
 wall, cpu = time.perf_counter(), time.process_time()
+rounds = [(record["table"], round_from_wire(record)) for record in records]
+models = {}
+if LineModel is not None:
+    shown = {}
+    for code, record in rounds:
+        shown.setdefault(code, []).extend(scoring.shown_seats(record))
+    models = {code: LineModel.of(seats) for code, seats in shown.items()}
 seats = decisions = 0
-for record in records:
-    for score in scoring.score_round(round_from_wire(record), pays, table, flops).values():
+for code, record in rounds:
+    extra = (models[code],) if models else ()
+    for score in scoring.score_round(record, pays, table, flops, *extra).values():
         seats += 1
         decisions += len(score.decisions)
 print(time.perf_counter() - wall, time.process_time() - cpu, seats, decisions)

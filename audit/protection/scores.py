@@ -5,7 +5,10 @@ judged again exactly as when stored (``reverify.judge_stored``): the verdict
 gives the payout mismatches to fingerprint and the paid lines to test the
 pay table with. A round already scored is not scored again, so a rerun only
 adds what is missing; a round voided later, or one whose cards cannot be
-trusted (``scoring.score_round``), gets no scores.
+trusted (``scoring.score_round``), gets no scores. The table's day of lines
+(every judged round's) weighs each companion's possible cards in the
+collusion test's shares (``game.protection.lines``): a round scored on a
+rerun is weighed by the day as it then stands.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from .streets import BOARD_SEEN, CHECK, OPTIONS, Street
 
 TABLE_PRIOR = 8.0  # pseudo-counts of the coarser frequencies in each bucket of the table's
 PLAYER_PRIOR = 8.0  # pseudo-counts of the table's frequencies in each bucket of a player's
+FEW_PAIRS = 64  # fewer pairs than this are valued as they are, not from the board's table
 STRENGTH_GROUPS = 13  # the starting hands in groups of like strength, thirteen classes each
 BUCKETS = {Street.PREFLOP.value: 169, Street.FLOP.value: 2 * len(CATEGORIES), Street.RIVER.value: 2 * len(CATEGORIES)}
 _OPTION_AT = {street: {o: i for i, o in enumerate(options)} for street, options in OPTIONS.items()}
@@ -84,17 +85,39 @@ def _board_category(board: Sequence[Card]) -> int:
 
 
 def buckets(pairs: np.ndarray, board: Sequence[Card]) -> dict[str, np.ndarray]:
-    """Each pair's bucket on each street the board has reached: ``pairs`` an ``(n, 2)`` array of cards."""
+    """Each pair's bucket on each street the board has reached: ``pairs`` an ``(n, 2)`` array of cards,
+    none of them on the board (many pairs read the board's table of every pair, a few are valued as
+    they are)."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if len(pairs) < FEW_PAIRS:
+        return _valued(pairs, tuple(board))
+    return {street: table[pairs[:, 0], pairs[:, 1]] for street, table in _board_buckets(tuple(board)).items()}
+
+
+def _valued(pairs: np.ndarray, board: tuple[Card, ...]) -> dict[str, np.ndarray]:
     found = {Street.PREFLOP.value: _class_of()[pairs[:, 0], pairs[:, 1]]}
     for street in (Street.FLOP.value, Street.RIVER.value):
-        seen = tuple(board[: BOARD_SEEN[street]])
+        seen = board[: BOARD_SEEN[street]]
         if len(seen) < BOARD_SEEN[street]:
             break
         hands = np.concatenate([pairs, np.broadcast_to(np.asarray(seen, dtype=np.int64), (len(pairs), len(seen)))],
                                axis=1)
         category = ha.values_of(hands) >> 20
         found[street] = 2 * category + (category > _board_category(seen))
+    return found
+
+
+@lru_cache(maxsize=8)
+def _board_buckets(board: tuple[Card, ...]) -> dict[str, np.ndarray]:
+    """``(52, 52)`` per street: the bucket of every two cards with this board (a round's seats and
+    every river decision in it share one board, so it is valued once)."""
+    a, b = np.triu_indices(52, 1)
+    free = ~np.isin(np.stack([a, b], axis=1), board).any(axis=1)  # a pair holding a board card has no hand
+    found = {Street.PREFLOP.value: _class_of()}
+    for street, table in _valued(np.stack([a[free], b[free]], axis=1), board).items():
+        if street != Street.PREFLOP.value:
+            found[street] = np.zeros((52, 52), dtype=np.int64)
+            found[street][a[free], b[free]] = found[street][b[free], a[free]] = table
     return found
 
 
@@ -118,6 +141,7 @@ class LineModel:
 
     table: dict[str, np.ndarray] = field(default_factory=_counts)
     players: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    _chances: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, seats: Iterable[ShownSeat]) -> LineModel:
@@ -127,6 +151,7 @@ class LineModel:
         return model
 
     def _add(self, seat: ShownSeat, sign: float) -> None:
+        self._chances.clear()
         found = buckets(np.asarray([seat.hole]), seat.board)
         mine = self.players.setdefault(seat.player, _counts())
         for street, option in seat.plan:
@@ -147,7 +172,14 @@ class LineModel:
         return copy
 
     def chances(self, player: str, street: str) -> np.ndarray:
-        """``(buckets, options)``: the chance of each option with a hand of each bucket, for ``player``."""
+        """``(buckets, options)``: the chance of each option with a hand of each bucket, for ``player``
+        (worked out once for a model: counts are added only while it is made)."""
+        known = self._chances.get((player, street))
+        if known is None:
+            known = self._chances[player, street] = self._chances_now(player, street)
+        return known
+
+    def _chances_now(self, player: str, street: str) -> np.ndarray:
         table = self.table[street]
         coarse = (table.sum(axis=0) + 1.0) / (table.sum() + table.shape[1])  # the street's
         if street == Street.PREFLOP.value:

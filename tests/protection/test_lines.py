@@ -130,3 +130,19 @@ def test_buckets_say_whether_the_hole_cards_make_the_hand():
 @pytest.mark.parametrize("a,b", list(itertools.combinations((0, 13, 51), 2)))
 def test_the_class_of_two_cards_is_that_of_either_order(a, b):
     assert ln.buckets(np.asarray([[a, b]]), ())["preflop"][0] == ln.buckets(np.asarray([[b, a]]), ())["preflop"][0]
+
+
+def test_a_pair_s_buckets_are_its_class_and_what_it_makes_with_the_board():
+    from game.evaluator import category_of, evaluate
+    from game.protection.preflop import starting_hand, starting_hands
+
+    rng = random.Random(8)
+    for _ in range(300):
+        cards = rng.sample(range(52), 7)
+        pair, board = cards[:2], cards[2:]
+        found = ln.buckets(np.asarray([pair]), board)
+        assert starting_hands()[found["preflop"][0]] == starting_hand(pair)
+        for street, seen in (("flop", board[:3]), ("river", board)):
+            category = category_of(evaluate([*pair, *seen]))
+            alone = category_of(evaluate(seen)) if len(seen) == 5 else ln._board_category(seen)
+            assert found[street][0] == 2 * category + (category > alone)
