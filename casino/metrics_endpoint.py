@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hmac
 import os
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -40,6 +40,7 @@ from prometheus_client.core import GaugeMetricFamily
 from audit.models import ReconciliationReport
 from audit.reconciliation.config import day_to_reconcile
 from audit.reconciliation.selectors import reports_kept
+from audit.shifts import gaming_day_window
 from infra.client_address import client_address, within
 from infra.gaming_day import gaming_day_of
 from infra.work import State
@@ -182,12 +183,18 @@ def _reports_kept():
 def _clock_offsets(day) -> GaugeMetricFamily:
     """Each table's clock against the service's, by its round received last today: dealt_at
     minus received_at (a round is in flight a moment, so a little below 0 is a right clock;
-    past the clock tolerance the round is flagged dealt_in_future)."""
+    past the clock tolerance the round is flagged dealt_in_future). A wrong clock dates its
+    rounds into the day before or after: those days are read too, by when they were received."""
     offsets = GaugeMetricFamily(
         "table_audit_table_clock_offset_seconds",
         "dealt_at minus received_at of each table's round received last in the current gaming day.",
         labels=["table"])
-    latest = Round.objects.filter(table=OuterRef("pk"), gaming_day=day).order_by("-received_at")
+    began, _ = gaming_day_window(day, time_zone=settings.GAMING_DAY_TIME_ZONE,
+                                 cutoff_hour=settings.GAMING_DAY_CUTOFF_HOUR)
+    latest = Round.objects.filter(
+        table=OuterRef("pk"), gaming_day__range=(day - timedelta(days=1), day + timedelta(days=1)),
+        received_at__gte=began,
+    ).order_by("-received_at")
     tables = Table.objects.annotate(
         dealt=Subquery(latest.values("dealt_at")[:1]), received=Subquery(latest.values("received_at")[:1]),
     ).filter(received__isnull=False).order_by("code").values_list("code", "dealt", "received")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
@@ -158,6 +159,17 @@ def test_each_tables_clock_against_the_services(table_client):
     text = scrape()
     assert 3590 < value(text, "table_audit_table_clock_offset_seconds", table="S01") <= 3600
     assert -70 < value(text, "table_audit_table_clock_offset_seconds", table="S02") < -50
+
+
+@pytest.mark.django_db
+def test_a_clock_that_dates_its_round_into_the_next_gaming_day_is_still_measured(table_client, settings):
+    # The day ends within the hour: the fast table's round is dated into the next gaming day.
+    local = timezone.now().astimezone(ZoneInfo(settings.GAMING_DAY_TIME_ZONE))
+    settings.GAMING_DAY_CUTOFF_HOUR = (local.hour + 1) % 24
+    fast = table_client("S01", "se-50kr")
+    ahead = record("R-ahead", table="S01", dealt_at=(timezone.now() + timedelta(hours=1)).isoformat())
+    assert fast.post(ROUNDS, ahead, format="json").status_code == 201
+    assert 3590 < value(scrape(), "table_audit_table_clock_offset_seconds", table="S01") <= 3600
 
 
 @pytest.mark.django_db
