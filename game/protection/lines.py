@@ -146,29 +146,33 @@ class LineModel:
     @classmethod
     def of(cls, seats: Iterable[ShownSeat]) -> LineModel:
         model = cls()
-        for seat in seats:
-            model._add(seat, 1.0)
+        model._add(seats, 1.0)
         return model
 
-    def _add(self, seat: ShownSeat, sign: float) -> None:
+    def _add(self, seats: Iterable[ShownSeat], sign: float) -> None:
+        """Count ``seats`` (``sign`` -1: take them out), the seats of a board bucketed together."""
         self._chances.clear()
-        found = buckets(np.asarray([seat.hole]), seat.board)
-        mine = self.players.setdefault(seat.player, _counts())
-        for street, option in seat.plan:
-            at = (int(found[street][0]), _OPTION_AT[street][option])
-            self.table[street][at] += sign
-            mine[street][at] += sign
+        by_board: dict[tuple[Card, ...], list[ShownSeat]] = {}
+        for seat in seats:
+            by_board.setdefault(seat.board, []).append(seat)
+        for board, sharing in by_board.items():
+            found = buckets(np.asarray([seat.hole for seat in sharing]), board)
+            for i, seat in enumerate(sharing):
+                mine = self.players.setdefault(seat.player, _counts())
+                for street, option in seat.plan:
+                    at = (int(found[street][i]), _OPTION_AT[street][option])
+                    self.table[street][at] += sign
+                    mine[street][at] += sign
 
     def without(self, seats: Iterable[ShownSeat]) -> LineModel:
         """The model with ``seats`` (a round's) left out: the counts its own weights may read."""
         seats = list(seats)
+        theirs = {seat.player for seat in seats}
         copy = LineModel(
             {s: a.copy() for s, a in self.table.items()},
-            {p: ({s: a.copy() for s, a in c.items()} if any(seat.player == p for seat in seats) else c)
-             for p, c in self.players.items()},
+            {p: ({s: a.copy() for s, a in c.items()} if p in theirs else c) for p, c in self.players.items()},
         )
-        for seat in seats:
-            copy._add(seat, -1.0)
+        copy._add(seats, -1.0)
         return copy
 
     def chances(self, player: str, street: str) -> np.ndarray:
@@ -180,18 +184,28 @@ class LineModel:
         return known
 
     def _chances_now(self, player: str, street: str) -> np.ndarray:
+        table_chance = self._table_chances(street)
+        own = self.players.get(player)
+        if own is None:
+            return table_chance
+        mine = own[street]
+        return (mine + PLAYER_PRIOR * table_chance) / (mine.sum(axis=1, keepdims=True) + PLAYER_PRIOR)
+
+    def _table_chances(self, street: str) -> np.ndarray:
+        """The table's chances, every player's shrinkage target (kept with the players' under ``""``:
+        no seat's name is empty, ``scoring`` names a seat without a player by its number)."""
+        known = self._chances.get(("", street))
+        if known is not None:
+            return known
         table = self.table[street]
         coarse = (table.sum(axis=0) + 1.0) / (table.sum() + table.shape[1])  # the street's
         if street == Street.PREFLOP.value:
             groups = np.zeros((STRENGTH_GROUPS, table.shape[1]))
             np.add.at(groups, _group_of(), table)
             coarse = ((groups + TABLE_PRIOR * coarse) / (groups.sum(axis=1, keepdims=True) + TABLE_PRIOR))[_group_of()]
-        table_chance = (table + TABLE_PRIOR * coarse) / (table.sum(axis=1, keepdims=True) + TABLE_PRIOR)
-        own = self.players.get(player)
-        if own is None:
-            return table_chance
-        mine = own[street]
-        return (mine + PLAYER_PRIOR * table_chance) / (mine.sum(axis=1, keepdims=True) + PLAYER_PRIOR)
+        known = self._chances["", street] = (
+            (table + TABLE_PRIOR * coarse) / (table.sum(axis=1, keepdims=True) + TABLE_PRIOR))
+        return known
 
     def weights(self, player: str, found: Mapping[str, np.ndarray], shown: Plan) -> np.ndarray:
         """How likely ``player``'s shown line is with each pair (``found``: the pairs' ``buckets``)."""
