@@ -318,7 +318,12 @@ class LeakTestState(models.Model):
             models.CheckConstraint(condition=Q(day_to__isnull=True) | Q(day_to__gt=models.F("day_from")),
                                    name="leak_test_state_days_ordered"),
         ]
-        indexes = [models.Index(fields=["player", "day_to"], name="leak_test_state_held_idx")]
+        indexes = [
+            models.Index(fields=["player", "day_to"], name="leak_test_state_held_idx"),
+            # A night drops what was written after the last kept day: found by day, not by reading every row.
+            models.Index(fields=["day_from"], name="leak_test_state_from_idx"),
+            models.Index(fields=["day_to"], name="leak_test_state_to_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.code} of {self.player} from {self.day_from}"
