@@ -36,10 +36,9 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from bench.progressive import _database_create, _database_drop
+from bench.scaffold import database_create, database_drop
 
 FIRST = date(2025, 1, 1)
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 SEATS = 6
 
 
@@ -53,9 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         other = Path(args.against).resolve()
         shutil.copy(Path(__file__), other / "bench" / Path(__file__).name)
         trees = {"A": other, "B": here}
-    urls = {name: SERVER.rsplit("/", 1)[0] + f"/table_audit_leak_nightly_{name.lower()}" for name in trees}
-    for name in trees:
-        _database_create(urls[name])
+    databases = {name: database_create(f"bench_leak_nightly_{name.lower()}") for name in trees}
+    urls = {name: url for name, (_, url) in databases.items()}
     common = ["--tables", str(args.tables), "--rounds", str(args.rounds), "--players", str(args.players)]
     print(f"{args.tables} tables x {args.rounds} rounds a day, {SEATS} seats, {args.players} regulars; "
           f"A: {trees.get('A', '-')}, B: {trees['B']}")
@@ -78,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{1000 * cpu / seats:.3f} ms CPU a seat, {1000 * cpu / rounds:.3f} ms a round "
                       f"({seats} seats, {rounds} rounds); walls {', '.join(f'{r['wall']:.2f}' for r in runs)}")
     finally:
-        for url in urls.values():
-            _database_drop(url)
+        for database, _ in databases.values():
+            database_drop(database)
     return 0
 
 

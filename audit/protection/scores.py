@@ -123,8 +123,11 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
         except Exception:  # reconciliation reports a record the engine cannot read as drift
             continue
         judged.append((stored, rules, record, verdict))
-    # The table's day of lines, every round's, weighs each companion's possible cards by his line.
-    lines = LineModel.of(seat for _, _, record, _ in judged for seat in scoring.shown_seats(record))
+    # The table's day of lines, every round's, weighs each companion's possible cards by his line
+    # (made only when a round is left to score: a rerun of a scored day needs none).
+    lines = LineModel.of(
+        seat for _, _, record, _ in judged for seat in scoring.shown_seats(record)
+    ) if any(stored.pk not in done for stored, _, _, _ in judged) else None
     for stored, rules, record, verdict in judged:
         paid = conformance.pay_observations(table.code, record, verdict, rules)
         observations += paid

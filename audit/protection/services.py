@@ -61,8 +61,8 @@ def day_rescore(*, day: date, progress: Callable[[int, int, str], None] | None =
     then raise the day's findings as ``day_protect`` does: how many seats were scored again, and the
     day's protection. A seat that has verdicts is kept; rerunning it scores nothing twice."""
     unread = [
-        pk for pk, seen, decisions in SeatScore.objects.filter(gaming_day=day, seen={})
-        .values_list("pk", "seen", "decisions").iterator(chunk_size=2000)
+        pk for pk, decisions in SeatScore.objects.filter(gaming_day=day, seen={})
+        .values_list("pk", "decisions").iterator(chunk_size=2000)
         if not any("seen" in decision for decision in decisions)
     ]
     for i in range(0, len(unread), 2000):

@@ -54,6 +54,7 @@ hands, which the chances do not count.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
@@ -459,16 +460,10 @@ def player_run(
     traces = []
     for test, read in tests:
         stood = before.tests.get(key_of(test))
-        trace = trace_of(test, read, settings, _copied(stood) if stood is not None else None)
+        trace = trace_of(test, read, settings, copy.deepcopy(stood))  # ``before`` stays as given
         traces.append(trace)
         after.tests[key_of(test)] = trace.state
     return traces, after
-
-
-def _copied(state: TestState) -> TestState:
-    parts = {name: EValue(e.shares, e.spent, e.started, e.days, e.day) for name, e in state.parts.items()}
-    return TestState(state.weight, parts, dict(state.counted), state.steps, state.informed, state.expected,
-                     state.figure, state.peak, state.crossing, state.first_day)
 
 
 def leak_traces(

@@ -302,11 +302,11 @@ def _scorable(record: RoundRecord) -> list:
     return [s for s in record.seats if s.hole is not None and s.decision in DECISIONS]
 
 
-def shown_seats(record: RoundRecord) -> list[ShownSeat]:
+def shown_seats(record: RoundRecord, seats: Sequence | None = None) -> list[ShownSeat]:
     """A round's seats as the line model counts them (``lines.LineModel``): each seat that can be
-    scored, named as its companions name it."""
+    scored (``seats``, where the caller has found them), named as its companions name it."""
     return [ShownSeat(_name(s), tuple(s.hole), tuple(record.board), choices(s.decision))
-            for s in _scorable(record)]
+            for s in (seats if seats is not None else _scorable(record))]
 
 
 def score_round(
@@ -341,8 +341,9 @@ def score_round(
     seated = [s.hole for s in record.seats if s.hole is not None]
     shown = None
     if lines is not None:
-        lines = lines.without(shown_seats(record))
-        shown = shown_lines([choices(s.decision) for s in seats], [_name(s) for s in seats])
+        counted = shown_seats(record, seats)
+        lines = lines.without(counted)
+        shown = shown_lines([seat.plan for seat in counted], [seat.player for seat in counted])
     scores = score_seats(
         holes, [s.decision for s in seats], record.board, record.dealer_cards, pays, preflop, others, flops,
         seated, lines, shown,
