@@ -495,6 +495,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # healing job makes it good once the broker is back).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A worker's remote-control queue is not exclusive to one broker connection. An exclusive one is
+# refused (RabbitMQ's 405) to a worker that reconnects before the broker has dropped its lost
+# connection, and the worker exits where it should go on working. Shared, it still goes away with
+# its worker (auto-delete, expiring ten seconds after the last consumer).
+CELERY_CONTROL_QUEUE_EXCLUSIVE = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from datetime import date, timedelta
 
@@ -25,8 +26,8 @@ from audit.reconciliation.selectors import report_current
 
 from .days import DAY, post_day
 from .workers import (  # noqa: F401 — fixtures
-    WAIT, BrokerLine, Status, assert_figures, broker_queue, complete, send_nightly, send_scheduled, shipped,
-    shipped_after, wait_for, worker,
+    WAIT, BrokerLine, Status, assert_figures, broker_queue, complete, queue_on, send_nightly, send_scheduled,
+    shipped, shipped_after, wait_for, worker,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -132,6 +133,28 @@ def test_the_broker_down_across_three_nights_every_day_is_reconciled_when_it_ret
     assert "Connection to broker lost" in log.read_text() or "Cannot connect" in log.read_text()
     assert_figures(report_current(day_from=DAY), expected)
     assert [report_current(day_from=night).rounds for night in nights[:2]] == [0, 0]
+
+
+def test_a_worker_back_before_the_broker_dropped_its_old_connection_keeps_working(tmp_path):
+    """RabbitMQ drops a lost client's connection, and with it that connection's exclusive queues,
+    a moment after the line comes back; a worker that reconnects first and declares an exclusive
+    queue of its own again is refused (405 RESOURCE_LOCKED) and exits. Here another connection holds
+    the worker's remote-control queue, declared as the worker declares it, for the worker's whole life."""
+    from kombu import Connection
+
+    from casino.celery import app
+
+    with queue_on("rabbitmq") as queue:
+        expected = post_day(per_table=15)
+        node = f"{queue.name}-held@{socket.gethostname()}"
+        log = tmp_path / "worker.log"
+        with Connection(queue.url) as old:
+            app.control.mailbox.get_queue(node)(old.channel()).declare()
+            with worker(queue, env=FAST, log=log, hostname=node) as process:
+                send_nightly(queue)
+                current = wait_for(complete, what="the report", process=process, log=log,
+                                   beat=_watching(queue))
+    assert_figures(current, expected)
 
 
 def _terminate_the_workers_connections() -> int:

@@ -186,7 +186,8 @@ def _database_url() -> str:
 
 
 @contextmanager
-def worker(queue: str | Queue, *, pool: str = "solo", concurrency: int = 1, env: dict | None = None, log: Path):
+def worker(queue: str | Queue, *, pool: str = "solo", concurrency: int = 1, env: dict | None = None, log: Path,
+           hostname: str | None = None):
     """A ``celery worker`` on ``queue`` against this test database; always stopped on exit."""
     url = queue.url if isinstance(queue, Queue) else BROKER
     queue = queue.name if isinstance(queue, Queue) else queue
@@ -200,7 +201,7 @@ def worker(queue: str | Queue, *, pool: str = "solo", concurrency: int = 1, env:
     command = [
         str(Path(sys.executable).with_name("celery")), "-A", "casino", "worker",
         "--pool", pool, "--concurrency", str(concurrency), "--queues", queue,
-        "--hostname", f"{queue}-{uuid.uuid4().hex[:6]}@%h", "--loglevel", "INFO",
+        "--hostname", hostname or f"{queue}-{uuid.uuid4().hex[:6]}@%h", "--loglevel", "INFO",
         "--without-gossip", "--without-mingle", "--without-heartbeat",
         "--include", "tests.reconciliation.worker_hold",
     ]
