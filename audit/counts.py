@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -29,12 +30,15 @@ from infra import locks
 from infra.gaming_day import gaming_day_of
 from infra.validation import CENT, ErrorList, FieldErrors, money_check
 from rounds.models import Round, Table, TableConfigVersion
+from rounds.window import window_opens
 from trail.services import Actor, AuditEntry, audit_record_many
 
 AMOUNTS: tuple[str, ...] = ("drop", "fills", "credits", "opening_inventory", "closing_inventory")
 CSV_COLUMNS: tuple[str, ...] = ("table", "gaming_day", *AMOUNTS, "note")
 # The most lines one import takes: a month of a large floor.
 IMPORT_MOST_LINES = 20_000
+# A day as ISO writes it in full, ASCII digits: Python also reads "20261129" and other scripts' digits.
+ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 class CountError(FieldErrors):
@@ -79,18 +83,27 @@ def count_enter(*, table_code: str, gaming_day: date | str, amounts: Mapping[str
 
 def counts_import(*, text: str, user, request_id: str = "") -> list[TableCount]:
     """Every line of ``text`` (CSV with ``CSV_COLUMNS``' header) kept as a count, or none of them."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in CSV_COLUMNS if c != "note" and c not in (reader.fieldnames or [])]
-    if missing:
-        raise CountError(f"the header lacks {', '.join(missing)}: it must name {', '.join(CSV_COLUMNS)}",
-                         field="file")
-    rows = list(reader)
+    if "\x00" in text:
+        raise CountError(f"line {text.count(chr(10), 0, text.index(chr(0))) + 1}: a NUL character; the file is "
+                         "not text", field="file")
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        missing = [c for c in CSV_COLUMNS if c != "note" and c not in (reader.fieldnames or [])]
+        if missing:
+            raise CountError(f"the header lacks {', '.join(missing)}: it must name {', '.join(CSV_COLUMNS)}",
+                             field="file")
+        rows = list(reader)
+    except csv.Error as unreadable:  # a field past the reader's limit, a NUL, a quote left open
+        raise CountError(f"line {reader.line_num}: not CSV the import can read ({unreadable})", field="file") from None
     if not rows:
         raise CountError("the file holds no count", field="file")
     if len(rows) > IMPORT_MOST_LINES:
         raise CountError(f"at most {IMPORT_MOST_LINES:,} lines at once", field="file")
     lines, errors = [], ErrorList()
     for number, row in enumerate(rows, start=2):
+        if row.get(None):  # fields past the header's: a comma inside an amount ("1,000") shifts the rest
+            errors.add(f"line {number}: file", f"{len(row[None])} field(s) more than the header names")
+            continue
         try:
             lines.append(_checked(row.get("table") or "", row.get("gaming_day") or "",
                                   {name: row.get(name) for name in AMOUNTS}, row.get("note") or ""))
@@ -170,13 +183,19 @@ def _day(errors: ErrorList, value: date | str) -> date | None:
     if isinstance(value, date):
         day = value
     else:
+        text = str(value).strip()
         try:
-            day = date.fromisoformat(str(value).strip())
+            day = date.fromisoformat(text) if ISO_DAY.fullmatch(text) else None
         except ValueError:
+            day = None
+        if day is None:
             errors.add("gaming_day", f"{value!r} is not a day: write it as 2026-12-04")
             return None
     if day > gaming_day_of(timezone.now()):
         errors.add("gaming_day", f"{day} has not begun: a count follows the day it counts")
+        return None
+    if day < (opens := window_opens()):
+        errors.add("gaming_day", f"{day} is before {opens:%Y-%m}, the earliest month the books hold open")
         return None
     return day
 

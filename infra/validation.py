@@ -6,8 +6,9 @@ the admin shows each message beside its field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 NON_FIELD = "non_field_errors"
 CENT = Decimal("0.01")
@@ -15,6 +16,10 @@ CENT = Decimal("0.01")
 # integer digits, as a wager may have (ROUND_RECORD.md). The money columns hold
 # 18 (infra.models.MONEY), room for what follows from such amounts.
 MONEY_LIMIT = Decimal(10) ** 12
+# A number as people and files write one for the service, in the wire's grammar: ASCII digits, one
+# optional point with digits on both sides, a minus at most. No plus, exponent, separator or other
+# script's digits: "1e5", "1_000", "+100" and "١٠٠" would each be read as a hundred or more.
+DECIMAL_TEXT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
 class FieldErrors(ValueError):
@@ -37,16 +42,14 @@ class ErrorList(dict):
 
 
 def decimal_of(value: object) -> Decimal | None:
-    """``value`` as an exact Decimal; None for floats (never money) and for what is not a number."""
+    """``value`` as an exact Decimal; None for floats (never money) and for what is not a number
+    written in ``DECIMAL_TEXT`` (surrounding spaces aside)."""
     if isinstance(value, Decimal):
         return value if value.is_finite() else None
     if isinstance(value, bool) or isinstance(value, float) or value is None:
         return None
-    try:
-        number = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
+    text = str(value).strip(" \t")
+    return Decimal(text) if DECIMAL_TEXT.fullmatch(text) else None
 
 
 def money_check(errors: ErrorList, field: str, value: object, minor_unit: Decimal, *, positive: bool) -> Decimal | None:

@@ -27,6 +27,7 @@ from django.dispatch import Signal
 from game.vocabulary import FindingCode, MeterEventKind
 from infra.work import priority_label
 from rounds import mistakes
+from rounds.wire.fields import CONTROL_CHARACTERS
 from trail.services import SYSTEM, AuditEntry, audit_record_many
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,12 @@ def recipients(extra: Iterable[str] = ()) -> list[str]:
     return sorted({address.strip().lower(): address.strip() for address in addresses if address.strip()}.values())
 
 
+def one_line(text: str) -> str:
+    """``text`` fit for a mail header: each control character written as its escape (``\\x0a``), so
+    that an id stored with one is still told, and still shows it held one."""
+    return CONTROL_CHARACTERS.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
 def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
     """Mail each notice, then record it on its finding (``<finding>.notified``), each in a short
     transaction of its own: no transaction is held open while a mail server answers.
@@ -107,18 +114,19 @@ def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
     for notice in notices:
         assignee = getattr(getattr(notice.finding, "assignee", None), "email", "") if notice.to_assignee else ""
         to = sorted({*told, *([assignee] if assignee else [])})
+        subject = one_line(notice.subject)
         error = ""
         if not to:
             error = "no one to tell: nobody who receives notices has an address, and NOTICES_TO is empty"
         else:
             try:
-                EmailMessage(subject=f"{settings.EMAIL_SUBJECT_PREFIX}{notice.subject}", body=notice.body,
+                EmailMessage(subject=f"{settings.EMAIL_SUBJECT_PREFIX}{subject}", body=notice.body,
                              to=to).send(fail_silently=False)
             except Exception as exc:  # the mail server's refusal, whatever its kind, is what the trail keeps
                 logger.exception("notice %s about %s not sent", notice.why, notice.finding)
                 error = f"{type(exc).__name__}: {exc}"[:500]
         # "retry": a refusal may pass; nobody to tell is not mended by telling again.
-        after = {"why": notice.why, "to": to, "subject": notice.subject, "sent": not error, "error": error,
+        after = {"why": notice.why, "to": to, "subject": subject, "sent": not error, "error": error,
                  "retry": bool(error) and bool(to)}
         recorded = [AuditEntry(actor=SYSTEM, action=f"{about.work_name}.notified", obj=about, after=after)
                     for about in (notice.finding, *notice.mates)]

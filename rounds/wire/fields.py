@@ -25,6 +25,9 @@ MAX_UTC_OFFSET = timedelta(hours=14)
 FIRST_YEAR, LAST_YEAR = 2000, 2099
 # Digits and an optional fraction, ASCII only: what an amount past its limits still looks like.
 _NUMBER = re.compile(r"^(-?)([0-9]+)(\.[0-9]{1,2})?$")
+# The control characters an id may not hold (ROUND_RECORD.md): C0, DEL and C1. A line feed in a
+# round id once kept the round's notice from ever being mailed (a header may not hold one).
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # What the schema shows for an amount: a stake as a table sends it ("100"), as answers write it ("100.00").
 AMOUNT_EXAMPLE = "100"
 
@@ -214,6 +217,27 @@ class StrictText:
 
 class StrictCharField(StrictText, serializers.CharField):
     pass
+
+
+class IdField(StrictCharField):
+    """A table-sent id: printable text, refused whole (before any trimming) for a control character."""
+
+    default_error_messages = {"control": "Control characters are not allowed (a {name} at position {at})."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and (found := CONTROL_CHARACTERS.search(data)):
+            self.fail("control", name=f"U+{ord(found.group()):04X}", at=found.start() + 1)
+        return super().to_internal_value(data)
+
+
+class IdFieldSchema(OpenApiSerializerFieldExtension):
+    """The schema says an id may not hold a control character, as the contract does."""
+
+    target_class = IdField
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {**schema, "pattern": f"^[^{CONTROL_CHARACTERS.pattern[1:-1]}]*$"}
 
 
 class StrictSlugField(StrictText, serializers.SlugField):

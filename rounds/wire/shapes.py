@@ -43,11 +43,11 @@ from .fields import (
     CARD_TEXTS,
     MONEY_TEXTS,
     AmountField,
+    IdField,
     MoneyField,
     NoneIfBlankCharField,
     OffsetDateTimeField,
     StoredCardsField,
-    StrictCharField,
     cards_field,
     split_cards,
 )
@@ -134,10 +134,12 @@ class Field:
 
 @dataclass(frozen=True)
 class Text(Field):
+    """Text a table sends is an id (ROUND_RECORD.md): printable, refused for a control character."""
+
     max_length: int | None = None
 
     def record_field(self):
-        return StrictCharField(
+        return IdField(
             max_length=self.max_length, required=not self.optional,
             allow_null=self.optional, allow_blank=self.optional,
         )
@@ -146,13 +148,13 @@ class Text(Field):
         max_length, optional = self.max_length or 10**9, self.optional
 
         # DRF trims text (and refuses a number, as it refuses anything not a
-        # string): only text that needs no trimming, in ASCII, is plain.
+        # string): only printable ASCII that needs no trimming is plain.
         def read(value):
             if optional and (value is None or value is MISSING or value == ""):
                 return None
             if (
                 type(value) is not str or not value or len(value) > max_length or not value.isascii()
-                or value != value.strip() or "\x00" in value
+                or value != value.strip() or not value.isprintable()
             ):
                 raise NotPlain
             return value

@@ -55,7 +55,7 @@ def test_a_plain_record_is_taken_as_the_serializer_takes_it():
 
 # Values that are valid somewhere, invalid elsewhere, or valid only to DRF's leniency.
 ODD_VALUES = st.sampled_from([
-    None, "", " ", "R-1 ", "R\x00", "\u00e9t\u00e9", "\ud800", 7, 0, 8, -1, True, False, 1.5, "1.50",
+    None, "", " ", "R-1 ", "R\x00", "R\n1", "R-1\n", "R\x85", "\u00e9t\u00e9", "\ud800", 7, 0, 8, -1, True, False, 1.5, "1.50",
     "100", "100.005", "-5", "1e3", [], ["Ah"], ["Ah", "Kd"], ["ah", "KD"], ["Ah", "Ah"], ["1x", "Kd"],
     {}, {"ante": "-5"}, {"ante": None}, {"bonus": "1"}, "fold", "preflop_4x", "FOLD", "true",
     "2026-11-29T21:14:03+01:00", "2026-11-29T21:14:03", "0001-01-01T00:00:00+00:00",

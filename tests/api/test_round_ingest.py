@@ -305,6 +305,11 @@ INVALID = [
     ("round-65", _set(round="R" * 65), ("round",)),
     ("round-empty", _set(round=""), ("round",)),
     ("player-65", _seat0(player="P" * 65), ("seats", 0, "player")),
+    ("line-feed-in-round", _set(round="20261204\n000137"), ("round",)),
+    ("line-feed-after-table", _set(table="S01\n"), ("table",)),
+    ("tab-in-player", _seat0(player="P\t1"), ("seats", 0, "player")),
+    ("c1-in-dealer", _set(dealer="D\x8544"), ("dealer",)),
+    ("del-in-round", _set(round="R\x7f"), ("round",)),
     ("nul-in-decision", _seat0(decision="fold\x00"), ("seats", 0, "decision")),
     ("nul-in-paid-key", _paid0(**{"a\x00": "1"}), ("seats", 0, "paid", "a\\x00")),
 ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import io
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.utils import DatabaseError
@@ -91,7 +93,8 @@ def test_an_import_keeps_every_line_or_none_and_names_the_bad_lines(s01, table_c
     assert "line 5: drop" in refused.value.errors and not TableCount.objects.exists()
     path = tmp_path / "counts.csv"
     path.write_text(header + good)
-    call_command("import_counts", str(path), "--user", "cage-sup")
+    call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin",
+                 stdin=io.StringIO("pw-for-tests-only\n"))
     imported = TableCount.objects.filter(source="imported")
     assert sorted(imported.values_list("table__code", "currency")) == [("S01", "SEK"), ("S01", "SEK"), ("U01", "USD")]
     assert AuditEvent.objects.filter(action="count.entered").count() == 3
@@ -100,7 +103,7 @@ def test_an_import_keeps_every_line_or_none_and_names_the_bad_lines(s01, table_c
         counts_import(text=header + f"U01,{DAY},1,0,0,0,0,\n", user=cashier)
     assert imported.count() == 3
     with pytest.raises(CommandError, match="no active user who may enter counts"):
-        call_command("import_counts", str(path), "--user", "nobody")
+        call_command("import_counts", str(path), "--user", "nobody", "--password-stdin", stdin=io.StringIO("x\n"))
     with pytest.raises(CountError, match="the header lacks"):
         counts_import(text="table,day\nS01,2026-11-28\n", user=cashier)
 
@@ -151,3 +154,75 @@ def test_the_admin_imports_a_file_and_names_its_bad_lines(s01, staff):
     good = SimpleUploadedFile("counts.csv", (header + f"S01,{DAY},100,0,0,0,0,\n").encode())
     assert supervisor.post("/admin/audit/tablecount/import/", {"file": good}).status_code == 302
     assert TableCount.objects.get().source == "imported"
+
+
+HEADER = "table,gaming_day,drop,fills,credits,opening_inventory,closing_inventory,note\n"
+
+
+@pytest.mark.parametrize("drop", ["1e5", "1_000", "\u0661\u0660\u0660", "+100", "100.", ".5", "1,000", "0x10",
+                                  "Infinity", "NaN", "100\u00a0"], ids=repr)
+def test_a_count_takes_amounts_only_in_the_wires_grammar(s01, cashier, drop):
+    with pytest.raises(CountError) as refused:
+        counts_import(text=HEADER + f"S01,{DAY},{drop},0,0,1000,1000,\n", user=cashier)
+    assert {"line 2: drop", "line 2: file"} & set(refused.value.errors) and not TableCount.objects.exists()
+
+
+@pytest.mark.parametrize("day", ["20261129", "0001-01-01", "2026-W48-1", "\u0662026-11-29", "2026-11-29T00:00"],
+                         ids=repr)
+def test_a_count_takes_an_iso_day_inside_the_books(s01, cashier, day):
+    with pytest.raises(CountError) as refused:
+        count_enter(table_code="S01", gaming_day=day, amounts=FIGURES, user=cashier)
+    assert set(refused.value.errors) == {"gaming_day"}
+
+
+def test_a_day_before_the_books_open_is_refused_by_its_month(s01, cashier, settings):
+    from rounds.window import window_forget
+
+    settings.ROUND_WINDOW_OPENS = date(DAY.year, DAY.month, 1)
+    window_forget()
+    with pytest.raises(CountError, match="earliest month the books hold open"):
+        count_enter(table_code="S01", gaming_day=settings.ROUND_WINDOW_OPENS - timedelta(days=1), amounts=FIGURES,
+                    user=cashier)
+    assert count_enter(table_code="S01", gaming_day=settings.ROUND_WINDOW_OPENS, amounts=FIGURES, user=cashier)
+    window_forget()
+
+
+@pytest.mark.parametrize("text", [
+    HEADER + f"S01,{DAY},{'1' * (200 * 1024)},0,0,1000,1000,\n",
+    HEADER + f"S01,{DAY},100,0,0,1000,1000,a note\x00\n",
+    HEADER + f'S01,{DAY},100,0,0,1000,1000,"a quote left open\n',
+], ids=["field-over-128-KiB", "nul", "open-quote"])
+def test_an_unreadable_import_is_refused_by_the_file_not_a_traceback(s01, cashier, staff, text, tmp_path):
+    with pytest.raises(CountError) as refused:
+        counts_import(text=text, user=cashier)
+    assert set(refused.value.errors) in ({"file"}, {"line 2: drop"}, {"line 2: note"})
+    path = tmp_path / "counts.csv"
+    path.write_text(text)
+    with pytest.raises(CommandError, match="nothing was kept"):
+        call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin",
+                 stdin=io.StringIO("pw-for-tests-only\n"))
+    supervisor = staff("supervisor")
+    page = supervisor.post("/admin/audit/tablecount/import/",
+                           {"file": SimpleUploadedFile("counts.csv", text.encode(), content_type="text/csv")})
+    body = page.content.decode()
+    assert page.status_code == 200 and ("file: " in body or "line 2: " in body)
+    assert not TableCount.objects.exists()
+
+
+def test_the_command_enters_counts_only_as_the_person_who_proves_it_is_he(s01, cashier, django_user_model,
+                                                                            tmp_path, monkeypatch):
+    """Naming a supervisor is not enough: ``--user`` without his password keeps nothing."""
+    path = tmp_path / "counts.csv"
+    path.write_text(HEADER + f"S01,{DAY},100,0,0,1000,1000,\n")
+    for password in ("", "guess", "pw-for-tests-only "):
+        with pytest.raises(CommandError, match="not cage-sup's password"):
+            call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin",
+                         stdin=io.StringIO(password + "\n"))
+    monkeypatch.setattr("getpass.getpass", lambda prompt: "wrong")
+    with pytest.raises(CommandError, match="not cage-sup's password"):
+        call_command("import_counts", str(path), "--user", "cage-sup")
+    assert not TableCount.objects.exists()
+    monkeypatch.setattr("getpass.getpass", lambda prompt: "pw-for-tests-only")
+    call_command("import_counts", str(path), "--user", "cage-sup")
+    (kept,) = TableCount.objects.all()
+    assert (kept.entered_by, kept.entered_by_name) == (cashier, "cage-sup")

@@ -20,7 +20,9 @@ from tests import examples
 pytestmark = pytest.mark.django_db
 DAY = "2026-11-28"
 # What spreadsheets run as a formula when a cell starts with it (OWASP's list).
-PAYLOADS = ["=cmd|'/C calc'!A0", "+SUM(1)", "-2+3", "@SUM(A1)", "\tHIDDEN", "\rHIDDEN"]
+# A tab or carriage return can no longer lead a table's id (ids are printable: the round record's
+# 400), so the day carries the printable leads; the cell function still guards both (below).
+PAYLOADS = ["=cmd|'/C calc'!A0", "+SUM(1)", "-2+3", "@SUM(A1)", '=HYPERLINK("http://x")']
 LEADS = ("=", "+", "-", "@", "\t", "\r")
 PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?")
 

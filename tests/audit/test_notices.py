@@ -195,3 +195,18 @@ def test_one_run_at_a_time(table_client, settings):
         release.set()
         worker.join(30)
     assert notices_send()["round_findings"] > 0
+
+
+def test_an_id_holding_a_line_feed_is_still_mailed_and_shows_it(mailoutbox):
+    """Stored before ids had to be printable (or by a path other than a table's post): the mail
+    header may not hold a line feed, so the notice writes it as its escape instead of failing forever."""
+    day = date(2026, 11, 30)
+    assert standing_raise(day=day, figure=5.0, code="suspected_sweetheart_dealing", key="D7|P\n9", threshold=4.0,
+                          evidence={}, detail="errors in the player's favour", dealer="D7", player="P\n9",
+                          day_from=day)
+    notices_send()
+    (told,) = _notices("audit.protectionfinding")
+    assert told.after["sent"], told.after["error"]
+    (mail,) = mailoutbox
+    assert "D7|P\\x0a9" in mail.subject and "\n" not in mail.subject
+    assert told.after["subject"] == mail.subject.removeprefix("[table-audit] ")

@@ -155,6 +155,7 @@ BREAKS = (
     ("no round id", _drop("round"), "round"),
     ("no table", _drop("table"), "table"),
     ("a dealer id of 65 characters", _set("dealer", "D" * 65), "dealer"),
+    ("a round id holding a line feed", _set("round", "R\n1"), "round"),
     ("no dealer cards on a round that is not void", _set("dealer_cards", None), "dealer_cards"),
     ("void as a word", _set("void", "perhaps"), "void"),
 )
