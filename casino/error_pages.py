@@ -1,4 +1,5 @@
-"""The pages a person gets for a refusal (403) or an address with nothing there (404).
+"""The pages a person gets for an address it cannot read (400), a refusal (403) or an address with
+nothing there (404).
 
 They are the admin's pages, with its header, the person's links and a way
 home, so a link followed by mistake does not end on a bare page that seems to
@@ -13,8 +14,8 @@ from django.http import HttpResponse
 from django.template import loader
 
 
-def _page(request, template: str, status: int, title: str) -> HttpResponse:
-    context = {"title": title, "request_path": request.path}
+def _page(request, template: str, status: int, title: str, **extra) -> HttpResponse:
+    context = {"title": title, "request_path": request.path, **extra}
     if hasattr(request, "user"):
         context.update(admin.site.each_context(request))
     else:
@@ -29,3 +30,7 @@ def permission_denied_page(request) -> HttpResponse:
 
 def page_not_found_page(request) -> HttpResponse:
     return _page(request, "404.html", 404, "Nothing here")
+
+
+def bad_request_page(request, reason: str) -> HttpResponse:
+    return _page(request, "400.html", 400, "Cannot read this address", reason=reason)

@@ -1,5 +1,6 @@
 """A request id on every request; a table's key kept off the admin; a chunked body read for
-every endpoint but a table's posts; the people's middleware kept off a table's posts."""
+every endpoint but a table's posts; the people's middleware kept off a table's posts; a NUL in a
+person's address or form refused before a page reads it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonRe
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 
 from api.authentication import TableKeyAuthentication
+from casino.error_pages import bad_request_page
 from infra.chunked import LengthRequired, PastLimit, is_chunked, read_chunked
 from infra.error_shape import error_body
 from infra.refusals import REFUSALS
@@ -140,3 +142,30 @@ def _people_only(middleware: type) -> type:
 SessionMiddleware = _people_only(_SessionMiddleware)
 AuthenticationMiddleware = _people_only(_AuthenticationMiddleware)
 MessageMiddleware = _people_only(_MessageMiddleware)
+
+
+class NulRefusedMiddleware:
+    """A person's page whose address or form holds a NUL character answers 400, naming the value.
+
+    PostgreSQL keeps no NUL in text, so a list filtered, searched or ordered by
+    one could only fail, on every page that reads its address its own way. The
+    API's views word their own refusals, field by field, and a table's post is
+    read by the round record's rules.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path_info.startswith("/api/") and not getattr(request, "table_post", False):
+            found = _holding_nul(request.GET) or (request.method == "POST" and _holding_nul(request.POST))
+            if found:
+                return bad_request_page(request, f"The value of {found} holds a NUL character, which no page reads.")
+        return self.get_response(request)
+
+
+def _holding_nul(values) -> str:
+    for name, listed in values.lists():
+        if "\x00" in name or any("\x00" in value for value in listed):
+            return repr(name.replace("\x00", "\\x00"))
+    return ""

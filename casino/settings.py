@@ -129,6 +129,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "casino.middleware.AuthenticationMiddleware",
     "casino.middleware.MessageMiddleware",
+    # After the person is known (the refusal is the admin's page, with his links).
+    "casino.middleware.NulRefusedMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The Content-Security-Policy header (SECURE_CSP, below) and each request's nonce.
     "django.middleware.csp.ContentSecurityPolicyMiddleware",

@@ -93,6 +93,15 @@ def recipients(extra: Iterable[str] = ()) -> list[str]:
     return sorted({address.strip().lower(): address.strip() for address in addresses if address.strip()}.values())
 
 
+def _assignee_address(finding) -> str:
+    """The address of whoever holds ``finding``'s case, while he still may work it: a person made
+    inactive, or whose role was taken away, is told nothing more of the cases he held."""
+    person = getattr(finding, "assignee", None)
+    if person is None or not person.is_active or not person.has_perm(type(finding).worker_permission()):
+        return ""
+    return person.email
+
+
 def one_line(text: str) -> str:
     """``text`` fit for a mail header: each control character written as its escape (``\\x0a``), so
     that an id stored with one is still told, and still shows it held one."""
@@ -112,7 +121,7 @@ def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
     told = recipients()
     entries = []
     for notice in notices:
-        assignee = getattr(getattr(notice.finding, "assignee", None), "email", "") if notice.to_assignee else ""
+        assignee = _assignee_address(notice.finding) if notice.to_assignee else ""
         to = sorted({*told, *([assignee] if assignee else [])})
         subject = one_line(notice.subject)
         error = ""

@@ -19,7 +19,7 @@ from audit.protection.standing import standing_raise
 from casino.services import user_roles_set
 from infra import locks
 from rounds.models import Finding
-from rounds.services import case_escalate
+from rounds.services import case_change, case_escalate
 from tests import examples
 from trail.models import AuditEvent
 from trail.services import SYSTEM
@@ -210,3 +210,20 @@ def test_an_id_holding_a_line_feed_is_still_mailed_and_shows_it(mailoutbox):
     (mail,) = mailoutbox
     assert "D7|P\\x0a9" in mail.subject and "\n" not in mail.subject
     assert told.after["subject"] == mail.subject.removeprefix("[table-audit] ")
+
+
+@pytest.mark.parametrize("gone", ["roles removed", "made inactive"])
+def test_whoever_no_longer_may_work_a_case_is_not_mailed_its_escalation(table_client, django_user_model, mailoutbox,
+                                                                        gone):
+    found = _mismatches(table_client)
+    worker = django_user_model.objects.create_user("pit", email="pit@casino.example", password="pw-for-tests-only")
+    user_roles_set(user=worker, roles=["supervisor"], actor=SYSTEM)
+    case_change(model=Finding, finding_id=found[0].pk, user=None, assignee=worker)
+    if gone == "roles removed":
+        user_roles_set(user=worker, roles=[], actor=SYSTEM)
+    else:
+        worker.is_active = False
+        worker.save(update_fields=["is_active"])
+    case_escalate(model=Finding, finding_id=found[0].pk, user=None, note="see the note: the dealer again")
+    (mail,) = mailoutbox
+    assert mail.to == ["boss@casino.example"]
