@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -32,12 +33,15 @@ from trail.models import AuditEvent
 PRIORITIES = [label for _, label in Priority.choices]
 NOTE_MOST = 2000
 NO_FINDING = "No finding of this kind has this id."
+# The comments a case's read carries: its newest. A case worked for months holds hundreds, and
+# every read (every change, comment and escalation answers with the case) would carry them all.
+COMMENTS_SHOWN = 20
 
 
 class CommentSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
-    by = serializers.CharField()
-    text = serializers.CharField()
+    by = serializers.CharField(source="actor_name")
+    text = serializers.CharField(source="after.comment", default="")
 
 
 class CaseSerializer(serializers.Serializer):
@@ -51,7 +55,10 @@ class CaseSerializer(serializers.Serializer):
     priority = serializers.ChoiceField(choices=PRIORITIES)
     due_at = serializers.DateTimeField(allow_null=True)
     escalated_at = serializers.DateTimeField(allow_null=True)
-    comments = CommentSerializer(many=True, help_text="Oldest first, each as the trail keeps it.")
+    comments = CommentSerializer(
+        many=True, help_text=f"The newest {COMMENTS_SHOWN}, oldest first, each as the trail keeps it; "
+                             "GET the case's comments for every one, a page at a time.")
+    comments_total = serializers.IntegerField(help_text="How many comments the case has in all.")
 
 
 class EscalatedSerializer(CaseSerializer):
@@ -79,12 +86,17 @@ class EscalationSerializer(serializers.Serializer):
     note = StrictCharField(max_length=NOTE_MOST, help_text="Why the supervisors must look.")
 
 
-def case_answer(finding: WorkedFinding) -> dict:
-    """The case of ``finding`` as it stands, with its mates and its comments."""
+def comments_of(finding: WorkedFinding):
+    """The trail's comments on ``finding``'s case."""
     model = type(finding)
-    comments = AuditEvent.objects.filter(
-        object_type=model._meta.label_lower, object_id=str(finding.pk), action=f"{model.work_name}.comment",
-    ).order_by("seq").values_list("at", "actor_name", "after")
+    return AuditEvent.objects.filter(object_type=model._meta.label_lower, object_id=str(finding.pk),
+                                     action=f"{model.work_name}.comment")
+
+
+def case_answer(finding: WorkedFinding) -> dict:
+    """The case of ``finding`` as it stands, with its mates and its newest comments."""
+    comments = comments_of(finding)
+    newest = list(comments.order_by("-seq").only("at", "actor_name", "after")[:COMMENTS_SHOWN])
     return {
         "finding": finding.pk,
         "findings": sorted([finding.pk, *(mate.pk for mate in mistakes.mates_of(finding))]),
@@ -93,8 +105,13 @@ def case_answer(finding: WorkedFinding) -> dict:
         "priority": priority_label(finding.priority),
         "due_at": finding.due_at,
         "escalated_at": finding.escalated_at,
-        "comments": [{"at": at, "by": by, "text": (after or {}).get("comment", "")} for at, by, after in comments],
+        "comments": newest[::-1],
+        "comments_total": len(newest) if len(newest) < COMMENTS_SHOWN else comments.count(),
     }
+
+
+class OldestFirst(CursorPagination):
+    ordering = ("seq",)
 
 
 class _CaseView(APIView):
@@ -174,8 +191,22 @@ class CaseView(_CaseView):
         return case_change(**common, **changes, due_at=data.get("due_at", KEEP))
 
 
-class CaseCommentView(_CaseView):
-    """A comment on a finding's case: an event in its trail, never edited or taken back."""
+class CaseCommentView(_CaseView, generics.ListAPIView):
+    """A case's comments, a page at a time, oldest first; a new comment on it: an event in its
+    trail, never edited or taken back."""
+
+    serializer_class = CommentSerializer
+    pagination_class = OldestFirst
+    filter_backends = ()
+
+    def get_queryset(self):
+        return comments_of(self._finding(self.kwargs["pk"])).only("seq", "at", "actor_name", "after")
+
+    @extend_schema(responses=answers({200: CommentSerializer}, STAFF_ONLY, EVERY_REQUEST, {404: refusal(
+                       "No finding of this kind has this id, or the cursor is not one this list handed out.")}),
+                   summary="Read a finding's case's comments")
+    def get(self, request, *args, **kwargs):
+        return self.list(request, *args, **kwargs)
 
     @extend_schema(
         request=CaseCommentSerializer,

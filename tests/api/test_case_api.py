@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from audit.models import ProtectionFinding
 from rounds.models import Finding
+from api.cases import COMMENTS_SHOWN
 from tests.api.test_protection_api import finding as protection_finding
 from tests.rounds.test_mistakes import _off_unit
 from tests.security.people import person, person_client
@@ -46,7 +47,7 @@ def test_a_case_given_commented_and_escalated_reaches_every_finding_of_the_mista
     assert read.status_code == 200
     assert read.json() == {"finding": blind.pk, "findings": [ante.pk, blind.pk, play.pk], "state": "open",
                            "assignee": None, "priority": "normal", "due_at": None, "escalated_at": None,
-                           "comments": []}
+                           "comments": [], "comments_total": 0}
 
     given = client.patch(_case(blind), {"assignee": worker.username, "priority": "high",
                                         "due_at": DUE.isoformat()}, format="json")
@@ -134,3 +135,23 @@ def test_a_game_protection_findings_case_is_worked_the_same_way(settings):
     assert client.post(f"{url}/escalation", {"note": "pattern over three nights"}, format="json").status_code == 200
     assert len(_events(suspicion, "escalated")) == 1
     assert client.get(f"/api/v1/protection/findings/{suspicion.pk + 1000}/case").status_code == 404
+
+
+def test_a_case_with_many_comments_carries_its_newest_and_pages_through_them_all(table_client):
+    _, blind, _ = _off_unit(table_client)
+    client = person_client("auditor", "case-api")
+    for n in range(COMMENTS_SHOWN + 35):
+        assert client.post(f"{_case(blind)}/comments", {"comment": f"note {n}"}, format="json").status_code == 201
+    total = COMMENTS_SHOWN + 35
+    case = client.get(_case(blind)).json()
+    assert case["comments_total"] == total
+    assert [c["text"] for c in case["comments"]] == [f"note {n}" for n in range(35, total)]
+    read, url = [], f"{_case(blind)}/comments"
+    while url:
+        page = client.get(url)
+        assert page.status_code == 200, page.json()
+        read += [c["text"] for c in page.json()["results"]]
+        url = page.json()["next"]
+    assert read == [f"note {n}" for n in range(total)]
+    assert client.get("/api/v1/findings/999999/case/comments").status_code == 404
+    assert client.get(f"{_case(blind)}/comments", {"cursor": "not-one"}).status_code == 404
