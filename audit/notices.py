@@ -11,6 +11,11 @@ its last refusal), and an escalation whose mail never went are told then.
 What is told is decided in SQL (the amounts, the meter's awards, no notice
 sent yet), so a batch of ``MOST`` holds only what is to be told.
 
+A table's round findings are told by kind (mismatches, jackpots): its first
+at once, and what follows within ``NOTICE_GROUP_WINDOW`` of a notice sent
+waits, to be told in one notice that names every finding, so a table that
+overpays round after round sends a mail or two, not one a round.
+
 One run at a time (``infra.locks.one_at_a_time``), with no transaction held
 open while a mail server answers. Runs after each stored round that may need
 it (``rounds.notices.due``), after the nightly protection, and every five
@@ -51,9 +56,11 @@ def notices_send(*, now: datetime | None = None, kinds: tuple[str, ...] = KINDS)
     notices each told (``{}``: another run is telling)."""
     now = now or timezone.now()
     runs = {
-        ROUND_FINDINGS: lambda: _marked(ROUND_FINDINGS, Finding, _round_rows, _round_notice, notices.Why.MISMATCH, now),
+        ROUND_FINDINGS: lambda: _marked(ROUND_FINDINGS, Finding, _round_rows, _round_notices, notices.Why.MISMATCH,
+                                        now),
         PROTECTION_FINDINGS: lambda: _marked(PROTECTION_FINDINGS, ProtectionFinding, _protection_rows,
-                                             _protection_notice, notices.Why.SUSPICION, now),
+                                             lambda rows, now: [_protection_notice(row) for row in rows],
+                                             notices.Why.SUSPICION, now),
         ESCALATIONS: lambda: _escalations(now),
     }
     with locks.one_at_a_time(JOB) as mine:
@@ -71,7 +78,7 @@ def _untold(model: type[WorkedFinding], whys: tuple[str, ...], now: datetime) ->
     return ~Exists(settled) & ~Exists(events.filter(at__gte=now - RETRY_AFTER))
 
 
-def _marked(source: str, model, rows_of, notice_of, why: str, now: datetime) -> int:
+def _marked(source: str, model, rows_of, notices_of, why: str, now: datetime) -> int:
     """The findings of one kind after its mark or within the window, still to be told; the mark moved
     to the last key read once they are told."""
     mark = NoticeMark.objects.get_or_create(source=source)[0].last_id
@@ -79,7 +86,7 @@ def _marked(source: str, model, rows_of, notice_of, why: str, now: datetime) -> 
     read = model.objects.filter(Q(pk__gt=mark) | Q(created_at__gte=now - WINDOW), pk__lte=newest)
     whys = (notices.Why.MISMATCH, notices.Why.JACKPOT) if model is Finding else (why,)
     rows = list(rows_of(read).filter(_untold(model, whys, now)).order_by("pk")[:MOST])
-    told = notices.tell([notice_of(row) for row in rows])
+    told = notices.tell(notices_of(rows, now))
     # A full batch may have more behind it: the mark goes no further than the batch read.
     last = rows[-1].pk if len(rows) == MOST else newest
     NoticeMark.objects.filter(source=source, last_id__lt=last).update(last_id=last)
@@ -98,6 +105,45 @@ def _round_rows(read: QuerySet) -> QuerySet:
             .select_related("round__table", "round__config_version"))
 
 
+def _round_notices(rows: list[Finding], now: datetime) -> list[notices.Notice]:
+    """A table's findings of a kind told as one notice; none while its last notice of that kind is
+    younger than ``NOTICE_GROUP_WINDOW`` (they wait in the window's tail, and a later run tells them)."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for finding in rows:
+        groups.setdefault((finding.round.table.code, _why(finding)), []).append(finding)
+    told = []
+    for (table, why), found in groups.items():
+        if _told_lately(table, why, since=now - settings.NOTICE_GROUP_WINDOW):
+            continue
+        told.append(_round_notice(found[0]) if len(found) == 1 else _grouped_notice(table, why, found))
+    return told
+
+
+def _why(finding: Finding) -> str:
+    return notices.Why.MISMATCH if finding.code == FindingCode.PAYOUT_MISMATCH.value else notices.Why.JACKPOT
+
+
+def _told_lately(table: str, why: str, *, since: datetime) -> bool:
+    return AuditEvent.objects.filter(action=f"{Finding.work_name}.notified", at__gte=since, after__group=table,
+                                     after__why=why, after__sent=True).exists()
+
+
+def _grouped_notice(table: str, why: str, found: list[Finding]) -> notices.Notice:
+    """One notice naming every one of ``found`` (a table's findings of one kind), with its sums."""
+    totals: dict[str, object] = {}
+    for finding in found:
+        currency = finding.round.config_version.currency
+        amount = finding.stake if why == notices.Why.MISMATCH else finding.expected
+        totals[currency] = totals.get(currency, 0) + amount
+    in_all = ", ".join(money(amount, currency) for currency, amount in sorted(totals.items()))
+    what = "payout mismatches" if why == notices.Why.MISMATCH else "jackpots"
+    lines = "".join(f"- {_round_notice(finding).subject}\n" for finding in found)
+    return notices.Notice(
+        found[0], why, f"{len(found)} {what} at {table}, {in_all} in all",
+        f"{len(found)} {what} at {table} since its last notice of them, {in_all} in all:\n\n{lines}",
+        mates=tuple(found[1:]), group=table)
+
+
 def _round_notice(finding: Finding) -> notices.Notice:
     round_ = finding.round
     currency = round_.config_version.currency
@@ -107,11 +153,12 @@ def _round_notice(finding: Finding) -> notices.Notice:
         return notices.Notice(
             finding, notices.Why.MISMATCH, f"Payout mismatch of {money(finding.stake, currency)} at {where}",
             f"{where} ({finding.bet}): the rules pay {money(finding.expected, currency)}, the dealer paid "
-            f"{money(finding.claimed, currency)}; {dealt}, dealer {round_.dealer}.\n\n{finding.detail}\n")
+            f"{money(finding.claimed, currency)}; {dealt}, dealer {round_.dealer}.\n\n{finding.detail}\n",
+            group=round_.table.code)
     return notices.Notice(
         finding, notices.Why.JACKPOT, f"Jackpot of {money(finding.expected, currency)} at {where}",
         f"{where} won {money(finding.expected, currency)} from the progressive meter: {finding.detail}; "
-        f"{dealt}, dealer {round_.dealer}.\n")
+        f"{dealt}, dealer {round_.dealer}.\n", group=round_.table.code)
 
 
 def _protection_rows(read: QuerySet) -> QuerySet:

@@ -409,6 +409,10 @@ NOTICES_TO = env_list("NOTICES_TO")
 # A payout mismatch this large or larger, in its round's currency, is mailed at once; a
 # currency not named here is never mailed for a mismatch (the morning's queue still has it).
 NOTICE_MISMATCH_AT_LEAST = env_amounts("NOTICE_MISMATCH_AT_LEAST", "SEK=5000,EUR=500,USD=500")
+# A table's first notice of a kind goes at once; what it finds of that kind within this many
+# minutes after is held and then told in one notice naming every finding, so a table that
+# overpays round after round cannot bury the supervisors' mail.
+NOTICE_GROUP_WINDOW = timedelta(minutes=env_positive_int("NOTICE_GROUP_MINUTES", "10"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

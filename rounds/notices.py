@@ -78,8 +78,12 @@ class Notice:
     subject: str
     body: str
     to_assignee: bool = True
-    # The finding's mates (``rounds.mistakes``): one notice, recorded on each of them too.
+    # The finding's mates (``rounds.mistakes``), or the other findings a grouped notice names:
+    # one notice, recorded on each of them too.
     mates: tuple = ()
+    # What the notice is grouped by (a table's code): its events say so, and the next notice of
+    # the group waits for ``NOTICE_GROUP_WINDOW`` after it (``audit.notices``).
+    group: str = ""
 
 
 def recipients(extra: Iterable[str] = ()) -> list[str]:
@@ -136,7 +140,7 @@ def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
                 error = f"{type(exc).__name__}: {exc}"[:500]
         # "retry": a refusal may pass; nobody to tell is not mended by telling again.
         after = {"why": notice.why, "to": to, "subject": subject, "sent": not error, "error": error,
-                 "retry": bool(error) and bool(to)}
+                 "retry": bool(error) and bool(to), **({"group": notice.group} if notice.group else {})}
         recorded = [AuditEntry(actor=SYSTEM, action=f"{about.work_name}.notified", obj=about, after=after)
                     for about in (notice.finding, *notice.mates)]
         with transaction.atomic():
