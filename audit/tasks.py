@@ -76,7 +76,8 @@ HEAL_MOST_DAYS = 7
 @shared_task(name="audit.reconcile_missing", **RELIABLE)
 def reconcile_missing(most: int = HEAL_MOST_DAYS) -> list[str]:
     """Start the report of each settled gaming day without a current report of its own (a night the
-    beat or the broker missed) or whose report is stale (late rounds), oldest first, ``most`` a run.
+    beat or the broker missed; oldest first) or whose report is stale (late rounds; newest first),
+    ``most`` a run.
 
     Idempotent and cheap when nothing is missing (two reads), so the schedule runs it every hour.
     """

@@ -43,10 +43,13 @@ def last_day_to_heal(*, now: datetime) -> date:
 
 
 def days_to_heal(*, books_open: date, now: datetime) -> list[date]:
-    """The settled days without a current report of their own, or whose report is stale, oldest first.
+    """The settled days without a current report of their own (oldest first), then those whose
+    report is stale (newest first).
 
-    A day whose report is running, or failed and due to be tried again, is not here:
-    ``reports_to_move`` has it.
+    Stale days come newest first because a table makes them: one that posts rounds backdated
+    into old days, a few an hour, would otherwise keep the healer on those days for good while
+    yesterday's late rounds waited behind them. A day whose report is running, or failed and due
+    to be tried again, is not here: ``reports_to_move`` has it.
     """
     last = last_day_to_heal(now=now)
     missing = set(selectors.days_without_report(books_open=books_open, last_ended=last))
@@ -54,7 +57,9 @@ def days_to_heal(*, books_open: date, now: datetime) -> list[date]:
         Q(status=Status.RUNNING) | Q(status=Status.FAILED, retry_at__isnull=False), day_from=F("day_to"),
         day_from__gte=books_open, day_to__lte=last,
     ).values_list("day_from", flat=True))
-    return sorted((missing - in_hand) | set(days_stale(books_open=books_open, last_ended=last)))
+    without = sorted(missing - in_hand)
+    stale = sorted(set(days_stale(books_open=books_open, last_ended=last)) - set(without), reverse=True)
+    return without + stale
 
 
 @dataclass(frozen=True)

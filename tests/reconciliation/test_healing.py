@@ -16,7 +16,7 @@ from audit.tasks import reconcile_missing
 from rounds.models import LateRound
 from tests import examples
 
-from .days import DAY, client_for, post_day
+from .days import DAY, client_for, moved, post_day
 
 pytestmark = pytest.mark.django_db
 EMPTY_DAY = date(2026, 10, 3)
@@ -129,3 +129,28 @@ def test_a_failed_report_is_tried_again_when_its_time_comes_with_backoff(setting
     twice = ReconciliationReport.objects.get(pk=report.pk)
     assert twice.failures == 2
     assert twice.retry_at - twice.finished_at == timedelta(seconds=2 * settings.RECONCILIATION_RETRY_FIRST_SECONDS)
+
+
+def test_rounds_backdated_into_old_days_do_not_keep_a_recent_stale_day_waiting(monkeypatch, settings):
+    """A table posts late rounds into ten old days, then one into the last ended day: the hourly job's
+    few days a run begin with the newest stale day, not the table's oldest."""
+    monkeypatch.setattr(staleness, "COMMIT_MARGIN", timedelta(0))
+    last = last_day_to_heal(now=timezone.now())
+    opens = last - timedelta(days=20)
+    settings.ROUND_WINDOW_OPENS = opens.replace(day=1)
+    books_open = settings.ROUND_WINDOW_OPENS
+    day, reported = books_open, []
+    while day <= last:
+        reported.append(ReconciliationReport.objects.create(
+            day_from=day, day_to=day, version=1, status="complete", engine_version="earlier", figures={}))
+        day += timedelta(days=1)
+    late = client_for("S09", "se-50kr")
+    example = examples.load("se-50kr.jsonl")[0]["record"]
+    dealt = date.fromisoformat(example["dealt_at"][:10])
+    targets = [opens + timedelta(days=n) for n in range(10)] + [last]
+    for n, target in enumerate(targets):
+        record = dict(moved(example, hours=24 * (target - dealt).days, prefix=f"back-{n}-"), table="S09")
+        assert late.post("/api/v1/rounds/", record, format="json").status_code == 201
+    stale = days_to_heal(books_open=books_open, now=timezone.now())
+    assert sorted(stale) == sorted(targets)
+    assert stale[0] == last and stale[1:] == sorted(targets[:-1], reverse=True)
