@@ -16,6 +16,10 @@ WATCHED = ("username", "email", "is_active", "is_staff", "is_superuser")
 def _state(user) -> dict:
     state = {name: getattr(user, name) for name in WATCHED}
     state["roles"] = sorted(user.groups.values_list("name", flat=True)) if user.pk else []
+    # Permissions ticked one by one give what a role gives: a change of them is a change of the person.
+    state["permissions"] = sorted(
+        f"{app}.{codename}" for app, codename in
+        user.user_permissions.values_list("content_type__app_label", "codename")) if user.pk else []
     return state
 
 

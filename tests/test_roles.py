@@ -101,6 +101,27 @@ def test_role_changes_in_the_admin_are_audited(admin_client, django_user_model):
     assert event.after["is_staff"] is True and event.actor_name == "admin"
 
 
+def test_permissions_ticked_one_by_one_in_the_admin_are_audited_and_tie_the_person(admin_client,
+                                                                                   django_user_model):
+    """A permission ticked on the user's page gives what a role gives: it is a change of the person,
+    and the admin who ticked it is tied to him (``trail.approvals.approver_tie``)."""
+    from django.contrib.auth.models import Permission
+
+    from trail.approvals import approver_tie
+
+    user = django_user_model.objects.create_user("tove")
+    notices = Permission.objects.get(content_type__app_label="rounds", codename="receive_notices")
+    response = admin_client.post(f"/admin/auth/user/{user.pk}/change/", {
+        "username": "tove", "is_active": "on", "user_permissions": [notices.pk],
+        "date_joined_0": "2026-11-30", "date_joined_1": "10:00:00",
+    })
+    assert response.status_code == 302, response.content.decode()[:1500]
+    event = AuditEvent.objects.get(action="user.changed")
+    assert event.before["permissions"] == [] and event.after["permissions"] == ["rounds.receive_notices"]
+    admin = django_user_model.objects.get(username="admin")
+    assert approver_tie(approver_id=user.pk, requester_id=admin.pk) == event
+
+
 def test_a_refused_api_action_is_itself_audited(table_client, django_user_model):
     table_client("U01", "us-30k").post("/api/v1/rounds/", examples.load("us-30k.jsonl")[0]["record"],
                                        format="json")
