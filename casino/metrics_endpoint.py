@@ -37,7 +37,7 @@ from django.db.models import Count, OuterRef, Subquery
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
-from audit.models import ReconciliationReport
+from audit.models import ProtectionFinding, ReconciliationReport, VarianceFinding
 from audit.reconciliation.config import day_to_reconcile
 from audit.reconciliation.selectors import reports_kept
 from audit.shifts import gaming_day_window
@@ -47,7 +47,7 @@ from infra.work import State
 from progressive.models import Pool
 from rounds.models import Finding, Round, Table
 from rounds.window import window_opens
-from trail.models import ChainHead
+from trail.models import AuditEvent, ChainHead
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 
@@ -156,6 +156,24 @@ class DatabaseFigures:
         yield from (last, finished)
         yield from _reports_kept()
         yield _clock_offsets(day)
+        yield _notices_refused()
+
+
+def _notices_refused() -> GaugeMetricFamily:
+    """Notices of the last day that did not go (the mail server refused them, or nobody could be
+    told), by why: above zero, the supervisors may not know what they must. One is retried hourly
+    for a day, so a count that stays is a notice that keeps failing."""
+    refused = GaugeMetricFamily(
+        "table_audit_notices_refused_last_day",
+        "Notices of the last 24 hours that were not sent (refused, or nobody to tell), by why.",
+        labels=["why"])
+    actions = [f"{model.work_name}.notified" for model in (Finding, VarianceFinding, ProtectionFinding)]
+    rows = (AuditEvent.objects.filter(action__in=actions, at__gte=timezone.now() - timedelta(days=1),
+                                      after__sent=False)
+            .values_list("after__why").order_by().annotate(n=_count()))
+    for why, n in rows:
+        refused.add_metric([str(why)], n)
+    return refused
 
 
 def _reports_kept():

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -277,3 +278,21 @@ def test_ended_days_without_their_report_and_a_report_stuck_running(settings):
     assert value(text, "table_audit_reconciliation_last_complete_day_timestamp_seconds") == datetime(
         ended.year, ended.month, ended.day, tzinfo=UTC).timestamp()
     assert 90 * 60 <= value(text, "table_audit_reconciliation_oldest_running_seconds") < 95 * 60
+
+
+@pytest.mark.django_db
+def test_a_notice_that_did_not_go_is_counted_until_a_day_has_passed(table_client, settings):
+    from audit.notices import notices_send
+    from rounds.models import Finding
+
+    settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
+    settings.EMAIL_BACKEND = "tests.audit.test_notices.RefusingBackend"
+    settings.NOTICES_TO = ["surveillance@casino.example"]
+    client = table_client("S01", "se-50kr")
+    wrong = now_record("F-1")
+    wrong["seats"][1]["paid"]["ante"] = "-90"
+    assert client.post(ROUNDS, wrong, format="json").status_code == 201
+    assert Finding.objects.filter(code="payout_mismatch").exists()
+    assert value(scrape(), "table_audit_notices_refused_last_day", why="payout_mismatch") == 0
+    assert notices_send()["round_findings"] == 1
+    assert value(scrape(), "table_audit_notices_refused_last_day", why="payout_mismatch") == 1
