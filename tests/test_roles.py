@@ -68,6 +68,9 @@ def test_set_roles_command(django_user_model, capsys):
     call_command("set_roles", "sara", "supervisor")
     assert "supervisor" in capsys.readouterr().out
     assert django_user_model.objects.get(username="sara").has_perm("progressive.adjust_meter")
+    # The trail names the command and the login that ran it, not "system".
+    (event,) = AuditEvent.objects.filter(action="user.roles_set")
+    assert event.actor_kind == "system" and event.actor_name.startswith("manage.py set_roles (by ")
 
 
 @pytest.mark.parametrize("role,can_read", [("auditor", True), ("supervisor", True), ("table", False)])

@@ -9,7 +9,10 @@ the head's new tip are written in one more.
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +39,16 @@ class Actor:
         if user is None or not getattr(user, "is_authenticated", False):
             return SYSTEM
         return cls(AuditEvent.ActorKind.USER, str(user.pk), user.get_username())
+
+    @classmethod
+    def of_command(cls, command: str) -> Actor:
+        """A ``manage.py`` command run at a shell: no person it proved, so the trail names the
+        command and the login that ran it, never someone the command was told to be."""
+        try:
+            login = getpass.getuser()
+        except (KeyError, OSError):  # no name for the uid in this container
+            login = f"uid {os.getuid()}"
+        return cls(AuditEvent.ActorKind.SYSTEM, "", f"manage.py {command} (by {login} on {socket.gethostname()})"[:150])
 
     @classmethod
     def of_table(cls, table) -> Actor:

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from casino.roles import ROLE_NAMES
 from casino.services import RoleError, user_roles_set
-from trail.services import SYSTEM
+from trail.services import Actor
 
 
 class Command(BaseCommand):
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         except User.DoesNotExist:
             raise CommandError(f"no user {username!r}") from None
         try:
-            user_roles_set(user=user, roles=roles, actor=SYSTEM)
+            user_roles_set(user=user, roles=roles, actor=Actor.of_command("set_roles"))
         except RoleError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"{username}: {', '.join(sorted(roles)) or 'no roles'}")
