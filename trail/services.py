@@ -12,7 +12,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import socket
+import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +48,7 @@ class Actor:
             login = getpass.getuser()
         except (KeyError, OSError):  # no name for the uid in this container
             login = f"uid {os.getuid()}"
-        return cls(AuditEvent.ActorKind.SYSTEM, "", f"manage.py {command} (by {login} on {socket.gethostname()})"[:150])
+        return cls(AuditEvent.ActorKind.SYSTEM, "", f"manage.py {command} (by {login} on {platform.node()})"[:150])
 
     @classmethod
     def of_table(cls, table) -> Actor:
