@@ -26,7 +26,9 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Min, Q, Sum, Value, Window
+from django.db.models import (
+    Count, DurationField, Exists, ExpressionWrapper, F, Max, Min, OuterRef, Q, Sum, Value, Window,
+)
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
@@ -39,7 +41,7 @@ from infra.gaming_day import gaming_day_of
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds import mistakes
-from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
+from rounds.models import Finding, LateRound, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
@@ -174,6 +176,20 @@ class ProtectionOpen:
 
 
 @dataclass(frozen=True, slots=True)
+class Late:
+    """A table's rounds stored in the last day after their gaming day had ended, and how many of them
+    came after their day's report was made (each makes that report stale, for the healer to remake)."""
+
+    table: str
+    rounds: int
+    after_report: int
+
+
+# How far back the tonight page counts rounds stored late.
+LATE_OVER = timedelta(hours=24)
+
+
+@dataclass(frozen=True, slots=True)
 class Tonight:
     now: datetime
     days: list[Day]
@@ -186,6 +202,7 @@ class Tonight:
     protection: list[ProtectionOpen] = field(default_factory=list)
     kept: ReportsKept | None = None  # whether every ended day has its current report
     reports_url: str = ""
+    late: list[Late] = field(default_factory=list)  # by table, most first
 
     @property
     def protection_url(self) -> str:
@@ -215,7 +232,19 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
+        late=late_rounds(since=now - LATE_OVER),
     )
+
+
+def late_rounds(*, since: datetime) -> list[Late]:
+    """Each table's rounds stored since ``since`` for a gaming day already ended, most first."""
+    late = LateRound.objects.filter(received_at__gte=since).order_by()
+    reported = Exists(ReconciliationReport.objects.filter(
+        day_from=OuterRef("gaming_day"), day_to=OuterRef("gaming_day"), created_at__lt=OuterRef("received_at")))
+    counted = dict(late.values_list("table__code").annotate(n=Count("id")))
+    after = dict(late.filter(reported).values_list("table__code").annotate(n=Count("id")))
+    return sorted((Late(table, n, after.get(table, 0)) for table, n in counted.items()),
+                  key=lambda one: (-one.rounds, one.table))
 
 
 def _backlog(*, before: date) -> int:

@@ -13,6 +13,7 @@ from audit.reconciliation import services, staleness
 from audit.reconciliation.healing import days_to_heal, last_day_to_heal, reports_to_move
 from audit.reconciliation.selectors import report_current, reports_kept
 from audit.tasks import reconcile_missing
+from audit.tonight import Late, late_rounds
 from rounds.models import LateRound
 from tests import examples
 
@@ -131,7 +132,8 @@ def test_a_failed_report_is_tried_again_when_its_time_comes_with_backoff(setting
     assert twice.retry_at - twice.finished_at == timedelta(seconds=2 * settings.RECONCILIATION_RETRY_FIRST_SECONDS)
 
 
-def test_rounds_backdated_into_old_days_do_not_keep_a_recent_stale_day_waiting(monkeypatch, settings):
+def test_rounds_backdated_into_old_days_do_not_keep_a_recent_stale_day_waiting(monkeypatch, settings,
+                                                                                admin_client):
     """A table posts late rounds into ten old days, then one into the last ended day: the hourly job's
     few days a run begin with the newest stale day, not the table's oldest."""
     monkeypatch.setattr(staleness, "COMMIT_MARGIN", timedelta(0))
@@ -154,3 +156,7 @@ def test_rounds_backdated_into_old_days_do_not_keep_a_recent_stale_day_waiting(m
     stale = days_to_heal(books_open=books_open, now=timezone.now())
     assert sorted(stale) == sorted(targets)
     assert stale[0] == last and stale[1:] == sorted(targets[:-1], reverse=True)
+    # The tonight page counts them, by table, with how many came after their day's report.
+    assert late_rounds(since=timezone.now() - timedelta(hours=1)) == [Late("S09", len(targets), len(targets))]
+    page = admin_client.get("/admin/").content.decode()
+    assert f"S09 {len(targets)} ({len(targets)} after the day's report)" in page
