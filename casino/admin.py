@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from casino.services import person_cases_checked
 from infra.request_ids import request_id_of
 from trail.services import Actor, audit_record
 
@@ -40,6 +41,9 @@ class AuditedUserAdmin(UserAdmin):
         before = getattr(request, "_audit_before", None)
         if before == after:
             return
+        if change:  # before the trail's event: the findings' rows are locked before the chain's head
+            person_cases_checked(user=user, actor=Actor.of_user(request.user),
+                                 why=f"{user.get_username()} was changed in the admin", request_id=request_id_of(request))
         audit_record(
             actor=Actor.of_user(request.user), action="user.changed" if change else "user.created",
             obj=user, object_repr=user.get_username(), before=before, after=after,

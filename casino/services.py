@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from audit.proof_findings import WORKED
+from rounds.services.cases import cases_handed_back
 from trail.services import Actor, audit_record
 
 from .roles import ROLE_NAMES, STAFF_ROLES
@@ -25,8 +27,17 @@ def user_roles_set(*, user, roles: list[str], actor: Actor, request_id: str = ""
         user.groups.set(keep + list(Group.objects.filter(name__in=roles)))
         user.is_staff = bool(set(roles) & STAFF_ROLES) or user.is_superuser
         user.save(update_fields=["is_staff"])
+        # Before the trail's event: the findings' rows are locked before the chain's head (infra.locks).
+        person_cases_checked(user=user, actor=actor, why=f"{user.get_username()}'s roles were set to "
+                             f"{', '.join(sorted(roles)) or 'none'}", request_id=request_id)
         audit_record(
             actor=actor, action="user.roles_set", obj=user,
             object_repr=user.get_username(), before={"roles": before},
             after={"roles": sorted(roles), "is_staff": user.is_staff}, request_id=request_id,
         )
+
+
+def person_cases_checked(*, user, actor: Actor, why: str, request_id: str = "") -> int:
+    """The cases ``user`` holds that he may no longer work given back to nobody, with ``why``: a
+    person without the role, or made inactive, holds no case (nor is he mailed about it)."""
+    return cases_handed_back(person=user, actor=actor, models=WORKED, why=why, request_id=request_id)

@@ -125,6 +125,30 @@ def test_permissions_ticked_one_by_one_in_the_admin_are_audited_and_tie_the_pers
     assert approver_tie(approver_id=user.pk, requester_id=admin.pk) == event
 
 
+def test_a_person_made_inactive_in_the_admin_holds_no_case_after(admin_client, django_user_model, table_client):
+    from rounds.models import Finding
+    from rounds.services import case_change
+
+    client = table_client("S01", "se-50kr")
+    example = next(e for e in examples.load("se-50kr.jsonl") if "payout_mismatch" in e["expect"]["codes"])
+    assert client.post("/api/v1/rounds/", example["record"], format="json").status_code == 201
+    finding = Finding.objects.filter(code="payout_mismatch").first()
+    pit = django_user_model.objects.create_user("pit", password="pw-for-tests-only")
+    user_roles_set(user=pit, roles=["supervisor"], actor=SYSTEM)
+    case_change(model=Finding, finding_id=finding.pk, user=None, assignee=pit)
+    from django.contrib.auth.models import Group
+
+    response = admin_client.post(f"/admin/auth/user/{pit.pk}/change/", {
+        "username": "pit", "is_staff": "on", "groups": [Group.objects.get(name="supervisor").pk],
+        "date_joined_0": "2026-11-30", "date_joined_1": "10:00:00",
+    })
+    assert response.status_code == 302, response.content.decode()[:1500]
+    finding.refresh_from_db()
+    assert (finding.assignee, finding.assignee_name) == (None, "")
+    handed = AuditEvent.objects.filter(action="finding.case", object_id=str(finding.pk)).order_by("-seq").first()
+    assert handed.actor_name == "admin" and handed.after["note"] == "pit was changed in the admin"
+
+
 def test_a_refused_api_action_is_itself_audited(table_client, django_user_model):
     table_client("U01", "us-30k").post("/api/v1/rounds/", examples.load("us-30k.jsonl")[0]["record"],
                                        format="json")

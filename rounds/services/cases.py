@@ -12,6 +12,7 @@ on one is made, and recorded, on each of its mates too, and told once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -19,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from infra.work import Priority, WorkedFinding, priority_label
+from infra.work import UNRESOLVED, Priority, WorkedFinding, priority_label
 from rounds import mistakes, notices
 from trail.services import Actor, AuditEntry, audit_record_many
 
@@ -131,7 +132,28 @@ def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: st
     return Escalated(finding, told=all(entry.after["sent"] for entry in told))
 
 
-def _changed(model, finding_id: int, user, changes: dict, request_id: str) -> WorkedFinding:
+def cases_handed_back(*, person, actor: Actor, models: Sequence[type[WorkedFinding]], why: str,
+                      request_id: str = "") -> int:
+    """Each unresolved case ``person`` holds, of those ``models`` whose findings he may no longer work
+    (made inactive, or his role taken away), given back to nobody, ``why`` in its event; how many."""
+    person = get_user_model().objects.get(pk=person.pk)  # his permissions as they are now, not cached
+    handed = 0
+    for model in models:
+        if person.is_active and person.has_perm(model.worker_permission()):
+            continue
+        for pk in model.objects.filter(assignee=person, state__in=UNRESOLVED).values_list("pk", flat=True):
+            try:
+                _changed(model, pk, None, {"assignee": None, "assignee_name": ""}, request_id, actor=actor,
+                         note=why)
+            except CaseError:  # given back already with its mistake's first finding
+                continue
+            handed += 1
+    return handed
+
+
+def _changed(model, finding_id: int, user, changes: dict, request_id: str, *, actor: Actor | None = None,
+             note: str = "") -> WorkedFinding:
+    actor = actor or Actor.of_user(user)
     with transaction.atomic():
         finding, *mates = _locked(model, finding_id)
         entries = []
@@ -145,8 +167,8 @@ def _changed(model, finding_id: int, user, changes: dict, request_id: str) -> Wo
                     raise CaseError("nothing to change: the case is so already", field="findings")
                 continue
             one.save(update_fields=list(changes))
-            entries.append(AuditEntry(actor=Actor.of_user(user), action=f"{model.work_name}.case", obj=one,
-                                      before=before, after=after, request_id=request_id))
+            entries.append(AuditEntry(actor=actor, action=f"{model.work_name}.case", obj=one, before=before,
+                                      after={**after, "note": note} if note else after, request_id=request_id))
         audit_record_many(entries=entries)
     return finding
 

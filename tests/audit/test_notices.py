@@ -225,6 +225,13 @@ def test_whoever_no_longer_may_work_a_case_is_not_mailed_its_escalation(table_cl
     case_change(model=Finding, finding_id=found[0].pk, user=None, assignee=worker)
     if gone == "roles removed":
         user_roles_set(user=worker, roles=[], actor=SYSTEM)
+        # His cases are given back to nobody, saying why (tests/test_roles.py: the admin's deactivation).
+        found[0].refresh_from_db()
+        assert found[0].assignee is None
+        (handed,) = [e for e in AuditEvent.objects.filter(action="finding.case", object_id=str(found[0].pk))
+                     if e.after["assignee"] == ""]
+        assert handed.after["note"] == "pit's roles were set to none"
+        Finding.objects.filter(pk=found[0].pk).update(assignee=worker, assignee_name="pit")  # as if still held
     else:
         worker.is_active = False
         worker.save(update_fields=["is_active"])
