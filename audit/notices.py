@@ -25,6 +25,7 @@ minutes from the schedule.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import CharField, Exists, Max, OuterRef, Q, QuerySet
@@ -130,11 +131,11 @@ def _told_lately(table: str, why: str, *, since: datetime) -> bool:
 
 def _grouped_notice(table: str, why: str, found: list[Finding]) -> notices.Notice:
     """One notice naming every one of ``found`` (a table's findings of one kind), with its sums."""
-    totals: dict[str, object] = {}
+    totals: dict[str, Decimal] = {}
     for finding in found:
         currency = finding.round.config_version.currency
         amount = finding.stake if why == notices.Why.MISMATCH else finding.expected
-        totals[currency] = totals.get(currency, 0) + amount
+        totals[currency] = totals.get(currency, Decimal(0)) + amount  # each currency its own sum
     in_all = ", ".join(money(amount, currency) for currency, amount in sorted(totals.items()))
     what = "payout mismatches" if why == notices.Why.MISMATCH else "jackpots"
     lines = "".join(f"- {_round_notice(finding).subject}\n" for finding in found)

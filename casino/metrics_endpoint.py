@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, Exists, OuterRef, Subquery
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
@@ -156,24 +156,25 @@ class DatabaseFigures:
         yield from (last, finished)
         yield from _reports_kept()
         yield _clock_offsets(day)
-        yield _notices_refused()
+        yield _notices_unsent()
 
 
-def _notices_refused() -> GaugeMetricFamily:
-    """Notices of the last day that did not go (the mail server refused them, or nobody could be
-    told), by why: above zero, the supervisors may not know what they must. One is retried hourly
-    for a day, so a count that stays is a notice that keeps failing."""
-    refused = GaugeMetricFamily(
-        "table_audit_notices_refused_last_day",
-        "Notices of the last 24 hours that were not sent (refused, or nobody to tell), by why.",
+def _notices_unsent() -> GaugeMetricFamily:
+    """Notices of the last day not sent yet (the mail server refused them and no retry has gone,
+    or nobody could be told), by why: above zero, the supervisors may not know what they must."""
+    unsent = GaugeMetricFamily(
+        "table_audit_notices_unsent",
+        "Notices of the last 24 hours not sent yet (refused with no retry sent since, or nobody to tell), by why.",
         labels=["why"])
     actions = [f"{model.work_name}.notified" for model in (Finding, VarianceFinding, ProtectionFinding)]
-    rows = (AuditEvent.objects.filter(action__in=actions, at__gte=timezone.now() - timedelta(days=1),
-                                      after__sent=False)
+    notified = AuditEvent.objects.filter(action__in=actions, at__gte=timezone.now() - timedelta(days=1))
+    sent_since = notified.filter(object_type=OuterRef("object_type"), object_id=OuterRef("object_id"),
+                                 after__why=OuterRef("after__why"), after__sent=True, seq__gt=OuterRef("seq"))
+    rows = (notified.filter(after__sent=False).exclude(Exists(sent_since))
             .values_list("after__why").order_by().annotate(n=_count()))
     for why, n in rows:
-        refused.add_metric([str(why)], n)
-    return refused
+        unsent.add_metric([str(why)], n)
+    return unsent
 
 
 def _reports_kept():

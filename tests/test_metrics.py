@@ -281,8 +281,8 @@ def test_ended_days_without_their_report_and_a_report_stuck_running(settings):
 
 
 @pytest.mark.django_db
-def test_a_notice_that_did_not_go_is_counted_until_a_day_has_passed(table_client, settings):
-    from audit.notices import notices_send
+def test_a_notice_that_did_not_go_is_counted_until_a_retry_goes(table_client, settings):
+    from audit.notices import RETRY_AFTER, notices_send
     from rounds.models import Finding
 
     settings.NOTICE_MISMATCH_AT_LEAST = {"SEK": Decimal("0.01")}
@@ -293,6 +293,11 @@ def test_a_notice_that_did_not_go_is_counted_until_a_day_has_passed(table_client
     wrong["seats"][1]["paid"]["ante"] = "-90"
     assert client.post(ROUNDS, wrong, format="json").status_code == 201
     assert Finding.objects.filter(code="payout_mismatch").exists()
-    assert value(scrape(), "table_audit_notices_refused_last_day", why="payout_mismatch") == 0
+    assert value(scrape(), "table_audit_notices_unsent", why="payout_mismatch") == 0
     assert notices_send()["round_findings"] == 1
-    assert value(scrape(), "table_audit_notices_refused_last_day", why="payout_mismatch") == 1
+    unsent = value(scrape(), "table_audit_notices_unsent", why="payout_mismatch")
+    assert unsent == Finding.objects.filter(code="payout_mismatch").count() >= 1
+    # The retry an hour later goes: nothing is left unsent.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert notices_send(now=timezone.now() + RETRY_AFTER + timedelta(minutes=1))["round_findings"] == 1
+    assert value(scrape(), "table_audit_notices_unsent", why="payout_mismatch") == 0

@@ -53,14 +53,14 @@ def _site_pages() -> list[str]:
     """The site's pages that take nothing in their path (its own views, besides the models')."""
     found = []
 
-    def walk(patterns, prefix):
+    def walk(patterns):
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
-                walk(pattern.url_patterns, prefix + str(pattern.pattern))
+                walk(pattern.url_patterns)
             elif isinstance(pattern, URLPattern) and pattern.name and "<" not in str(pattern.pattern):
                 found.append(pattern.name)
 
-    walk(admin.site.get_urls(), "")
+    walk(admin.site.get_urls())
     return sorted({name for name in found if name not in {"logout"}})
 
 
