@@ -59,6 +59,34 @@ RETRY_STATUSES = {500, 502, 503, 504, 429}
 
 # ---- a throwaway database -----------------------------------------------------------
 
+# The role the service runs as on a throwaway database, as in production: it owns nothing
+# (trail.privileges). Made on the server once, without a password (the local servers trust
+# their loopback); the database's owner is whoever ``server`` names.
+APP_ROLE = "table_audit_app"
+
+
+def app_role_ensure(server: str) -> None:
+    """The application's role on ``server`` (``postgres://user@host:port``), made if missing."""
+    import psycopg
+    from psycopg import errors, sql
+
+    with psycopg.connect(f"{server.rstrip('/')}/postgres", autocommit=True) as admin:
+        if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone():
+            return
+        try:
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(APP_ROLE)))
+        except (errors.DuplicateObject, errors.UniqueViolation):
+            pass  # made by another run at the same moment
+
+
+def as_app_role(database_url: str) -> str:
+    """``database_url`` logged in as the application's role instead of the owner."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(database_url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit(parts._replace(netloc=f"{APP_ROLE}@{host}"))
+
 
 @dataclass
 class Throwaway:
@@ -78,11 +106,12 @@ class Throwaway:
 
     def create(self, *, template: str | None = None) -> Throwaway:
         """Create it (a copy of ``template`` if given, else migrated from scratch)."""
+        app_role_ensure(self.server)
         with self._admin() as admin:
             suffix = f' TEMPLATE "{template}"' if template else ""
             admin.execute(f'CREATE DATABASE "{self.name}"{suffix}')
         if template is None:
-            django_run(self.url, "manage.py", "migrate", "--no-input", "-v", "0", module=False)
+            django_run(self.url, "manage.py", "migrate", "--no-input", "-v", "0", module=False, as_owner=True)
         else:
             self._sequences_logged()
         return self
@@ -110,21 +139,25 @@ class Throwaway:
 
 
 def django_run(database_url: str, *args: str, stdin: str | None = None, module: bool = True,
-               env: dict | None = None) -> str:
-    """Run ``python -m bench.load ARGS`` (or ``python ARGS``) with Django on ``database_url``."""
+               env: dict | None = None, as_owner: bool = False) -> str:
+    """Run ``python -m bench.load ARGS`` (or ``python ARGS``) with Django on ``database_url``,
+    as the application's role (as the owner, who also grants that role, if ``as_owner``)."""
     command = [PYTHON, "-m", "bench.load", *args] if module else [PYTHON, *args]
     done = subprocess.run(
         command, cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=600, check=False,
-        env={**os.environ, **service_env(database_url), **(env or {})},
+        env={**os.environ, **service_env(database_url, as_owner=as_owner), **(env or {})},
     )
     if done.returncode:
         raise RuntimeError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done.stdout
 
 
-def service_env(database_url: str) -> dict:
+def service_env(database_url: str, *, as_owner: bool = False) -> dict:
+    """The service's settings on ``database_url`` (the owner's), logged in as the application's
+    role unless ``as_owner``."""
     return {
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": database_url if as_owner else as_app_role(database_url),
+        "DATABASE_APP_ROLE": APP_ROLE,
         "DJANGO_SETTINGS_MODULE": "casino.settings",
         "DJANGO_ENV": "development",
         "DEBUG": "0",

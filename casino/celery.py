@@ -18,7 +18,7 @@ deployments (and tests) that share a broker:
 import os
 
 from celery import Celery
-from celery.signals import setup_logging, worker_init
+from celery.signals import beat_init, setup_logging, worker_init
 
 from game.evaluator import fill_rank_table
 
@@ -39,6 +39,21 @@ def _tables_before_forking(**kwargs) -> None:
     """The hand evaluator's rank table, filled in the worker's parent before it forks its
     pool, so that every child re-verifies at full speed from its first round."""
     fill_rank_table()
+
+
+@worker_init.connect
+@beat_init.connect
+def _never_as_the_owner(**kwargs) -> None:
+    """In production a worker or beat on a role that owns the tables does not start (Celery
+    logs and passes over a receiver's exception, not a SystemExit)."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from trail.privileges import refuse_the_owner
+
+    try:
+        refuse_the_owner()
+    except ImproperlyConfigured as error:
+        raise SystemExit(f"table-audit: {error}") from error
 
 
 @setup_logging.connect

@@ -213,6 +213,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "8")),
         }
+# The role the application runs as, named where the owner runs `migrate`: it grants
+# that role the application's privileges and nothing more (trail.privileges). The
+# service itself logs in as that role; in production it refuses to run as one that
+# could act as a table's owner.
+DATABASE_APP_ROLE = os.environ.get("DATABASE_APP_ROLE", "")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several tables post at once to the embedded default, each request on its
     # own connection to one file. In WAL mode readers and the one writer do not

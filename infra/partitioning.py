@@ -44,37 +44,11 @@ def default_partition_name(table: str) -> str:
     return f"{table}_{DEFAULT}"
 
 
-def partitions_create(cursor, tables: Iterable[str], day: date) -> bool:
-    """A partition of each of ``tables`` for ``day``'s month, where there is none; False if all were there.
-
-    The tables of a month are made together (in the caller's transaction): a
-    row of one always has its partition in the others. Makers in other
-    processes take turns on a lock of the first table, self-conflicting but
-    not in the way of its readers and writers; taking a lock on a table also
-    brings this session's view of the catalog up to date, so a partition the
-    maker before made is seen (an advisory lock would not: the session would
-    still see the name free, and its CREATE would fail). Making a partition
-    itself locks the partitioned table, so writers wait for the moment it takes.
-    Raises ``psycopg.errors.CheckViolation`` (wrapped by the caller's driver
-    layer) when the default partition holds rows of that month.
-    """
-    tables = list(tables)
-    if all(_exists(cursor, partition_name(t, day)) for t in tables):
-        return False
-    cursor.execute(sql.SQL("LOCK TABLE {} IN SHARE UPDATE EXCLUSIVE MODE").format(sql.Identifier(tables[0])))
-    made = False
-    for table in tables:
-        if not _exists(cursor, partition_name(table, day)):
-            cursor.execute(_create_statement(table, day))
-            _truncate_refused_like_parent(cursor, table, partition_name(table, day))
-            made = True
-    return made
-
-
 def partitions_create_moving(cursor, tables: Iterable[str], column: str, day: date,
-                             guards: dict[str, str]) -> dict[str, int]:
-    """``partitions_create`` for a month whose rows already lie in the default partitions: the
-    rows moved into the new partitions, in the caller's transaction; how many of each table.
+                             guards: dict[str, str], create) -> dict[str, int]:
+    """The month's partitions made (``create(cursor, tables, day)``) when its rows already lie in
+    the default partitions: the rows moved into them, in the caller's transaction; how many of
+    each table.
 
     The tables are locked against everyone (in the order given, the writers' order) for the
     moment it takes. Each default partition's row trigger that refuses a DELETE (``guards``, by
@@ -101,7 +75,7 @@ def partitions_create_moving(cursor, tables: Iterable[str], column: str, day: da
         cursor.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER {}").format(default, guard))
         cursor.execute(sql.SQL("DELETE FROM {} WHERE {}").format(default, in_month))
         cursor.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER {}").format(default, guard))
-    partitions_create(cursor, tables, first)
+    create(cursor, tables, first)
     for table in tables:
         cursor.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(
             sql.Identifier(table), sql.Identifier(f"{table}_moving")))
@@ -173,7 +147,7 @@ def partition_attach(cursor, table: str, day: date) -> str:
 
 def partition_table_create(cursor, table: str, day: date) -> str:
     """A table shaped as ``table``'s partition of ``day``'s month, not attached (to restore a
-    dump into); TRUNCATE refused on it as on the partitions ``partitions_create`` makes."""
+    dump into); TRUNCATE refused on it as on the month's partitions."""
     name = partition_name(table, day)
     cursor.execute(sql.SQL(
         "CREATE TABLE {} (LIKE {} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)"

@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 TABLES = (Round._meta.db_table, Seat._meta.db_table)
 COLUMN = "gaming_day"
 DUPLICATE_TABLE = "42P07"  # PostgreSQL's SQLSTATE for a table that exists already
+MAKER = "table_audit_round_partitions_make"  # rounds migration 0029
 ARCHIVED_MONTH_REFUSED = "rounds_archived_month_refused"  # the default partitions' refusal (migration 0017)
 
 class MonthArchived(ValueError):
@@ -99,13 +100,13 @@ def partitions_make(days: Iterable[date]) -> Made:
     for month in sorted(months):
         try:
             with transaction.atomic(), connection.cursor() as cursor:
-                if partitioning.partitions_create(cursor, TABLES, month):
+                if month_partitions_make(cursor, month):
                     result.made.append(month)
         except ProgrammingError as error:
             if getattr(error.__cause__, "sqlstate", None) != DUPLICATE_TABLE:
                 raise
             # Another process made it between our look and our CREATE (the
-            # table lock in partitions_create makes this all but impossible).
+            # table lock in the maker makes this all but impossible).
         except IntegrityError:
             # Only a check the default partition fails raises here: rows of that month went
             # there while no partition existed (a round held apart, dated ahead of the schedule).
@@ -115,19 +116,31 @@ def partitions_make(days: Iterable[date]) -> Made:
     return result
 
 
+def month_partitions_make(cursor, month: date) -> bool:
+    """Rounds' and seats' partitions of ``month``, where there are none (False if both were
+    there), made by the owner's function (rounds migration 0029): the application's role owns
+    no table and may make no other (``trail.privileges``)."""
+    cursor.execute(f"SELECT {MAKER}(%s)", [month])
+    return cursor.fetchone()[0]
+
+
 def _made_moving(month: date, result: Made) -> None:
     """The month's partitions made with its rows moved out of the default partitions, and the
     move told to the audit chain; refused (and logged) if even that fails."""
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             moved = partitioning.partitions_create_moving(
-                cursor, TABLES, COLUMN, month, guards={table: PARTITIONED[table] for table in TABLES})
+                cursor, TABLES, COLUMN, month, guards={table: PARTITIONED[table] for table in TABLES},
+                create=lambda cursor, _tables, day: month_partitions_make(cursor, day))
             audit_record(actor=SYSTEM, action="partition.rows_moved", object_type="partition",
                          object_id=f"{month:%Y-%m}", object_repr=f"{month:%Y-%m}",
                          after={"month": f"{month:%Y-%m}", "from": "default", "rows": moved})
     except Exception:  # noqa: BLE001 - the schedule goes on with the other months
+        # Moving rows passes a trigger, which only the tables' owner may: the application's
+        # role is refused here, and `manage.py partitions --ahead N` run as the owner moves them.
         logger.exception("rounds of %s lie in the default partition and could not be moved: that "
-                         "month's partition is not made (docs/SCALING.md)", f"{month:%Y-%m}")
+                         "month's partition is not made until `manage.py partitions --ahead N` runs as "
+                         "the database's owner (docs/SCALING.md)", f"{month:%Y-%m}")
         result.refused.append(month)
         return
     logger.warning("round partitions made for %s, its rows moved out of the default partition: %s",

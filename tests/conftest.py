@@ -8,7 +8,7 @@ from django.apps import apps
 from django.db import transaction
 from rest_framework.test import APIClient
 
-from bench.load import Throwaway
+from bench.load import APP_ROLE, Throwaway, app_role_ensure
 from progressive.proof_versions import pool_versions_record
 from rounds.proof_versions import config_versions_record
 from rounds.services import table_register
@@ -29,12 +29,37 @@ def ship_configuration() -> None:
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
     """On SQLite the test database is a file of its own, as the embedded default's is:
-    Django's in-memory default would have no WAL and no second connection."""
+    Django's in-memory default would have no WAL and no second connection. On PostgreSQL the
+    application's role exists before ``migrate`` grants it."""
     from django.conf import settings
 
     database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        app_role_ensure(f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}")
+        settings.DATABASE_APP_ROLE = APP_ROLE
     if database["ENGINE"] == "django.db.backends.sqlite3" and not database.get("TEST", {}).get("NAME"):
         database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("sqlite") / "test.sqlite3")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The tests' database made and migrated by its owner, who grants the application's role
+    (``migrate`` with ``DATABASE_APP_ROLE``, as production runs it); every test then runs as
+    that role (``SET ROLE``, Django's ``assume_role``), which owns nothing. What only the owner
+    may do, a test does inside ``tests.insider.as_owner``; the database is dropped as the owner."""
+    from django.db import connections
+
+    database = connections["default"]
+    if database.vendor != "postgresql":
+        yield
+        return
+    options = database.settings_dict["OPTIONS"]
+    options["assume_role"] = APP_ROLE
+    database.close()
+    yield
+    with django_db_blocker.unblock():
+        options.pop("assume_role", None)
+        database.close()
 
 
 @pytest.fixture(autouse=True)
@@ -160,7 +185,12 @@ def _flush_past_the_truncate_refusal():
 
     def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
         statements = real(self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
-        return ["SET LOCAL session_replication_role = replica", *statements] if statements else statements
+        if not statements:
+            return statements
+        role = self.connection.settings_dict["OPTIONS"].get("assume_role")
+        # SET ROLE is transactional: a flush that fails leaves the application's role in place.
+        owner, back = (["RESET ROLE"], [self.compose_sql("SET ROLE %s", [role])]) if role else ([], [])
+        return [*owner, "SET LOCAL session_replication_role = replica", *statements, *back]
 
     DatabaseOperations.sql_flush = sql_flush
     yield

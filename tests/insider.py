@@ -4,7 +4,27 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+import psycopg
 from django.db import connection
+
+
+@contextmanager
+def as_owner():
+    """Statements inside run as the session's login role (the tables' owner, a superuser in
+    the tests), not as the application's role every test otherwise runs as."""
+    role = connection.settings_dict["OPTIONS"].get("assume_role") if connection.vendor == "postgresql" else None
+    if not role:
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("RESET ROLE")
+        try:
+            yield
+        finally:
+            # After a refused statement the transaction is aborted, and rolling it (or its
+            # savepoint) back restores the role by itself: SET ROLE is transactional.
+            if connection.connection.info.transaction_status != psycopg.pq.TransactionStatus.INERROR:
+                cursor.execute(connection.ops.compose_sql("SET ROLE %s", [role]))
 
 
 @contextmanager
@@ -14,7 +34,7 @@ def as_superuser():
     if connection.vendor != "postgresql":
         yield
         return
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         # Trigger events still pending (the test's earlier writes, checked at its end) are
         # checked now: what the insider does is theirs alone.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")

@@ -8,13 +8,15 @@ from collections.abc import Callable
 import psycopg
 from django.db import connection
 
+from tests.insider import as_owner
+
 # How a table's statistics come to describe a small table: gathered while it was small (autovacuum
 # off or behind), or never (a fresh database).
 STALE = ("analyzed while small", "never gathered")
 
 
 def statistics_of_a_small_table(table: str, kind: str) -> None:
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         if kind == "analyzed while small":
             cursor.execute(f"ANALYZE {table}")
             return
@@ -35,7 +37,8 @@ def plans_of(work: Callable[[], object]) -> list[str]:
     plans: list[str] = []
     raw = connection.connection
     raw.add_notice_handler(lambda notice: plans.append(notice.message_primary or ""))
-    with connection.cursor() as cursor:
+    # Loading a module and its settings are a superuser's; the work itself runs as the application.
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("LOAD 'auto_explain'")
         for setting in ("auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on",
                         "client_min_messages = log"):
@@ -43,7 +46,7 @@ def plans_of(work: Callable[[], object]) -> list[str]:
     try:
         work()
     finally:
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("RESET client_min_messages")
             cursor.execute("RESET auto_explain.log_min_duration")
         raw._notice_handlers.clear()

@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from audit.anchors import ANCHOR_FILE, Anchor, AnchorRefused, anchor_line, anchor_write, anchors_read
 from tests.audit.conftest import ANCHOR_KEY, events_written
-from tests.insider import chain_rehashed_from
 from trail.models import AuditEvent, ChainHead
 from trail.selectors import audit_chain_verify
+from tests.insider import as_owner, chain_rehashed_from
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ _write = events_written
 
 def _past_the_triggers(sql: str, params=()) -> None:
     """As a superuser restoring a backup would: the session's triggers off for this statement."""
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute("SET LOCAL session_replication_role = replica")
         cursor.execute(sql, params)

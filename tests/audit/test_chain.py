@@ -9,7 +9,7 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 
 from rounds.models import Submission
-from tests.insider import chain_rehashed_from
+from tests.insider import as_owner, chain_rehashed_from
 from trail.models import AuditEvent
 from trail.selectors import audit_chain_verify
 from trail.services import SYSTEM, audit_record
@@ -27,7 +27,7 @@ def _write(n: int) -> list[AuditEvent]:
 
 def _untriggered(sql: str, params=()) -> None:
     """Run SQL with the append-only trigger off, as an attacker with the owner's rights could."""
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER audit_auditevent_append_only")
         cursor.execute(sql, params)
         cursor.execute("ALTER TABLE audit_auditevent ENABLE TRIGGER audit_auditevent_append_only")
@@ -46,7 +46,7 @@ def test_the_database_refuses_update_and_delete_of_audit_events():
     for sql in ("UPDATE audit_auditevent SET action = 'x' WHERE id = %s",
                 "DELETE FROM audit_auditevent WHERE id = %s"):
         with pytest.raises(DatabaseError, match="refused"), transaction.atomic():
-            with connection.cursor() as cursor:
+            with as_owner(), connection.cursor() as cursor:
                 cursor.execute(sql, [event.pk])
     assert AuditEvent.objects.get(pk=event.pk).action == "test.event"
 
@@ -58,7 +58,7 @@ def test_the_database_refuses_update_and_delete_of_stored_bodies(table_client):
     for sql in ("UPDATE rounds_submission SET body = 'x' WHERE id = %s",
                 "DELETE FROM rounds_submission WHERE id = %s"):
         with pytest.raises(DatabaseError, match="refused"), transaction.atomic():
-            with connection.cursor() as cursor:
+            with as_owner(), connection.cursor() as cursor:
                 cursor.execute(sql, [submission.pk])
     assert bytes(Submission.objects.get().body) == b"{not json"
 

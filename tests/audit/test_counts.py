@@ -19,6 +19,7 @@ from audit.reconciliation.report_reader import read_figures
 from audit.reconciliation.services import report_run
 from casino.services import user_roles_set
 from infra.models import ImmutableRecordError
+from tests.insider import as_owner
 from tests.reconciliation.days import DAY, moved
 from tests import examples
 from rounds.models import Round
@@ -74,7 +75,7 @@ def test_a_count_is_never_changed_or_deleted(s01, cashier):
         count.save()
     # (TRUNCATE's refusal is held with every other protection's: tests/audit/test_protections.py.)
     for statement in ("UPDATE audit_tablecount SET drop = 0", "DELETE FROM audit_tablecount"):
-        with pytest.raises(DatabaseError, match="refused"), connection.cursor() as cursor:
+        with pytest.raises(DatabaseError, match="refused"), as_owner(), connection.cursor() as cursor:
             cursor.execute("SAVEPOINT s")
             try:
                 cursor.execute(statement)

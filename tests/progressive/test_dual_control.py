@@ -18,6 +18,7 @@ from progressive.services import (
     adjustment_reject,
     meter_adjust,
 )
+from tests.insider import as_owner
 from tests.security.people import person, person_client
 from trail.models import AuditEvent
 from trail.services import SYSTEM, Actor
@@ -173,7 +174,8 @@ def test_the_database_refuses_a_second_decision_and_a_delete():
         MeterAdjustmentRequest.objects.filter(pk=asked.pk).update(decision_note="changed my mind")
     with pytest.raises(DatabaseError, match="DELETE"), transaction.atomic():
         MeterAdjustmentRequest.objects.filter(pk=asked.pk).delete()
-    with pytest.raises(DatabaseError, match="refused"), transaction.atomic(), connection.cursor() as cursor:
+    with pytest.raises(DatabaseError, match="refused"), transaction.atomic(), as_owner(), \
+            connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the test's own writes, checked first
         cursor.execute("TRUNCATE progressive_meteradjustmentrequest CASCADE")
 

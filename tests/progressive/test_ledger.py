@@ -13,9 +13,9 @@ from progressive.models import MeterEvent, Pool, PoolVersion
 from progressive.selectors import HIT_HISTORY_MINIMUM, pool_hit_history, pool_ledger_check
 from progressive.services import meter_adjust
 from tests import examples
-from tests.insider import meter_triggers_off
 from tests.progressive.records import ROUNDS, us_rounds
 from trail.services import SYSTEM
+from tests.insider import as_owner, meter_triggers_off
 
 pytestmark = pytest.mark.django_db
 TRIGGER = "progressive_meterevent_append_only"
@@ -46,6 +46,13 @@ def _tamper(sql: str, params=()) -> None:
 
 @contextmanager
 def _trigger_off():
+    with as_owner():
+        with _owners_trigger_off():
+            yield
+
+
+@contextmanager
+def _owners_trigger_off():
     with connection.cursor() as cursor:
         # Rows written in this test's transaction still have deferred foreign key
         # checks pending, and PostgreSQL alters no table with pending trigger events.
@@ -69,7 +76,7 @@ def test_the_worked_rounds_leave_a_ledger_that_proves_the_meter(played):
 
 def test_a_changed_delta_is_found_at_its_row(played):
     target = MeterEvent.objects.filter(pool=played, kind="contribution").order_by("seq")[5]
-    with pytest.raises(DatabaseError, match="refused"), transaction.atomic():
+    with pytest.raises(DatabaseError, match="refused"), transaction.atomic(), as_owner():
         MeterEvent.objects.filter(pk=target.pk).update(delta=Decimal("2.00"))
 
     with _trigger_off():
@@ -117,7 +124,7 @@ def test_adjustments_keep_the_ledger_provable(played):
 def test_the_database_refuses_to_change_ledger_rows_and_versions(db, table, sql):
     row = (MeterEvent if table.endswith("meterevent") else PoolVersion).objects.order_by("id").first()
     with pytest.raises(DatabaseError, match="refused"), transaction.atomic():
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute(sql.format(table=table), [row.pk])
 
 

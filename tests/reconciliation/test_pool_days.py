@@ -26,6 +26,7 @@ from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust, pool_create
+from tests.insider import as_owner
 from tests.progressive.records import contribution, lit_wagers, us_rounds
 from trail.services import SYSTEM
 
@@ -155,7 +156,7 @@ def test_an_adjustment_belongs_to_the_day_it_was_made(u01):
 
 
 def _tamper(sql: str, params) -> None:
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(f"ALTER TABLE progressive_meterevent DISABLE TRIGGER {TRIGGER}")
         cursor.execute(sql, params)

@@ -20,6 +20,7 @@ from rounds.models import ArchivedMonth, Round, RoundKey, Seat, Submission
 from rounds.services import table_register
 from rounds.services.archives import ArchiveError, month_archive, month_attach
 from tests.api.records import BATCH, ROUNDS, record
+from tests.insider import as_owner
 from trail.models import AuditEvent
 from trail.selectors import audit_chain_verify
 from trail.services import SYSTEM
@@ -62,16 +63,19 @@ def two_months(client):
     for archived in ArchivedMonth.objects.all():
         names = [f"{table}_p{archived.month:%Y%m}" for table in partitions.TABLES]
         if all(present(name) for name in names):
-            month_attach(month=archived.month)
+            with as_owner():
+                month_attach(month=archived.month)
         else:  # a test dropped them: the flush after it leaves no trace of the month
-            with connection.cursor() as cursor:
+            with as_owner(), connection.cursor() as cursor:
                 for name in names:
                     cursor.execute(f"DROP TABLE IF EXISTS {name}")
 
 
 def archive(month: date, out) -> str:
+    """The operator's archive, run as the database's owner (it detaches tables)."""
     output = io.StringIO()
-    call_command("partitions", "archive", "--month", f"{month:%Y-%m}", "--out", str(out), stdout=output)
+    with as_owner():
+        call_command("partitions", "archive", "--month", f"{month:%Y-%m}", "--out", str(out), stdout=output)
     return output.getvalue()
 
 
@@ -116,7 +120,7 @@ def test_a_month_is_detached_dumped_refused_and_attached_again(two_months, tmp_p
     assert AuditEvent.objects.filter(action="partition.detached", seq__lt=dumped_event.seq).exists()
     assert "manifest sha256" in said
     # The detached tables stay, and refuse change.
-    with pytest.raises(DatabaseError, match="refused"), transaction.atomic():
+    with pytest.raises(DatabaseError, match="refused"), transaction.atomic(), as_owner():
         scalar("UPDATE rounds_round_p201101 SET dealer = 'X' RETURNING 1")
 
     # A late round of January: refused by name, its body kept, nothing in a default partition.
@@ -145,7 +149,10 @@ def test_a_month_is_detached_dumped_refused_and_attached_again(two_months, tmp_p
     assert f"archived (detached) 2011-01: 2 rounds, {seats_of_january} seats dumped to" in shown
 
     output = io.StringIO()
-    call_command("partitions", "attach", "--month", "2011-01", stdout=output)
+    with pytest.raises(CommandError, match="only the database's owner may"):
+        call_command("partitions", "attach", "--month", "2011-01", stdout=output)
+    with as_owner():
+        call_command("partitions", "attach", "--month", "2011-01", stdout=output)
 
     assert "attached 2011-01: rounds_round 2, rounds_seat 4 rows" in output.getvalue()
     assert set(Round.objects.filter(gaming_day__lt=FEBRUARY).values_list("round_id", flat=True)) == {"R-1", "R-2"}
@@ -169,7 +176,8 @@ def test_a_month_is_detached_dumped_refused_and_attached_again(two_months, tmp_p
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_in_a_batch_a_round_of_an_archived_month_is_refused_alone(two_months, tmp_path):
-    month_archive(month=JANUARY, out=tmp_path)
+    with as_owner():
+        month_archive(month=JANUARY, out=tmp_path)
     items = [record("R-6", dealt_at="2011-02-06T21:00:00+01:00"), record("R-7", dealt_at="2011-01-07T21:00:00+01:00"),
              record("R-8", dealt_at="2011-02-08T21:00:00+01:00")]
 
@@ -186,7 +194,8 @@ def test_in_a_batch_a_round_of_an_archived_month_is_refused_alone(two_months, tm
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_batch_of_one_round_of_an_archived_month_is_its_409_in_the_error_shape(two_months, tmp_path):
-    month_archive(month=JANUARY, out=tmp_path)
+    with as_owner():
+        month_archive(month=JANUARY, out=tmp_path)
 
     response = two_months.post(BATCH, {"rounds": [record("R-9", dealt_at="2011-01-09T21:00:00+01:00")]},
                                format="json")
@@ -204,7 +213,7 @@ def test_a_batch_of_one_round_of_an_archived_month_is_its_409_in_the_error_shape
 def test_rounds_cannot_leave_before_their_seats(two_months):
     """Why the archive detaches seats first: a partition of rounds that seats point into cannot leave."""
     with pytest.raises(DatabaseError, match="violates foreign key constraint"), transaction.atomic():
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE rounds_round DETACH PARTITION rounds_round_p201102")
     assert partitions.partitions_make([date(2011, 2, 5)]).made == []
 
@@ -212,7 +221,12 @@ def test_rounds_cannot_leave_before_their_seats(two_months):
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_month_whose_tables_were_dropped_is_attached_from_its_dump_and_only_an_intact_one(two_months, tmp_path):
-    month_archive(month=JANUARY, out=tmp_path)
+    with as_owner():
+        month_archive(month=JANUARY, out=tmp_path)
+        _month_dropped_and_attached_from_its_dump(tmp_path)
+
+
+def _month_dropped_and_attached_from_its_dump(tmp_path) -> None:
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE rounds_seat_p201101, rounds_round_p201101")
     # No partition is made for an archived month, even with its tables gone.

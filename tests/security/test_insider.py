@@ -14,6 +14,7 @@ from django.db import DatabaseError, connection, transaction
 
 from rounds import partitions
 from rounds.models import Finding, Round, Seat
+from tests.insider import as_owner
 
 pytestmark = [
     pytest.mark.django_db,
@@ -37,7 +38,10 @@ def stored(table_client):
 
 
 def _refused(statement: str, params=()) -> None:
-    with pytest.raises(DatabaseError, match="refused"), transaction.atomic(), connection.cursor() as cursor:
+    """Refused by the database's triggers even to the tables' owner (the application's role
+    is refused more: tests/security/test_database_roles.py)."""
+    with pytest.raises(DatabaseError, match="refused"), transaction.atomic(), as_owner(), \
+            connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the test's own writes checked, not pending
         cursor.execute(statement, params)
 

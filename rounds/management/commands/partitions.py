@@ -6,9 +6,13 @@ from datetime import date
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import ProgrammingError
 
 from rounds import partitions
 from rounds.services.archives import ArchiveError, month_archive, month_attach
+
+
+INSUFFICIENT_PRIVILEGE = "42501"
 
 
 def _month(text: str) -> date:
@@ -37,10 +41,16 @@ class Command(BaseCommand):
         if not partitions.partitioned():
             self.stdout.write("Not partitioned: rounds are partitioned by gaming day on PostgreSQL only.")
             return
-        if action == "archive":
-            self._archive(month, out)
-        elif action == "attach":
-            self._attach(month, source)
+        try:
+            if action == "archive":
+                self._archive(month, out)
+            elif action == "attach":
+                self._attach(month, source)
+        except ProgrammingError as error:
+            if getattr(error.__cause__, "sqlstate", None) != INSUFFICIENT_PRIVILEGE:
+                raise
+            raise CommandError(f"{action} detaches or attaches tables, which only the database's owner may: "
+                               f"run it with the owner's DATABASE_URL ({error})") from None
         if ahead is not None:
             made = partitions.partitions_ahead(ahead=ahead)
             self.stdout.write(f"made: {', '.join(f'{m:%Y-%m}' for m in made.made) or 'none'}")
