@@ -147,8 +147,8 @@ def _keep(lines: list[CountLine], *, user, source: str, request_id: str) -> list
                 entered_by_name=actor.name)
             kept.append(count)
             entries.append(AuditEntry(actor=actor, action="count.corrected" if last else "count.entered", obj=count,
-                                      before=_figures(last) if last else None,
-                                      after={**_figures(count), "note": line.note}, request_id=request_id))
+                                      before=count_figures(last) if last else None,
+                                      after={**count_figures(count), "note": line.note}, request_id=request_id))
         audit_record_many(entries=entries)
     return kept
 
@@ -200,6 +200,6 @@ def _day(errors: ErrorList, value: date | str) -> date | None:
     return day
 
 
-def _figures(count: TableCount) -> dict[str, str]:
+def count_figures(count: TableCount) -> dict[str, str]:
     return {"table": count.table.code, "gaming_day": count.gaming_day.isoformat(), "currency": count.currency,
             **{name: str(getattr(count, name)) for name in AMOUNTS}, "count_win": str(count.count_win)}

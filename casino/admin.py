@@ -6,22 +6,12 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from casino.people import CHANGED, CREATED, person_record, person_state
 from casino.services import person_cases_checked
 from infra.request_ids import request_id_of
 from trail.services import Actor, audit_record
 
 User = get_user_model()
-WATCHED = ("username", "email", "is_active", "is_staff", "is_superuser")
-
-
-def _state(user) -> dict:
-    state = {name: getattr(user, name) for name in WATCHED}
-    state["roles"] = sorted(user.groups.values_list("name", flat=True)) if user.pk else []
-    # Permissions ticked one by one give what a role gives: a change of them is a change of the person.
-    state["permissions"] = sorted(
-        f"{app}.{codename}" for app, codename in
-        user.user_permissions.values_list("content_type__app_label", "codename")) if user.pk else []
-    return state
 
 
 admin.site.unregister(User)
@@ -31,24 +21,21 @@ admin.site.unregister(User)
 class AuditedUserAdmin(UserAdmin):
     def save_model(self, request, obj, form, change):
         # The state before, read before the form's changes are saved.
-        request._audit_before = _state(User.objects.get(pk=obj.pk)) if change else None
+        request._audit_before = person_state(User.objects.get(pk=obj.pk)) if change else None
         super().save_model(request, obj, form, change)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         user = form.instance
-        after = _state(user)
+        after = person_state(user)
         before = getattr(request, "_audit_before", None)
         if before == after:
             return
         if change:  # before the trail's event: the findings' rows are locked before the chain's head
             person_cases_checked(user=user, actor=Actor.of_user(request.user),
                                  why=f"{user.get_username()} was changed in the admin", request_id=request_id_of(request))
-        audit_record(
-            actor=Actor.of_user(request.user), action="user.changed" if change else "user.created",
-            obj=user, object_repr=user.get_username(), before=before, after=after,
-            request_id=request_id_of(request),
-        )
+        person_record(user=user, actor=Actor.of_user(request.user), action=CHANGED if change else CREATED,
+                      before=before, request_id=request_id_of(request))
 
     def user_change_password(self, request, id, form_url=""):
         # A password set by someone else is a hand on the account like a role given: the audit
@@ -56,14 +43,12 @@ class AuditedUserAdmin(UserAdmin):
         response = super().user_change_password(request, id, form_url)
         if request.method == "POST" and response.status_code == 302:
             user = User.objects.get(pk=id)
-            audit_record(
-                actor=Actor.of_user(request.user), action="user.password_set", obj=user,
-                object_repr=user.get_username(), request_id=request_id_of(request),
-            )
+            person_record(user=user, actor=Actor.of_user(request.user), action="user.password_set",
+                          request_id=request_id_of(request))
         return response
 
     def delete_model(self, request, obj):
-        before = _state(obj)
+        before = person_state(obj)
         super().delete_model(request, obj)
         audit_record(
             actor=Actor.of_user(request.user), action="user.deleted", object_type="auth.user",

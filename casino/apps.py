@@ -18,8 +18,11 @@ class CasinoConfig(AppConfig):
         from infra.metrics import celery_outcomes_count
 
         from .decimal_context import decimal_context_widen
+        from .people import people_baseline_once, people_watched
         from .roles import roles_sync_after_the_last_app
 
         decimal_context_widen()
         celery_outcomes_count()
         post_migrate.connect(roles_sync_after_the_last_app, dispatch_uid="casino.roles_sync")
+        post_migrate.connect(people_baseline_once, dispatch_uid="casino.people_baseline")
+        people_watched()

@@ -59,19 +59,17 @@ ROLE_NAMES = tuple(role.name for role in ROLES)
 STAFF_ROLES = frozenset(ROLE_NAMES) - {"table"}
 
 
-def _permissions_of(role: Role) -> list[Permission]:
-    wanted = list(Permission.objects.filter(content_type__app_label__in=role.apps))
+def permissions_of(role: Role) -> list[Permission]:
+    """The permissions ``role``'s group holds: what this file declares, as ``migrate`` syncs it."""
+    permissions = Permission.objects.select_related("content_type")
+    wanted = list(permissions.filter(content_type__app_label__in=role.apps))
     if role.views:
-        wanted += Permission.objects.filter(
-            content_type__app_label__in=AUDITED_APPS, codename__startswith="view_"
-        )
+        wanted += permissions.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_")
     if role.machinery:
-        wanted += Permission.objects.filter(
-            content_type__app_label__in=MACHINERY_APPS, codename__startswith="view_"
-        )
+        wanted += permissions.filter(content_type__app_label__in=MACHINERY_APPS, codename__startswith="view_")
     for spec in role.permissions:
         app_label, codename = spec.split(".", 1)
-        wanted += Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+        wanted += permissions.filter(content_type__app_label=app_label, codename=codename)
     return wanted
 
 
@@ -80,7 +78,7 @@ def roles_sync(**_kwargs) -> None:
     with transaction.atomic():
         for role in ROLES:
             group, _ = Group.objects.get_or_create(name=role.name)
-            group.permissions.set(_permissions_of(role))
+            group.permissions.set(permissions_of(role))
 
 
 def roles_sync_after_the_last_app(sender, **kwargs) -> None:

@@ -7,7 +7,9 @@ from django.db import transaction
 
 from audit.proof_findings import WORKED
 from rounds.services.cases import cases_handed_back
-from trail.services import Actor, audit_record
+from trail.services import Actor
+
+from .people import person_record
 
 from .roles import ROLE_NAMES, STAFF_ROLES
 
@@ -30,11 +32,8 @@ def user_roles_set(*, user, roles: list[str], actor: Actor, request_id: str = ""
         # Before the trail's event: the findings' rows are locked before the chain's head (infra.locks).
         person_cases_checked(user=user, actor=actor, why=f"{user.get_username()}'s roles were set to "
                              f"{', '.join(sorted(roles)) or 'none'}", request_id=request_id)
-        audit_record(
-            actor=actor, action="user.roles_set", obj=user,
-            object_repr=user.get_username(), before={"roles": before},
-            after={"roles": sorted(roles), "is_staff": user.is_staff}, request_id=request_id,
-        )
+        person_record(user=user, actor=actor, action="user.roles_set", before={"roles": before},
+                      request_id=request_id)
 
 
 def person_cases_checked(*, user, actor: Actor, why: str, request_id: str = "") -> int:

@@ -120,7 +120,9 @@ def staff(db, django_user_model):
     from casino.services import user_roles_set
 
     def login(role: str | None, name: str = "") -> Client:
-        user = django_user_model.objects.create_user(name or f"{role or 'staff'}-a", password="pw-for-tests-only")
+        from tests.security.people import hired
+
+        user = hired(name or f"{role or 'staff'}-a", password="pw-for-tests-only")
         if role:
             user_roles_set(user=user, roles=[role], actor=SYSTEM)
         else:
@@ -138,10 +140,14 @@ def staff(db, django_user_model):
 def auditor(db, django_user_model):
     from django.contrib.auth.models import Permission
 
-    user = django_user_model.objects.create_user("auditor", password="a-long-test-password")
+    from casino.people import CHANGED, person_record
+    from tests.security.people import hired
+
+    user = hired("auditor", password="a-long-test-password")
     user.user_permissions.add(
         *Permission.objects.filter(codename__startswith="view_", content_type__app_label__in=["trail", "rounds", "progressive", "audit"])
     )
+    person_record(user=user, actor=SYSTEM, action=CHANGED)  # as the admin's page records ticked permissions
     return user
 
 

@@ -4,11 +4,8 @@ Every request that waits for a second person (a large meter adjustment, a
 configuration version that changes what is paid) is a
 ``infra.models.SecondApproval`` and is decided here, so the rules are one:
 a person decides, once; the asker never approves; and neither does a person
-the asker created, gave a role or otherwise changed within
-``APPROVER_INDEPENDENCE_DAYS`` (a "puppet": an admin who makes a user a
-supervisor holds that user's approval in his hand). Who did what to a person
-is read from the audit log, which every change of a user writes (the admin's
-user pages, ``casino.services.user_roles_set``) and nobody can rewrite.
+who is not independent of the asker (``approver_tie``: a "puppet", whose
+account the asker, or one hand with the asker's, holds).
 """
 
 from __future__ import annotations
@@ -23,6 +20,8 @@ from django.utils import timezone
 from infra.models import SecondApproval
 
 from .models import AuditEvent
+
+CREATED = "user.created"  # a person's making, as casino.people records it
 from .services import Actor
 
 State = SecondApproval.State
@@ -41,21 +40,44 @@ class Refusal:
         return self.code in ("decided", "not_independent")
 
 
-def approver_tie(*, approver_id: int, requester_id: int) -> AuditEvent | None:
-    """The last change the requester made to the approver's user within the independence window.
+def approver_tie(*, approver_id: int, requester_id: int) -> str | None:
+    """Why the approver is not independent of the requester, or None.
 
-    Any change counts (created, roles given, staff or superuser set, e-mail
-    changed): each is a hand on the account the approval would come from.
+    Two people are not independent when one made the other, or changed him
+    within ``APPROVER_INDEPENDENCE_DAYS`` (created, roles given, staff or
+    superuser set, a permission ticked, a password set: each a hand on the
+    account the approval would come from); when one person changed both within
+    that window; or when either was not made by a person the trail names (an
+    account made by a command, or past the service, has nobody answering for
+    it). Read from the audit log, which every change of a person writes
+    whatever its path (``casino.people``) and nobody can rewrite.
     """
+    person = get_user_model()._meta.label_lower
     since = timezone.now() - timedelta(days=settings.APPROVER_INDEPENDENCE_DAYS)
-    return (
-        AuditEvent.objects.filter(
-            object_type=get_user_model()._meta.label_lower, object_id=str(approver_id),
-            actor_kind=AuditEvent.ActorKind.USER, actor_id=str(requester_id), at__gte=since,
-        )
-        .order_by("-seq")
-        .first()
-    )
+    pair = (str(approver_id), str(requester_id))
+    names = dict(get_user_model().objects.filter(pk__in=pair).values_list("pk", "username"))
+    name = {key: names.get(int(key), f"#{key}") for key in pair}
+    events = AuditEvent.objects.filter(object_type=person, object_id__in=pair, actor_kind=AuditEvent.ActorKind.USER)
+    for one, other in (pair, pair[::-1]):
+        made = events.filter(object_id=one, actor_id=other, action=CREATED).order_by("seq").first()
+        if made is not None:
+            return f"{name[other]} made the user {name[one]} ({made.at:%Y-%m-%d})"
+        changed = events.filter(object_id=one, actor_id=other, at__gte=since).order_by("-seq").first()
+        if changed is not None:
+            return (f"{name[other]} changed the user {name[one]} ({changed.action}, {changed.at:%Y-%m-%d %H:%M %Z}) "
+                    f"within the last {settings.APPROVER_INDEPENDENCE_DAYS} days")
+    hands = [dict(events.filter(object_id=key, at__gte=since).exclude(actor_id__in=pair)
+                  .values_list("actor_id", "actor_name")) for key in pair]
+    both = sorted(set(hands[0]) & set(hands[1]))
+    if both:
+        return (f"{hands[0][both[0]]} made or changed both {name[pair[0]]} and {name[pair[1]]} within the last "
+                f"{settings.APPROVER_INDEPENDENCE_DAYS} days")
+    for key in pair:
+        first = AuditEvent.objects.filter(object_type=person, object_id=key, action=CREATED).order_by("seq").first()
+        if first is None or first.actor_kind != AuditEvent.ActorKind.USER:
+            how = "by no one the trail names" if first is None else f"by {first.actor_name}"
+            return f"the user {name[key]} was made {how}, not by a person the audit trail names"
+    return None
 
 
 def decision_refusal(*, asked: SecondApproval, actor: Actor, approving: bool, what: str) -> Refusal | None:
@@ -77,9 +99,8 @@ def decision_refusal(*, asked: SecondApproval, actor: Actor, approving: bool, wh
     tie = approver_tie(approver_id=actor.user_id, requester_id=asked.requested_by_id)
     if tie is not None:
         return Refusal(
-            f"{asked.requested_by_name} asked for {what} and changed the user {actor.name} "
-            f"({tie.action}, {tie.at:%Y-%m-%d %H:%M %Z}) within the last "
-            f"{settings.APPROVER_INDEPENDENCE_DAYS} days: a person independent of the asker approves it.",
+            f"{asked.requested_by_name} asked for {what} and {actor.name} is not independent of them: {tie}. "
+            f"A person independent of the asker approves it.",
             "not_independent",
         )
     return None

@@ -63,7 +63,8 @@ def table_register(
         TableKey.objects.create(table=table, key_id=key_id, key_hash=key_hash(secret))
         audit_record(
             actor=actor, action="table.key_issued" if created else "table.key_rotated", obj=table,
-            before=before, after={"config": config.name, "key_id": key_id, "old_keys_expire": expiry},
+            before=before, after={"config": config.name, "key_id": key_id, "key_hash": key_hash(secret),
+                                  "old_keys_expire": expiry},
         )
     return IssuedKey(table, f"{KEY_PREFIX}_{key_id}_{secret}")
 
@@ -79,7 +80,7 @@ def table_key_lend(*, table: Table, actor: Actor, lifetime: timedelta) -> Issued
     with transaction.atomic():
         TableKey.objects.create(table=table, key_id=key_id, key_hash=key_hash(secret), expires_at=expires_at)
         audit_record(actor=actor, action="table.key_lent", obj=table,
-                     after={"key_id": key_id, "expires_at": expires_at})
+                     after={"key_id": key_id, "key_hash": key_hash(secret), "expires_at": expires_at})
     return IssuedKey(table, f"{KEY_PREFIX}_{key_id}_{secret}")
 
 

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from casino.services import user_roles_set
+from tests.security.people import hired
 from rounds.models import ConfigVersionRequest, TableConfig, TableConfigVersion
 from trail.services import SYSTEM
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _client(django_user_model, role: str, name: str = "") -> Client:
-    user = django_user_model.objects.create_user(name or f"{role}-c")
+    user = hired(name or f"{role}-c")
     user_roles_set(user=user, roles=[role], actor=SYSTEM)
     client = Client()
     client.force_login(user)

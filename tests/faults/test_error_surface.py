@@ -16,6 +16,7 @@ from django.db import OperationalError, connection
 
 from rounds.models import Round, Submission
 from tests.api.records import BATCH, ROUNDS, us_record
+from tests.insider import as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,7 @@ def disk_full_for(*round_ids: str):
     """Inserting these rounds fails as on a full disk, until the block ends."""
     assert all(r.replace("-", "").isalnum() for r in round_ids)
     listed = ", ".join(f"'{r}'" for r in round_ids)
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute(f"""
             CREATE FUNCTION test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
@@ -40,7 +41,7 @@ def disk_full_for(*round_ids: str):
     try:
         yield
     finally:
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("DROP TRIGGER test_disk_full ON rounds_round")
             cursor.execute("DROP FUNCTION test_disk_full()")
 

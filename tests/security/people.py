@@ -3,23 +3,38 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from rest_framework.test import APIClient
 
+from casino.people import CREATED, person_record
 from casino.roles import roles_sync
 from casino.services import user_roles_set
-from trail.services import SYSTEM
+from trail.services import SYSTEM, Actor
 
 PASSWORD = "a-long-test-password"
 
 
+def hired(username: str, password: str | None = None):
+    """A new user made by a person of his own (``maker-of-<name>``) in one transaction, as the admin
+    makes one: independent of every other person made so (``trail.approvals``)."""
+    with transaction.atomic():
+        maker = get_user_model().objects.create_user(f"maker-of-{username}"[:150])
+        person_record(user=maker, actor=SYSTEM, action=CREATED)
+    with transaction.atomic():
+        user = get_user_model().objects.create_user(username, password=password)
+        person_record(user=user, actor=Actor.of_user(maker), action=CREATED)
+    return user
+
+
 def person(role: str | None, username: str | None = None):
-    """A user holding ``role`` (None: no role at all), its groups synced from casino/roles.py.
+    """A user holding ``role`` (None: no role at all), its groups synced from casino/roles.py, made by
+    a person of his own (``hired``).
 
     A transactional test elsewhere may have flushed the groups the migration
     made; syncing puts them back as ``migrate`` would.
     """
     roles_sync()
-    user = get_user_model().objects.create_user(username or f"{role or 'nobody'}-user", password=PASSWORD)
+    user = hired(username or f"{role or 'nobody'}-user", password=PASSWORD)
     user_roles_set(user=user, roles=[role] if role else [], actor=SYSTEM)
     return user
 

@@ -24,7 +24,11 @@ at the end if there was any (the last line counts them):
   recorded when it was made (``rounds.proof_versions``), and each pool version
   (``progressive.proof_versions``);
 - the findings' work: each worked state, note and name against its last
-  audit event (``audit.proof_findings``); a round held apart from the books
+  audit event (``audit.proof_findings``);
+- people and privileges: each person against his last recorded state, each
+  role's group against ``casino/roles.py`` (``casino.proof_people``); each
+  table's keys against the events that issued them (``rounds.proof_keys``);
+  each count and correction against its event (``audit.proof_counts``); a round held apart from the books
   only if found outside the window and never placed (``rounds.proof_held``);
 - the pools: each pool's meter, overflow and reserve against its ledger,
   every event following the one before (``progressive.selectors``), from
@@ -145,6 +149,9 @@ class Command(BaseCommand):
         from audit.proof_findings import finding_states_unrecorded
         from rounds.proof_held import held_differences
         from rounds.proof_versions import config_versions_differences, config_versions_recorded
+        from rounds.proof_keys import table_keys_differences
+        from audit.proof_counts import counts_differences
+        from casino.proof_people import people_differences
 
         recorded = config_versions_recorded()
         rounds = None if since is None else rounds_stored_after(since[0])
@@ -167,6 +174,15 @@ class Command(BaseCommand):
         self._each(damage, finding_states_unrecorded(), str,
                    "findings' states not made by an audit event",
                    "every worked finding's state is its last audit event's")
+        self._each(damage, people_differences(), str,
+                   "people or roles not what the audit trail and casino/roles.py say",
+                   "every person is what the audit trail last recorded, every role what casino/roles.py gives")
+        self._each(damage, table_keys_differences(), str,
+                   "tables' keys the audit trail did not issue as they are",
+                   "every table key is one the audit trail recorded issued")
+        self._each(damage, counts_differences(), str,
+                   "counts not what the audit trail recorded",
+                   "every count and correction is what the audit trail recorded")
         self._each(damage, held_differences(), str,
                    "rounds held apart, or not, against their finding and the chain's placements",
                    "every round held apart is one found outside the window and never placed")

@@ -54,7 +54,7 @@ from rounds.models import Finding, Round, Table
 from rounds.selectors import config_version_in_force, pool_version_in_force
 from rounds.services import table_key_lend, table_register
 from rounds.simulation import TableSimulator
-from trail.services import SYSTEM
+from trail.services import SYSTEM, Actor
 
 DEMO_TABLES = (("S01", "se-50kr"), ("S02", "se-50kr"), ("U01", "us-30k"), ("U02", "us-30k"))
 CHEATS_AT = "S01"  # the table where the planted cheats sit (rounds.simulation.PLANTED)
@@ -175,7 +175,7 @@ def _demo_user(username: str, *, role: str, superuser: bool = False, new_passwor
     user.is_active = True
     user.is_superuser = superuser
     user.save()
-    user_roles_set(user=user, roles=[role], actor=SYSTEM)
+    user_roles_set(user=user, roles=[role], actor=Actor.of_command("load_demo"))
     return password
 
 
