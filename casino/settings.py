@@ -391,8 +391,8 @@ METER_SECOND_APPROVAL_ABOVE = env_amounts("METER_SECOND_APPROVAL_ABOVE", "SEK=10
 # What one supervisor moved alone on a pool over this many hours counts toward that
 # amount, so that twelve small adjustments are judged as the one large one they make.
 METER_SECOND_APPROVAL_WINDOW_HOURS = env_positive_int("METER_SECOND_APPROVAL_WINDOW_HOURS", "24")
-# A person the asker created, gave a role or otherwise changed within this many days
-# cannot be the second person on the asker's request (trail.approvals).
+# The window of dual control's independence (trail.approvals.approver_tie): a change of one
+# person by the other, or of both by one person, within it ties them.
 APPROVER_INDEPENDENCE_DAYS = env_positive_int("APPROVER_INDEPENDENCE_DAYS", "30")
 
 # Mail: notices of what cannot wait (rounds.notices). The console in development (the mail is

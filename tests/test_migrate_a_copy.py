@@ -59,8 +59,10 @@ def _manage(tree: Path, database: Throwaway, *args: str) -> str:
     return done.stdout
 
 
-# What a later migration adds to: a role's permissions (synced after every migrate), the schedule.
-GROWN = ("auth_group_permissions", "django_celery_beat_crontabschedule", "django_celery_beat_periodictask")
+# What a later migration adds to: a role's permissions (synced after every migrate), the schedule,
+# and the trail (the people as they stood, recorded once: casino.people.people_baseline_once).
+GROWN = ("auth_group_permissions", "django_celery_beat_crontabschedule", "django_celery_beat_periodictask",
+         "audit_auditevent")
 
 
 def _state(database: Throwaway) -> dict:
@@ -86,6 +88,13 @@ def _state(database: Throwaway) -> dict:
     return {"rows": rows, "triggers": triggers, "head": head, "last": last, "log_grants": log_grants}
 
 
+def _event(database: Throwaway, seq: int) -> tuple:
+    import psycopg
+
+    with psycopg.connect(database.url) as db:
+        return db.execute("SELECT seq, hash FROM audit_auditevent WHERE seq = %s", [seq]).fetchone()
+
+
 def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(empty_databases, tmp_path):
     database = empty_databases()
     before = _tree_before(tmp_path / "before")
@@ -104,7 +113,12 @@ def test_a_database_made_before_the_move_keeps_every_row_trigger_and_hash(empty_
         table: n for table, n in made["rows"].items() if table not in GROWN}
     assert all(moved["rows"][table] >= made["rows"][table] for table in GROWN)
     assert set(made["triggers"]) <= set(moved["triggers"])
-    assert moved["head"] == made["head"] and moved["last"] == made["last"]
+    # The chain goes on from where it was: the old last event kept as it was, then the people's
+    # baseline (each person, and the baseline's own event).
+    people = moved["rows"]["auth_user"]
+    assert moved["rows"]["audit_auditevent"] == made["rows"]["audit_auditevent"] + people + 1
+    assert moved["last"][0] == made["last"][0] + people + 1 and moved["head"] == [moved["last"]]
+    assert _event(database, made["last"][0]) == made["last"]
     # The same permission rows, granted to the same groups, now the trail's.
     assert [grant[:3] for grant in moved["log_grants"]] == [grant[:3] for grant in made["log_grants"]]
     assert {app for *_, app in moved["log_grants"]} == {"trail"}

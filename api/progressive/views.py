@@ -323,9 +323,10 @@ def _decided_refusals(what: str, asker: str) -> dict:
         403: refusal(f"A table's key, a person whose role does not allow this, the supervisor who asked "
                      f"for {asker} (to approve it), or a session's write without its CSRF token."),
         404: refusal(f"No {what} has this id."),
-        409: refusal("The request was approved or rejected already (code decided), or the approver was "
-                     "created, given a role or changed by the asker within APPROVER_INDEPENDENCE_DAYS "
-                     "(code not_independent, errors.approver)."),
+        409: refusal("The request was approved or rejected already (code decided), or the approver is "
+                     "not independent of the asker: one made the other or changed him within "
+                     "APPROVER_INDEPENDENCE_DAYS, one person changed both within it, or either was made "
+                     "by no person the audit log names (code not_independent, errors.approver)."),
     }
 
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 from audit.models import ReconciliationPart, ReconciliationReport
 from audit.reconciliation.healing import last_day_to_heal
 from audit.reconciliation.selectors import report_current
+from tests.insider import as_owner
 
 from .days import DAY, post_day
 from .workers import (  # noqa: F401 — fixtures
@@ -158,7 +159,8 @@ def test_a_worker_back_before_the_broker_dropped_its_old_connection_keeps_workin
 
 
 def _terminate_the_workers_connections() -> int:
-    with connection.cursor() as cursor:
+    # As the database's owner would: the application's role may not end other roles' sessions.
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")

@@ -17,6 +17,7 @@ from rounds.models import Finding, Round, RoundKey, Table
 from rounds.services import round_void, table_register
 from tests import examples
 from tests.api.records import ROUNDS, record
+from tests.insider import as_owner
 from trail.models import AuditEvent
 from trail.services import SYSTEM
 
@@ -178,5 +179,8 @@ def test_an_events_hash_stays_unique_and_its_rows_unchangeable(table_client):
     copy._state.adding = True
     with pytest.raises(IntegrityError, match="audit_event_hash_unique"), transaction.atomic():
         copy.save()
-    with pytest.raises(Exception, match="refused"), transaction.atomic():
+    # The application's role may not even try; the owner's try is refused by the trigger.
+    with pytest.raises(Exception, match="permission denied"), transaction.atomic():
+        rows("UPDATE audit_auditevent SET hash = 'x' WHERE id = %s RETURNING id", [event.pk])
+    with pytest.raises(Exception, match="refused"), transaction.atomic(), as_owner():
         rows("UPDATE audit_auditevent SET hash = 'x' WHERE id = %s RETURNING id", [event.pk])
