@@ -1,4 +1,6 @@
-"""Tables authenticate with ``Authorization: Bearer ta_<key id>_<secret>``."""
+"""Tables authenticate with ``Authorization: Bearer ta_<key id>_<secret>``; people with a session,
+their password (Basic) or a token of their own (``Token <token>``). The lists each view asks
+from are declared here, once."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from knox.auth import TokenAuthentication
 from rest_framework import authentication, permissions
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 
 from infra import sql
 from infra.client_address import client_address
@@ -207,3 +211,30 @@ class TableKeyScheme(OpenApiAuthenticationExtension):
             "bearerFormat": "ta_<key id>_<secret>",
             "description": "A table's own key, as printed by `manage.py register_table`.",
         }
+
+
+class StaffTokenAuthentication(TokenAuthentication):
+    """A person's script with ``Authorization: Token <token>``: a token he made for himself,
+    expiring, revocable and audited (``api.tokens``). Only its SHA-512 is kept, so a call costs a
+    hash, not a password's key stretching; a token of a person made inactive proves nobody."""
+
+
+class StaffTokenScheme(OpenApiAuthenticationExtension):
+    """Tells the OpenAPI schema how a person's script authenticates."""
+
+    target_class = StaffTokenAuthentication
+    name = "staffToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey", "in": "header", "name": "Authorization",
+            "description": "`Token <token>`: a person's own token, made with POST /api/v1/tokens/ "
+                           "(expiring, revocable, each made and revoked in the audit log).",
+        }
+
+
+# Who may call a staff operation, in the order each view asks: the first answers a caller nobody
+# vouches for (a table key's challenge, or none for a session).
+STAFF = [SessionAuthentication, BasicAuthentication, StaffTokenAuthentication]
+EVERYONE = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication, StaffTokenAuthentication]
+READERS_SESSION_FIRST = [SessionAuthentication, BasicAuthentication, StaffTokenAuthentication, TableKeyAuthentication]

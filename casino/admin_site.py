@@ -10,9 +10,13 @@ installed in place of ``django.contrib.admin``), so every registration stays as 
 from __future__ import annotations
 
 from django.contrib.admin import AdminSite
-from django.urls import reverse_lazy
+from django.http import HttpResponseRedirect
+from django.urls import path, reverse, reverse_lazy
+from django_otp import user_has_device
 
 from audit.tonight import cases_of, tonight
+
+from .second_factor import LoginForm, enrol_view, proven, required
 
 
 class CasinoAdminSite(AdminSite):
@@ -27,6 +31,26 @@ class CasinoAdminSite(AdminSite):
     # The sidebar of every model repeats the first page's list and takes a fifth of a
     # 1,366-pixel screen from the lists, whose columns need it.
     enable_nav_sidebar = False
+
+    # The sign-in asks for an authenticator's code too (casino.second_factor).
+    login_form = LoginForm
+
+    def has_permission(self, request):
+        """Django's check, and the second factor proven by whoever must prove one."""
+        return super().has_permission(request) and proven(request)
+
+    def login(self, request, extra_context=None):
+        """A person signed in with his password who must prove a second factor and has no
+        authenticator yet is taken to set one up, not shown the sign-in again."""
+        user = request.user
+        if (request.method == "GET" and getattr(user, "is_authenticated", False) and user.is_staff
+                and required(user) and not user.is_verified() and not user_has_device(user, confirmed=True)):
+            return HttpResponseRedirect(reverse("admin:second_factor"))
+        return super().login(request, extra_context)
+
+    def get_urls(self):
+        return [path("second-factor/", lambda request: enrol_view(self, request), name="second_factor"),
+                *super().get_urls()]
 
     def index(self, request, extra_context=None):
         """The tonight page above the list of models, for whoever may read rounds and findings."""

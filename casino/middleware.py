@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.middleware import AuthenticationMiddleware as _AuthenticationMiddleware
+from django_otp.middleware import OTPMiddleware as _OTPMiddleware
 from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware as _SessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
@@ -141,6 +142,8 @@ def _people_only(middleware: type) -> type:
 
 SessionMiddleware = _people_only(_SessionMiddleware)
 AuthenticationMiddleware = _people_only(_AuthenticationMiddleware)
+# Whether the person's session has proven his second factor (``request.user.is_verified()``).
+OTPMiddleware = _people_only(_OTPMiddleware)
 MessageMiddleware = _people_only(_MessageMiddleware)
 
 

@@ -16,6 +16,9 @@ from drf_spectacular.openapi import AutoSchema
 # SPECTACULAR_SETTINGS["TAGS"] (casino/settings.py).
 OPERATIONS = {
     "POST /api/v1/rounds/": ("table", "postRound"),
+    "GET /api/v1/tokens/": ("tokens", "listTokens"),
+    "POST /api/v1/tokens/": ("tokens", "makeToken"),
+    "DELETE /api/v1/tokens/{key}/": ("tokens", "revokeToken"),
     "POST /api/v1/rounds/batch": ("table", "postRoundBatch"),
     "POST /api/v1/meter-readings/": ("table", "postMeterReading"),
     "GET /api/v1/rounds/": ("rounds", "listRounds"),

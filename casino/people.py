@@ -12,7 +12,9 @@ The service's own paths record the change with who made it, in the change's
 transaction (the admin's user pages, ``user_roles_set``). Every other path
 (``createsuperuser``, ``changepassword``, a shell) is seen by Django's
 signals and recorded once its transaction commits, by the command that ran
-(``Actor.of_command``), or as unattributed: a change no person proved.
+(``Actor.of_command``), or as unattributed: a change no person proved. Either
+way a person who may no longer work a kind of finding (made inactive, a role
+taken) gives his cases of that kind back first, as the service's paths do.
 """
 
 from __future__ import annotations
@@ -83,7 +85,11 @@ def _recorded_if_changed(user_pk: int, actor: Actor) -> None:
     before = last_recorded_state(user_pk)
     if before == person_state(user):
         return  # recorded by the path that made it, or nothing watched changed
+    from .services import person_cases_checked  # services record through this module
+
     with transaction.atomic():
+        # Before the trail's event: the findings' rows are locked before the chain's head (infra.locks).
+        person_cases_checked(user=user, actor=actor, why=f"{user.get_username()} was changed ({actor.name})")
         person_record(user=user, actor=actor, action=CREATED if before is None else CHANGED, before=before)
 
 

@@ -97,6 +97,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "knox",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -128,6 +131,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "casino.middleware.AuthenticationMiddleware",
+    "casino.middleware.OTPMiddleware",
     "casino.middleware.MessageMiddleware",
     # After the person is known (the refusal is the admin's page, with his links).
     "casino.middleware.NulRefusedMiddleware",
@@ -473,6 +477,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "protection", "description": "Game protection: scored decisions, players, and what "
                                               "many rounds show together (docs/PROTECTION.md)."},
         {"name": "exports", "description": "Rounds, findings and the audit log as CSV for a period."},
+        {"name": "tokens", "description": "A person's own tokens for his scripts: made with his session or "
+                                          "password, expiring, revocable, each in the audit log."},
     ],
     # The docs page loads Swagger UI from this server, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -552,6 +558,21 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
 }
+# A person's tokens for his scripts (api.tokens): the longest one may work, in days. Only a token's
+# SHA-512 is kept (django-rest-knox); none is renewed by use.
+STAFF_TOKEN_MOST_DAYS = env_positive_int("STAFF_TOKEN_MOST_DAYS", "90")
+REST_KNOX = {"AUTO_REFRESH": False, "TOKEN_TTL": timedelta(days=STAFF_TOKEN_MOST_DAYS), "AUTH_HEADER_PREFIX": "Token"}
+# The admin asks these roles (and every superuser) for an authenticator's code as well as the
+# password (casino.second_factor): in production unless 0; the embedded demo asks only whoever
+# has set one up, unless 1.
+SECOND_FACTOR_REQUIRED = env_bool("SECOND_FACTOR_REQUIRED", PRODUCTION)
+SECOND_FACTOR_ROLES = env_list("SECOND_FACTOR_ROLES", "supervisor,admin")
+OTP_TOTP_ISSUER = "table-audit"
+# A person's session ends after this many minutes without a request (each request moves its end
+# on): a workstation left signed in at the pit is not left open for the shift.
+SESSION_IDLE_MINUTES = env_positive_int("SESSION_IDLE_MINUTES", "30")
+SESSION_COOKIE_AGE = SESSION_IDLE_MINUTES * 60
+SESSION_SAVE_EVERY_REQUEST = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

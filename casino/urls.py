@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/v1/", include("api.rounds.urls")),
     path("api/v1/", include("api.progressive.urls")),
     path("api/v1/", include("api.audit.urls")),
+    path("api/v1/", include("api.tokens")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     # Answered first by casino.health.ProbesMiddleware; routed here as well, so they are in the inventory.

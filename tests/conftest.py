@@ -63,6 +63,32 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
+def _second_factor_proven_with_force_login(monkeypatch, settings):
+    """A person a test signs in with ``force_login`` who must prove a second factor (a supervisor,
+    an admin: ``casino.second_factor``) has proven it, with an authenticator of his own, as a
+    sign-in with his code leaves the session. The sign-in itself, code and all, is held by
+    tests/security/test_second_factor.py and the browser tests, which sign in through the form."""
+    from django.test import Client
+
+    settings.SECOND_FACTOR_REQUIRED = True  # as production requires it
+    real = Client.force_login
+
+    def force_login(self, user, backend=None):
+        real(self, user, backend)
+        from django_otp import DEVICE_ID_SESSION_KEY
+
+        from casino.second_factor import required
+        from tests.security.people import authenticator
+
+        if required(user):
+            session = self.session
+            session[DEVICE_ID_SESSION_KEY] = authenticator(user).persistent_id
+            session.save()
+
+    monkeypatch.setattr(Client, "force_login", force_login)
+
+
+@pytest.fixture(autouse=True)
 def _shipped_configuration(request, _django_db_marker):
     """A transactional test flushes the database, migrations' data included: put it back."""
     names = set(request.fixturenames)

@@ -11,7 +11,7 @@ account the asker, or one hand with the asker's, holds).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -40,7 +40,7 @@ class Refusal:
         return self.code in ("decided", "not_independent")
 
 
-def approver_tie(*, approver_id: int, requester_id: int) -> str | None:
+def approver_tie(*, approver_id: int, requester_id: int, at: datetime | None = None) -> str | None:
     """Why the approver is not independent of the requester, or None.
 
     Two people are not independent when one made the other, or changed him
@@ -50,14 +50,17 @@ def approver_tie(*, approver_id: int, requester_id: int) -> str | None:
     that window; or when either was not made by a person the trail names (an
     account made by a command, or past the service, has nobody answering for
     it). Read from the audit log, which every change of a person writes
-    whatever its path (``casino.people``) and nobody can rewrite.
+    whatever its path (``casino.people``) and nobody can rewrite, as it stood
+    at ``at`` (now unless told: a decision taken then is judged by then).
     """
     person = get_user_model()._meta.label_lower
-    since = timezone.now() - timedelta(days=settings.APPROVER_INDEPENDENCE_DAYS)
+    at = at or timezone.now()
+    since = at - timedelta(days=settings.APPROVER_INDEPENDENCE_DAYS)
     pair = (str(approver_id), str(requester_id))
     names = dict(get_user_model().objects.filter(pk__in=pair).values_list("pk", "username"))
     name = {key: names.get(int(key), f"#{key}") for key in pair}
-    events = AuditEvent.objects.filter(object_type=person, object_id__in=pair, actor_kind=AuditEvent.ActorKind.USER)
+    events = AuditEvent.objects.filter(object_type=person, object_id__in=pair, actor_kind=AuditEvent.ActorKind.USER,
+                                       at__lte=at)
     for one, other in (pair, pair[::-1]):
         made = events.filter(object_id=one, actor_id=other, action=CREATED).order_by("seq").first()
         if made is not None:
@@ -73,7 +76,8 @@ def approver_tie(*, approver_id: int, requester_id: int) -> str | None:
         return (f"{hands[0][both[0]]} made or changed both {name[pair[0]]} and {name[pair[1]]} within the last "
                 f"{settings.APPROVER_INDEPENDENCE_DAYS} days")
     for key in pair:
-        first = AuditEvent.objects.filter(object_type=person, object_id=key, action=CREATED).order_by("seq").first()
+        first = (AuditEvent.objects.filter(object_type=person, object_id=key, action=CREATED, at__lte=at)
+                 .order_by("seq").first())
         if first is None or first.actor_kind != AuditEvent.ActorKind.USER:
             how = "by no one the trail names" if first is None else f"by {first.actor_name}"
             return f"the user {name[key]} was made {how}, not by a person the audit trail names"

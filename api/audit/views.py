@@ -6,11 +6,11 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
 from audit.exports import EXPORTS
+from api.authentication import STAFF
 from infra.exports import Period, csv_download, export_allowed
 from infra.openapi import CSV_REQUEST, STAFF_ONLY_SESSION_FIRST, answers, refusal
 from infra.request_ids import request_id_of
@@ -45,7 +45,7 @@ class CanExport(BasePermission):
 
 
 class ExportView(APIView):
-    authentication_classes = [SessionAuthentication, BasicAuthentication]
+    authentication_classes = STAFF
     permission_classes = [CanExport]
 
     @extend_schema(

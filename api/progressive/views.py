@@ -5,13 +5,12 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, status
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.authentication import IsTable, TableKeyAuthentication
+from api.authentication import EVERYONE, IsTable
 from infra.openapi import (
     EVERY_REQUEST,
     JSON_BODY,
@@ -80,7 +79,6 @@ from .serializers import (
 
 # Tables are authenticated everywhere here so that one reaching for a person's
 # endpoint is told 403 (it is known, and not allowed), not 401.
-EVERYONE = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
 NO_POOL = "No pool has this code."
 
 

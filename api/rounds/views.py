@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import generics, serializers
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.authentication import IsTable, TableKeyAuthentication
+from api.authentication import EVERYONE, READERS_SESSION_FIRST, IsTable, TableKeyAuthentication
 from api.throttling import TableKeptBytesThrottle, kept_bytes_charge
 from infra.openapi import (
     EVERY_REQUEST,
@@ -100,7 +99,7 @@ class NewestFirstCursor(CursorPagination):
 class RoundListCreateView(ReplicaReads, TablePost, generics.ListAPIView):
     """``POST`` a dealt round (tables); ``GET`` stored rounds (casino staff)."""
 
-    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    authentication_classes = EVERYONE
     serializer_class = RoundSerializer
     filterset_class = RoundFilter
     pagination_class = DealtAtCursor
@@ -194,7 +193,7 @@ class RoundBatchView(TablePost, APIView):
 
 # Staff read with a session or a password; a table's key is recognised only to
 # be refused by name (403), not mistaken for no credentials at all.
-READER_AUTHENTICATION = [SessionAuthentication, BasicAuthentication, TableKeyAuthentication]
+READER_AUTHENTICATION = READERS_SESSION_FIRST
 
 
 @staff_item(RoundSerializer, "No round has this id.", refused=STAFF_ONLY_SESSION_FIRST)

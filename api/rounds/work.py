@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.authentication import TableKeyAuthentication
+from api.authentication import EVERYONE
 from infra.openapi import EVERY_REQUEST, JSON_BODY, PERSON_WRITE, answers, refusal
 from infra.permissions import is_person_with
 from infra.request_ids import request_id_of
@@ -51,7 +50,7 @@ class FindingTransitionView(APIView):
     moved, those named and their mates.
     """
 
-    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    authentication_classes = EVERYONE
     permission_classes = [person_with("rounds.work_finding")]
 
     @extend_schema(
@@ -86,7 +85,7 @@ class VoidSerializer(serializers.Serializer):
 class RoundVoidView(APIView):
     """A supervisor voids a stored round for a machine malfunction."""
 
-    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    authentication_classes = EVERYONE
     permission_classes = [person_with("rounds.void_round")]
 
     @extend_schema(
@@ -119,7 +118,7 @@ class RoundPlaceView(APIView):
     """A supervisor places a round held apart from the books (dealt outside the window): from then
     on the reports of its gaming day count it."""
 
-    authentication_classes = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication]
+    authentication_classes = EVERYONE
     permission_classes = [person_with("rounds.place_round")]
 
     @extend_schema(

@@ -336,6 +336,9 @@ class Change(Figures):
     asked_by: str
     approved_by: str | None  # the second person, if there was one
     alone: bool  # no second person approved it
+    # Why its dual control is unsound though the form was kept: the system changed what is paid,
+    # or its second person is not independent of the asker. Empty: sound, or not recorded.
+    unsound: str = ""
 
 
 class DualControl(Figures):

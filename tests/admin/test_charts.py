@@ -328,12 +328,13 @@ def test_the_pages_read_a_bounded_number_of_queries(admin_client, reports):
     report, _ = reports
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").status_code == 200
-    # (the cage's counts of the range and the pools' openings are one query each)
-    assert len(queries) <= 14, [q["sql"][:120] for q in queries]
+    # (the cage's counts of the range and the pools' openings are one query each; every page also
+    # reads the authenticator its session proved and saves the session for its idle end)
+    assert len(queries) <= 17, [q["sql"][:120] for q in queries]
     pool = Pool.objects.get(code="us-progressive")
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/progressive/pool/{pool.pk}/change/").status_code == 200
-    assert len(queries) <= 14, [q["sql"][:120] for q in queries]
+    assert len(queries) <= 17, [q["sql"][:120] for q in queries]
 
 
 def test_the_migration_copies_the_bands_of_reports_made_before_as_a_completed_report_writes_them(reports):

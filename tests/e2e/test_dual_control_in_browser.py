@@ -8,16 +8,20 @@ import pytest
 
 from progressive.models import MeterAdjustmentRequest, Pool
 from tests.browser import chromium
-from tests.security.people import PASSWORD, person
+from tests.security.people import PASSWORD, authenticator, next_code, person
 
 POOL = "us-progressive"
 
 
 def _signed_in(browser, base: str, username: str):
+    from django.contrib.auth import get_user_model
+
+    device = authenticator(get_user_model().objects.get(username=username))
     page = browser.new_context().new_page()
     page.goto(f"{base}/admin/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", next_code(device))  # a supervisor proves his authenticator's code
     page.click("input[type=submit]")
     page.wait_for_url(f"{base}/admin/")
     return page

@@ -317,5 +317,6 @@ def test_the_fuzzer_covers_every_operation_in_the_schema():
     text = SCHEMA_PATH.read_text()
     documented = len(re.findall(r"^      operationId: ", text, flags=re.MULTILINE))
     assert len(OPERATIONS) == documented >= 17
-    # Negative cases for every operation a client can send wrong.
-    assert len(_operations(GenerationMode.NEGATIVE)) >= documented - 2
+    # Negative cases for every operation a client can send wrong: all but a few that take nothing
+    # but a free-text path segment (a pool's code, a token's key) or nothing at all.
+    assert len(_operations(GenerationMode.NEGATIVE)) >= documented - 4

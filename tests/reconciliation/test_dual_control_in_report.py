@@ -88,3 +88,45 @@ def test_a_report_made_before_the_section_still_shows():
     client.force_login(person("auditor", "reader"))
     page = client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/")
     assert page.status_code == 200 and "not recorded" in page.content.decode()
+
+
+def _numbers(version) -> dict:
+    return {name: getattr(version, name) for name in (
+        "currency", "minor_unit", "unit", "ante_min", "ante_max", "trips_min", "trips_max", "blind_pays",
+        "trips_pays", "aggregate_limit", "dealer_qualifier", "one_hand_per_player")}
+
+
+def test_a_version_the_system_makes_that_changes_what_is_paid_is_an_alert():
+    """Issue 45, item 3: a Blind flush paying 100:1 made as "system" was listed alone, with no alert."""
+    config = TableConfig.objects.get(name="se-50kr")
+    first = config.versions.get(version=1)
+    config_version_create(config=config, effective_from=timezone.now(), actor=SYSTEM, note="quiet",
+                          **dict(_numbers(first), blind_pays=dict(first.blind_pays, flush="100")))
+    config_version_create(config=config, effective_from=timezone.now(), actor=SYSTEM, note="a note only",
+                          **dict(_numbers(first), blind_pays=dict(first.blind_pays, flush="100")))
+
+    report = report_run(day_from=_today())
+    rows = {c["what"]: c for c in report.figures["dual_control"]["changes"]}
+    assert rows["se-50kr v2"]["unsound"] == "made by the system, changing what v1 paid, with no second person"
+    assert rows["se-50kr v3"]["unsound"] == ""  # pays as v2 did
+    [alert] = [a for a in report.figures["alerts"] if "no sound second person" in a]
+    assert alert.startswith("DUAL CONTROL: 1 change(s)") and "se-50kr v2: made by the system" in alert
+
+
+def test_an_approval_by_a_person_not_independent_is_an_alert(monkeypatch):
+    """An approval the decision's check let through (taken before the graph, or past it) is still
+    judged by the graph as the trail stood then."""
+    from casino.services import user_roles_set
+    from trail import approvals
+
+    pool = Pool.objects.get(code="us-progressive")
+    asker, second = person("supervisor", "asker"), person("supervisor", "second")
+    user_roles_set(user=second, roles=["supervisor"], actor=Actor.of_user(asker))  # the asker's hand on him
+    asked = meter_adjust(pool=pool, delta=Decimal("90000"), actor=Actor.of_user(asker), reason="count")
+    monkeypatch.setattr(approvals, "approver_tie", lambda **_: None)  # as the check before the graph
+    adjustment_approve(asked=asked, actor=Actor.of_user(second))
+    monkeypatch.undo()
+
+    report = report_run(day_from=_today())
+    [alert] = [a for a in report.figures["alerts"] if "no sound second person" in a]
+    assert "us-progressive +90000.00 USD: approved by second, not independent of asker: asker changed the user second" in alert

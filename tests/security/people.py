@@ -45,3 +45,38 @@ def person_client(role: str | None, username: str | None = None) -> APIClient:
     # The test client re-raises a view's exception; show the 500 a client would get instead.
     client.raise_request_exception = False
     return client
+
+
+def authenticator(user):
+    """``user``'s authenticator app, set up and confirmed (a TOTP device, as the admin's setup makes)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from trail.services import audit_record
+
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    if device is None:
+        device = TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+        audit_record(actor=Actor.of_user(user), action="user.second_factor_added", obj=user,
+                     after={"device": device.name, "kind": "totp", "id": device.persistent_id})
+    return device
+
+
+def code(key: bytes, *, ahead: int = 0) -> str:
+    """The six digits an authenticator app with ``key`` shows now (``ahead`` steps of 30 s later:
+    a code once used is refused, and the device takes the next step's)."""
+    from django_otp.oath import TOTP
+
+    totp = TOTP(key)
+    totp.drift = ahead
+    return f"{totp.token():06d}"
+
+
+def next_code(device) -> str:
+    """A code ``device`` will take now: this step's, or the next one's when this step's is spent
+    (a person signing in twice within 30 seconds)."""
+    from django_otp.oath import TOTP
+
+    device.refresh_from_db()
+    now = TOTP(device.bin_key).t()
+    return code(device.bin_key, ahead=max(0, (device.last_t or -1) + 1 - now))
+

@@ -59,7 +59,7 @@ def floor(table_client):
 def call(client: APIClient, label: str, floor: dict, *, as_table: str | None = None):
     method, path = label.split(" ", 1)
     path = (path.replace("{id}", str(floor["round"].pk)).replace("{code}", "us-progressive")
-            .replace("{what}", "rounds"))
+            .replace("{what}", "rounds").replace("{key}", "abcdef"))
     bodies = {
         "/api/v1/rounds/": record("R-x", table="U02"),  # another table's round
         "/api/v1/rounds/batch": {"rounds": [record("R-y", table="U02")]},
@@ -77,6 +77,8 @@ def call(client: APIClient, label: str, floor: dict, *, as_table: str | None = N
         },
         f"/api/v1/pool-version-requests/{floor['round'].pk}/approve": {},
         f"/api/v1/pool-version-requests/{floor['round'].pk}/reject": {"note": "not needed"},
+        "/api/v1/tokens/": {"days": 1, "name": "mine now"},
+        "/api/v1/tokens/abcdef/": {},
         "/api/v1/counts/": {"table": "U02", "gaming_day": "2026-11-28", "drop": "1.00", "fills": "0.00",
                             "credits": "0.00", "opening_inventory": "0.00", "closing_inventory": "0.00"},
     }

@@ -83,7 +83,7 @@ def test_a_supervisor_membership_inserted_is_named():
 @on_postgresql
 def test_a_password_a_flag_a_permission_and_a_person_inserted_are_named():
     someone = person("auditor", "someone")
-    _sql("UPDATE auth_user SET password = 'pbkdf2_sha256$1$x$y', is_superuser = true WHERE id = %s", [someone.pk])
+    _sql("UPDATE auth_user SET password = 'pbkdf2_sha256$1$test$forged', is_superuser = true WHERE id = %s", [someone.pk])
     _sql("INSERT INTO auth_user (username, password, is_superuser, is_staff, is_active, first_name, last_name, "
          "email, date_joined) VALUES ('ghost', '', true, true, true, '', '', '', now())")
     adjust = Permission.objects.get(content_type__app_label="progressive", codename="add_meterevent")
@@ -246,3 +246,52 @@ def test_an_approver_who_changed_the_asker_is_refused_and_two_people_of_differen
 def test_hired_people_are_recorded_whole():
     user = hired("plain")
     assert _events(user)[-1].after == person_state(user)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_person_made_inactive_in_a_shell_gives_his_cases_back_with_the_change(table_client):
+    from rounds.models import Finding
+    from rounds.services import case_change
+    from tests import examples
+
+    client = table_client("S01", "se-50kr")
+    example = next(e for e in examples.load("se-50kr.jsonl") if "payout_mismatch" in e["expect"]["codes"])
+    assert client.post("/api/v1/rounds/", example["record"], format="json").status_code == 201
+    finding = Finding.objects.filter(code="payout_mismatch").first()
+    pit = person("supervisor", "pit")
+    case_change(model=Finding, finding_id=finding.pk, user=None, assignee=pit)
+    pit.is_active = False
+    pit.save()  # a shell's change: no service path
+    finding.refresh_from_db()
+    assert (finding.assignee, finding.assignee_name) == (None, "")
+    handed = AuditEvent.objects.filter(action="finding.case", object_id=str(finding.pk)).order_by("-seq").first()
+    changed = _events(pit)[-1]
+    assert handed.actor_name.startswith("unattributed") and handed.seq < changed.seq
+    assert changed.action == "user.changed" and changed.after["is_active"] is False
+
+
+@on_postgresql
+def test_a_token_or_an_authenticator_inserted_past_the_service_is_named():
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+    from knox.models import AuthToken
+
+    from api.tokens import token_make
+    from tests.security.people import authenticator
+
+    sara = person("supervisor", "sara")
+    made, _ = token_make(user=sara, days=1, name="export")
+    authenticator(sara)
+    said, failed = _verify()
+    assert failed == "" and "every token and authenticator is one its person made" in said
+
+    AuthToken.objects.filter(pk=made.pk).update(expiry=timezone.now() + timedelta(days=400))
+    AuthToken.objects.create(user=sara, expiry=timedelta(days=1))  # an insider's, its text in his hand
+    TOTPDevice.objects.create(user=person("supervisor", "sven"), name="quiet", confirmed=True)
+    said, failed = _verify()
+    assert f"token {made.token_key} of sara: works until" in said
+    assert said.count("the audit trail never recorded it made by its person") == 1
+    assert "of sven: the audit trail never recorded it set up by its person" in said
+    assert "3 tokens or authenticators the audit trail did not record" in failed

@@ -27,6 +27,8 @@ at the end if there was any (the last line counts them):
   audit event (``audit.proof_findings``);
 - people and privileges: each person against his last recorded state, each
   role's group against ``casino/roles.py`` (``casino.proof_people``); each
+  person's tokens and authenticators against the events that made them
+  (``casino.proof_sign_in``); each
   table's keys against the events that issued them (``rounds.proof_keys``);
   each count and correction against its event (``audit.proof_counts``); a round held apart from the books
   only if found outside the window and never placed (``rounds.proof_held``);
@@ -152,6 +154,7 @@ class Command(BaseCommand):
         from rounds.proof_keys import table_keys_differences
         from audit.proof_counts import counts_differences
         from casino.proof_people import people_differences
+        from casino.proof_sign_in import sign_in_differences
 
         recorded = config_versions_recorded()
         rounds = None if since is None else rounds_stored_after(since[0])
@@ -177,6 +180,9 @@ class Command(BaseCommand):
         self._each(damage, people_differences(), str,
                    "people or roles not what the audit trail and casino/roles.py say",
                    "every person is what the audit trail last recorded, every role what casino/roles.py gives")
+        self._each(damage, sign_in_differences(), str,
+                   "tokens or authenticators the audit trail did not record",
+                   "every token and authenticator is one its person made")
         self._each(damage, table_keys_differences(), str,
                    "tables' keys the audit trail did not issue as they are",
                    "every table key is one the audit trail recorded issued")
