@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import CharField, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import CharField, Count, Exists, Max, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -68,6 +68,18 @@ def notices_send(*, now: datetime | None = None, kinds: tuple[str, ...] = KINDS)
         if not mine:
             return {}
         return {kind: runs[kind]() for kind in kinds}
+
+
+def notices_unsent(*, since: datetime) -> dict[str, int]:
+    """Notices since ``since`` not sent yet (the mail server refused them and no retry has gone
+    since, or nobody could be told), by why: the supervisors may not know what they must."""
+    actions = [f"{model.work_name}.notified" for model in (Finding, VarianceFinding, ProtectionFinding)]
+    notified = AuditEvent.objects.filter(action__in=actions, at__gte=since)
+    sent_since = notified.filter(object_type=OuterRef("object_type"), object_id=OuterRef("object_id"),
+                                 after__why=OuterRef("after__why"), after__sent=True, seq__gt=OuterRef("seq"))
+    rows = (notified.filter(after__sent=False).exclude(Exists(sent_since))
+            .values_list("after__why").order_by().annotate(n=Count("id")))
+    return {str(why): n for why, n in rows}
 
 
 def _untold(model: type[WorkedFinding], whys: tuple[str, ...], now: datetime) -> Q:

@@ -47,6 +47,7 @@ from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
 from .models import ProtectionFinding, ReconciliationReport, VarianceFinding
+from .notices import notices_unsent
 from .reconciliation.figures import dealer_order, hours_of, per_hour, percent
 from .reconciliation.report_figures import stored_name
 from .reconciliation.report_reader import read_groups
@@ -203,6 +204,7 @@ class Tonight:
     kept: ReportsKept | None = None  # whether every ended day has its current report
     reports_url: str = ""
     late: list[Late] = field(default_factory=list)  # by table, most first
+    unsent: dict[str, int] = field(default_factory=dict)  # notices of the last day not sent, by why
 
     @property
     def protection_url(self) -> str:
@@ -233,6 +235,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
         late=late_rounds(since=now - LATE_OVER),
+        unsent=notices_unsent(since=now - LATE_OVER),
     )
 
 

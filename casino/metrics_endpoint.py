@@ -33,11 +33,12 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
-from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
-from audit.models import ProtectionFinding, ReconciliationReport, VarianceFinding
+from audit.models import ReconciliationReport
+from audit.notices import notices_unsent
 from audit.reconciliation.config import day_to_reconcile
 from audit.reconciliation.selectors import reports_kept
 from audit.shifts import gaming_day_window
@@ -47,7 +48,7 @@ from infra.work import State
 from progressive.models import Pool
 from rounds.models import Finding, Round, Table
 from rounds.window import window_opens
-from trail.models import AuditEvent, ChainHead
+from trail.models import ChainHead
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 
@@ -166,14 +167,8 @@ def _notices_unsent() -> GaugeMetricFamily:
         "table_audit_notices_unsent",
         "Notices of the last 24 hours not sent yet (refused with no retry sent since, or nobody to tell), by why.",
         labels=["why"])
-    actions = [f"{model.work_name}.notified" for model in (Finding, VarianceFinding, ProtectionFinding)]
-    notified = AuditEvent.objects.filter(action__in=actions, at__gte=timezone.now() - timedelta(days=1))
-    sent_since = notified.filter(object_type=OuterRef("object_type"), object_id=OuterRef("object_id"),
-                                 after__why=OuterRef("after__why"), after__sent=True, seq__gt=OuterRef("seq"))
-    rows = (notified.filter(after__sent=False).exclude(Exists(sent_since))
-            .values_list("after__why").order_by().annotate(n=_count()))
-    for why, n in rows:
-        unsent.add_metric([str(why)], n)
+    for why, n in notices_unsent(since=timezone.now() - timedelta(days=1)).items():
+        unsent.add_metric([why], n)
     return unsent
 
 

@@ -281,7 +281,7 @@ def test_ended_days_without_their_report_and_a_report_stuck_running(settings):
 
 
 @pytest.mark.django_db
-def test_a_notice_that_did_not_go_is_counted_until_a_retry_goes(table_client, settings):
+def test_a_notice_that_did_not_go_is_counted_until_a_retry_goes(table_client, settings, staff):
     from audit.notices import RETRY_AFTER, notices_send
     from rounds.models import Finding
 
@@ -297,7 +297,11 @@ def test_a_notice_that_did_not_go_is_counted_until_a_retry_goes(table_client, se
     assert notices_send()["round_findings"] == 1
     unsent = value(scrape(), "table_audit_notices_unsent", why="payout_mismatch")
     assert unsent == Finding.objects.filter(code="payout_mismatch").count() >= 1
+    # ... and said on the tonight page, where the supervisors look first.
+    page = staff("supervisor").get("/admin/").content.decode()
+    assert "Notices of the last 24 hours not sent" in page and f"payout_mismatch {int(unsent)}." in page
     # The retry an hour later goes: nothing is left unsent.
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     assert notices_send(now=timezone.now() + RETRY_AFTER + timedelta(minutes=1))["round_findings"] == 1
     assert value(scrape(), "table_audit_notices_unsent", why="payout_mismatch") == 0
+    assert "Notices of the last 24 hours not sent" not in staff("supervisor", "second").get("/admin/").content.decode()
