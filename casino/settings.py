@@ -422,6 +422,9 @@ NOTICE_MISMATCH_AT_LEAST = env_amounts("NOTICE_MISMATCH_AT_LEAST", "SEK=5000,EUR
 # minutes after is held and then told in one notice naming every finding, so a table that
 # overpays round after round cannot bury the supervisors' mail.
 NOTICE_GROUP_WINDOW = timedelta(minutes=env_positive_int("NOTICE_GROUP_MINUTES", "10"))
+# The most notices one address is mailed in an hour; past it only the first of a kind (a why)
+# that hour still goes to it (the others are kept in the trail and on the pages, as every notice).
+NOTICES_PER_RECIPIENT_HOUR = env_positive_int("NOTICES_PER_RECIPIENT_HOUR", "20")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

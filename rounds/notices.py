@@ -13,7 +13,9 @@ named there, never lost in a log.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -23,11 +25,13 @@ from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import Q, TextChoices
 from django.dispatch import Signal
+from django.utils import timezone
 
 from game.vocabulary import FindingCode, MeterEventKind
 from infra.work import priority_label
 from rounds import mistakes
 from rounds.wire.fields import CONTROL_CHARACTERS
+from trail.models import AuditEvent
 from trail.services import SYSTEM, AuditEntry, audit_record_many
 
 logger = logging.getLogger(__name__)
@@ -123,13 +127,19 @@ def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
     if not notices:
         return []
     told = recipients()
+    mailed = _mailed_this_hour()
     entries = []
     for notice in notices:
         assignee = _assignee_address(notice.finding) if notice.to_assignee else ""
-        to = sorted({*told, *([assignee] if assignee else [])})
+        wanted = sorted({*told, *([assignee] if assignee else [])})
+        to = [address for address in wanted if _may_mail(mailed, address, notice.why)]
+        capped = [address for address in wanted if address not in to]
         subject = one_line(notice.subject)
         error = ""
-        if not to:
+        if not to and capped:
+            error = (f"held: every recipient was mailed {settings.NOTICES_PER_RECIPIENT_HOUR} notices this hour, "
+                     "one of this kind among them")
+        elif not to:
             error = "no one to tell: nobody who receives notices has an address, and NOTICES_TO is empty"
         else:
             try:
@@ -139,14 +149,37 @@ def tell(notices: Sequence[Notice]) -> list[AuditEntry]:
                 logger.exception("notice %s about %s not sent", notice.why, notice.finding)
                 error = f"{type(exc).__name__}: {exc}"[:500]
         # "retry": a refusal may pass; nobody to tell is not mended by telling again.
+        mail = uuid.uuid4().hex
         after = {"why": notice.why, "to": to, "subject": subject, "sent": not error, "error": error,
-                 "retry": bool(error) and bool(to), **({"group": notice.group} if notice.group else {})}
+                 "retry": bool(error) and bool(to or capped), "mail": mail,
+                 **({"capped": capped} if capped else {}), **({"group": notice.group} if notice.group else {})}
+        if not error:
+            for address in to:
+                mailed.setdefault(address.lower(), {})[mail] = notice.why
         recorded = [AuditEntry(actor=SYSTEM, action=f"{about.work_name}.notified", obj=about, after=after)
                     for about in (notice.finding, *notice.mates)]
         with transaction.atomic():
             audit_record_many(entries=recorded)
         entries.append(recorded[0])
     return entries
+
+
+def _mailed_this_hour() -> dict[str, dict[str, str]]:
+    """Each address's notices mailed in the last hour: the mail's id → its why (a grouped notice is
+    one mail, however many findings it names). Read from the trail's events, a handful an hour."""
+    events = AuditEvent.objects.filter(action__endswith=".notified", at__gte=timezone.now() - timedelta(hours=1),
+                                       after__sent=True).values_list("after", flat=True)
+    mailed: dict[str, dict[str, str]] = {}
+    for after in events.iterator(chunk_size=500):
+        for address in after.get("to") or ():
+            mailed.setdefault(address.lower(), {})[after.get("mail") or after.get("subject", "")] = after.get("why", "")
+    return mailed
+
+
+def _may_mail(mailed: dict[str, dict[str, str]], address: str, why: str) -> bool:
+    """Under the hour's cap, or the first notice of its kind this hour to ``address``."""
+    this_hour = mailed.get(address.lower(), {})
+    return len(this_hour) < settings.NOTICES_PER_RECIPIENT_HOUR or why not in this_hour.values()
 
 
 def escalation_notice(finding, *, by: str, note: str, mates: Sequence = ()) -> Notice:

@@ -269,3 +269,30 @@ def test_a_table_overpaying_round_after_round_sends_its_first_notice_at_once_the
     assert all(f"flood-{n}," in rest.body for n in range(1, 30))
     told = {int(e.object_id) for e in _notices()}
     assert {f.pk for f in findings} <= told
+
+
+def test_an_address_is_mailed_at_most_its_hourly_cap_but_the_first_of_a_kind_still_goes(
+        table_client, settings, mailoutbox):
+    """Issue 45, item 7: a table that finds a way past the grouping still cannot bury one address."""
+    from rounds import notices as told_by
+
+    settings.NOTICES_PER_RECIPIENT_HOUR = 2
+    found = _mismatches(table_client)[:4]
+    assert len(found) == 4
+
+    def notice(finding, why):
+        return told_by.Notice(finding=finding, why=why, subject=f"{why} on {finding.pk}", body="see the round")
+
+    told_by.tell([notice(f, told_by.Why.MISMATCH) for f in found[:3]])
+    assert len(mailoutbox) == 2  # the cap
+    held = _notices()[-1]
+    assert held.after["sent"] is False and held.after["retry"] is True
+    assert held.after["capped"] == ["boss@casino.example"] and held.after["error"].startswith("held:")
+    told_by.tell([notice(found[3], told_by.Why.JACKPOT)])  # the first jackpot this hour: it goes
+    assert len(mailoutbox) == 3 and mailoutbox[-1].subject.endswith(f"jackpot on {found[3].pk}")
+    told_by.tell([notice(found[3], told_by.Why.JACKPOT)])  # the second does not
+    assert len(mailoutbox) == 3 and _notices()[-1].after["capped"] == ["boss@casino.example"]
+    # A held notice is one not sent yet: the page and /metrics count it, and the run an hour on tells it.
+    from audit.notices import notices_unsent
+
+    assert notices_unsent(since=timezone.now() - timedelta(hours=1)) == {"payout_mismatch": 1, "jackpot": 1}
