@@ -184,6 +184,8 @@ class Late:
     table: str
     rounds: int
     after_report: int
+    last_hour: int = 0  # of them, stored in the last hour
+    alarming: bool = False  # more in the last hour than LATE_ROUNDS_ALERT_PER_HOUR
 
 
 # How far back the tonight page counts rounds stored late.
@@ -205,6 +207,7 @@ class Tonight:
     reports_url: str = ""
     late: list[Late] = field(default_factory=list)  # by table, most first
     unsent: dict[str, int] = field(default_factory=dict)  # notices of the last day not sent, by why
+    late_alert: int = 0  # LATE_ROUNDS_ALERT_PER_HOUR
 
     @property
     def protection_url(self) -> str:
@@ -234,20 +237,26 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
-        late=late_rounds(since=now - LATE_OVER),
-        unsent=notices_unsent(since=now - LATE_OVER),
+        late=late_rounds(since=now - LATE_OVER, now=now),
+        unsent=notices_unsent(since=now - LATE_OVER), late_alert=settings.LATE_ROUNDS_ALERT_PER_HOUR,
     )
 
 
-def late_rounds(*, since: datetime) -> list[Late]:
-    """Each table's rounds stored since ``since`` for a gaming day already ended, most first."""
+def late_rounds(*, since: datetime, now: datetime | None = None) -> list[Late]:
+    """Each table's rounds stored since ``since`` for a gaming day already ended, most first; a
+    table storing more of them in the last hour than ``LATE_ROUNDS_ALERT_PER_HOUR`` is alarming
+    (each makes a reported day stale for the healer to remake)."""
+    now = now or timezone.now()
     late = LateRound.objects.filter(received_at__gte=since).order_by()
     reported = Exists(ReconciliationReport.objects.filter(
         day_from=OuterRef("gaming_day"), day_to=OuterRef("gaming_day"), created_at__lt=OuterRef("received_at")))
     counted = dict(late.values_list("table__code").annotate(n=Count("id")))
     after = dict(late.filter(reported).values_list("table__code").annotate(n=Count("id")))
-    return sorted((Late(table, n, after.get(table, 0)) for table, n in counted.items()),
-                  key=lambda one: (-one.rounds, one.table))
+    hour = dict(late.filter(received_at__gte=now - timedelta(hours=1)).values_list("table__code")
+                .annotate(n=Count("id")))
+    most = settings.LATE_ROUNDS_ALERT_PER_HOUR
+    return sorted((Late(table, n, after.get(table, 0), hour.get(table, 0), hour.get(table, 0) > most)
+                   for table, n in counted.items()), key=lambda one: (-one.rounds, one.table))
 
 
 def _backlog(*, before: date) -> int:

@@ -39,6 +39,7 @@ from prometheus_client.core import GaugeMetricFamily
 
 from audit.models import ReconciliationReport
 from audit.notices import notices_unsent
+from audit.tonight import late_rounds
 from audit.reconciliation.config import day_to_reconcile
 from audit.reconciliation.selectors import reports_kept
 from audit.shifts import gaming_day_window
@@ -158,6 +159,7 @@ class DatabaseFigures:
         yield from _reports_kept()
         yield _clock_offsets(day)
         yield _notices_unsent()
+        yield _late_rounds()
 
 
 def _notices_unsent() -> GaugeMetricFamily:
@@ -170,6 +172,17 @@ def _notices_unsent() -> GaugeMetricFamily:
     for why, n in notices_unsent(since=timezone.now() - timedelta(days=1)).items():
         unsent.add_metric([why], n)
     return unsent
+
+
+def _late_rounds() -> GaugeMetricFamily:
+    """Each table's rounds stored in the last hour for days already ended (each makes a reported
+    day stale): past LATE_ROUNDS_ALERT_PER_HOUR the tonight page marks the table."""
+    late = GaugeMetricFamily(
+        "table_audit_late_rounds_last_hour",
+        "Rounds each table stored in the last hour for gaming days already ended.", labels=["table"])
+    for one in late_rounds(since=timezone.now() - timedelta(hours=1)):
+        late.add_metric([one.table], one.rounds)
+    return late
 
 
 def _reports_kept():

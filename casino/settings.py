@@ -425,6 +425,9 @@ NOTICE_GROUP_WINDOW = timedelta(minutes=env_positive_int("NOTICE_GROUP_MINUTES",
 # The most notices one address is mailed in an hour; past it only the first of a kind (a why)
 # that hour still goes to it (the others are kept in the trail and on the pages, as every notice).
 NOTICES_PER_RECIPIENT_HOUR = env_positive_int("NOTICES_PER_RECIPIENT_HOUR", "20")
+# A table storing more rounds than this in an hour for days already ended is an alert (the
+# tonight page, /metrics): each makes a reported day stale for the hourly healer to remake.
+LATE_ROUNDS_ALERT_PER_HOUR = env_positive_int("LATE_ROUNDS_ALERT_PER_HOUR", "60")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

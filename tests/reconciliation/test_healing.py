@@ -156,7 +156,16 @@ def test_rounds_backdated_into_old_days_do_not_keep_a_recent_stale_day_waiting(m
     stale = days_to_heal(books_open=books_open, now=timezone.now())
     assert sorted(stale) == sorted(targets)
     assert stale[0] == last and stale[1:] == sorted(targets[:-1], reverse=True)
-    # The tonight page counts them, by table, with how many came after their day's report.
-    assert late_rounds(since=timezone.now() - timedelta(hours=1)) == [Late("S09", len(targets), len(targets))]
+    # The tonight page counts them, by table, with how many came after their day's report; past
+    # LATE_ROUNDS_ALERT_PER_HOUR in an hour the table is marked, and /metrics says how many.
+    settings.LATE_ROUNDS_ALERT_PER_HOUR = len(targets)
+    assert late_rounds(since=timezone.now() - timedelta(hours=1)) == [
+        Late("S09", len(targets), len(targets), len(targets), False)]
     page = admin_client.get("/admin/").content.decode()
-    assert f"S09 {len(targets)} ({len(targets)} after the day's report)" in page
+    assert f"S09 {len(targets)} ({len(targets)} after the day's report)." in page
+    settings.LATE_ROUNDS_ALERT_PER_HOUR = len(targets) - 1
+    page = admin_client.get("/admin/").content.decode()
+    assert f"{len(targets)} in the last hour, more than {len(targets) - 1}" in page
+    from tests.test_metrics import scrape, value
+
+    assert value(scrape(), "table_audit_late_rounds_last_hour", table="S09") == len(targets)
