@@ -78,6 +78,10 @@ class Cluster:
                 # A commit left unflushed stays so for seconds, not 0.2 s, so that a
                 # crash test finds every answer given before the WAL reached the disk.
                 "wal_writer_delay = 10s\n"
+                # Nothing else writes that WAL out early: a dirty page is written only
+                # after the WAL that touched it, so the background writer and a spread
+                # checkpoint would carry an unflushed commit out with the page.
+                "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = 1h\n"
             )
         return self
 
