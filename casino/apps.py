@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.conf import settings
 from django.contrib.admin import apps as admin_apps
 from django.db.models.signals import post_migrate
 
@@ -26,3 +27,7 @@ class CasinoConfig(AppConfig):
         post_migrate.connect(roles_sync_after_the_last_app, dispatch_uid="casino.roles_sync")
         post_migrate.connect(people_baseline_once, dispatch_uid="casino.people_baseline")
         people_watched()
+        if settings.DIRECTORY_URI:
+            from .directory import role_groups_checked
+
+            role_groups_checked()

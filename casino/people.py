@@ -55,10 +55,18 @@ def person_state(user) -> dict:
     return state
 
 
-def person_record(*, user, actor: Actor, action: str, before: dict | None = None, request_id: str = "") -> None:
-    """The event of a change of ``user`` made by ``actor``, with his whole state after it."""
+def same_state(recorded: dict, state: dict) -> bool:
+    """Whether a recorded state is ``state`` (what else the event says of him, e.g. the
+    directory's facts, is not his state)."""
+    return all(recorded.get(name) == value for name, value in state.items())
+
+
+def person_record(*, user, actor: Actor, action: str, before: dict | None = None, request_id: str = "",
+                  extra: dict | None = None) -> None:
+    """The event of a change of ``user`` made by ``actor``, with his whole state after it (and
+    ``extra``: what the path that changed him knows of it, e.g. the directory's entry)."""
     audit_record(actor=actor, action=action, obj=user, object_repr=user.get_username(), before=before,
-                 after=person_state(user), request_id=request_id)
+                 after={**person_state(user), **(extra or {})}, request_id=request_id)
 
 
 def last_recorded_state(user_pk: int) -> dict | None:
@@ -83,7 +91,7 @@ def _recorded_if_changed(user_pk: int, actor: Actor) -> None:
     if user is None:
         return
     before = last_recorded_state(user_pk)
-    if before == person_state(user):
+    if before is not None and same_state(before, person_state(user)):
         return  # recorded by the path that made it, or nothing watched changed
     from .services import person_cases_checked  # services record through this module
 

@@ -11,8 +11,10 @@ at every sign-in, required or not. Required in production unless
 ``SECOND_FACTOR_REQUIRED=0`` (a casino that signs its people in through its own
 gateway); in the embedded demo only if ``SECOND_FACTOR_REQUIRED=1``.
 
-Still one factor: the API's Basic authentication (a person's scripts use
-tokens instead, ``api.tokens``). Passkeys and single sign-on are not here yet.
+A person who signs in against the casino's directory (``casino.directory``)
+proves the same second factor after his directory password. Still one factor:
+the API's Basic authentication (a person's scripts use tokens instead,
+``api.tokens``). Passkeys are not here yet.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ class RoleError(ValueError):
     pass
 
 
-def user_roles_set(*, user, roles: list[str], actor: Actor, request_id: str = "") -> None:
-    """Give ``user`` exactly ``roles``; staff roles open the admin to them."""
+def user_roles_set(*, user, roles: list[str], actor: Actor, request_id: str = "", extra: dict | None = None) -> None:
+    """Give ``user`` exactly ``roles``; staff roles open the admin to them (``extra``: what the
+    event says beside his state, as ``person_record`` takes it)."""
     unknown = sorted(set(roles) - set(ROLE_NAMES))
     if unknown:
         raise RoleError(f"unknown roles {unknown}; the roles are {list(ROLE_NAMES)}")
@@ -33,7 +34,7 @@ def user_roles_set(*, user, roles: list[str], actor: Actor, request_id: str = ""
         person_cases_checked(user=user, actor=actor, why=f"{user.get_username()}'s roles were set to "
                              f"{', '.join(sorted(roles)) or 'none'}", request_id=request_id)
         person_record(user=user, actor=actor, action="user.roles_set", before={"roles": before},
-                      request_id=request_id)
+                      request_id=request_id, extra=extra)
 
 
 def person_cases_checked(*, user, actor: Actor, why: str, request_id: str = "") -> int:

@@ -147,6 +147,24 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# Single sign-on against the casino's directory (LDAP; casino.directory): off unless DIRECTORY_URI
+# names a server. People are looked up under DIRECTORY_PEOPLE by DIRECTORY_PERSON_FILTER, their
+# groups (groupOfNames) under DIRECTORY_GROUPS; DIRECTORY_ROLE_GROUPS maps roles to group DNs
+# ("auditor=cn=auditors,ou=groups,dc=casino;supervisor=cn=…"). Only the directory's groups give a
+# person of the directory his roles: read again at each sign-in.
+DIRECTORY_URI = os.environ.get("DIRECTORY_URI", "")
+DIRECTORY_ROLE_GROUPS: dict[str, str] = {}
+if DIRECTORY_URI:
+    from casino.directory_settings import BACKEND, directory_settings
+
+    globals().update(directory_settings(
+        uri=DIRECTORY_URI, people=os.environ["DIRECTORY_PEOPLE"], groups=os.environ["DIRECTORY_GROUPS"],
+        role_groups_text=os.environ.get("DIRECTORY_ROLE_GROUPS", ""),
+        bind_dn=os.environ.get("DIRECTORY_BIND_DN", ""), bind_password=os.environ.get("DIRECTORY_BIND_PASSWORD", ""),
+        person_filter=os.environ.get("DIRECTORY_PERSON_FILTER", "(uid=%(user)s)"),
+        start_tls=env_bool("DIRECTORY_START_TLS", False),
+    ))
+    AUTHENTICATION_BACKENDS.insert(1, BACKEND)
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = float(os.environ.get("LOGIN_COOLOFF_HOURS", "1"))
 # Lock the username from that address: a guesser elsewhere cannot lock a real auditor out.

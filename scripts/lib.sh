@@ -83,3 +83,12 @@ nginx_installed() {  # nginx from Debian's packages, started by tests/deploy in 
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light >/dev/null
     fi
 }
+
+directory_installed() {  # slapd for the sign-in tests, and what python-ldap builds against (Debian's packages)
+    if ! command -v slapd >/dev/null 2>&1 && [ ! -x /usr/sbin/slapd ] || [ ! -f /usr/include/ldap.h ] \
+        || [ ! -f /usr/include/sasl/sasl.h ]; then
+        echo "installing slapd and the LDAP headers (Debian packages) for the directory sign-in tests" >&2
+        apt-get update -q >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd ldap-utils libldap2-dev libsasl2-dev >/dev/null
+    fi
+}

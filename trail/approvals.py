@@ -22,6 +22,8 @@ from infra.models import SecondApproval
 from .models import AuditEvent
 
 CREATED = "user.created"  # a person's making, as casino.people records it
+# The key of a person's event under which the directory's facts of his entry are kept (casino.directory).
+DIRECTORY_FACTS = "directory"
 from .services import Actor
 
 State = SecondApproval.State
@@ -75,13 +77,63 @@ def approver_tie(*, approver_id: int, requester_id: int, at: datetime | None = N
     if both:
         return (f"{hands[0][both[0]]} made or changed both {name[pair[0]]} and {name[pair[1]]} within the last "
                 f"{settings.APPROVER_INDEPENDENCE_DAYS} days")
+    entries = {key: _directory_entry(person, key, at) for key in pair}
+    if any(entries.values()):
+        tie = _directory_tie(entries, name, pair, since)
+        if tie is not None:
+            return tie
     for key in pair:
         first = (AuditEvent.objects.filter(object_type=person, object_id=key, action=CREATED, at__lte=at)
                  .order_by("seq").first())
-        if first is None or first.actor_kind != AuditEvent.ActorKind.USER:
-            how = "by no one the trail names" if first is None else f"by {first.actor_name}"
-            return f"the user {name[key]} was made {how}, not by a person the audit trail names"
+        if first is not None and first.actor_kind == AuditEvent.ActorKind.USER:
+            continue
+        made_by = ((first.after or {}).get(DIRECTORY_FACTS) or {}).get("made_by") if first is not None else ""
+        if made_by:
+            continue  # made in the casino's directory by the entry it names: its ties are read above
+        how = "by no one the trail names" if first is None else f"by {first.actor_name}"
+        return f"the user {name[key]} was made {how}, not by a person the audit trail names"
     return None
+
+
+def _directory_entry(person: str, key: str, at: datetime) -> dict | None:
+    """What the directory last said of the person's entry (``casino.directory``), or None."""
+    after = (AuditEvent.objects.filter(object_type=person, object_id=key, at__lte=at, after__has_key=DIRECTORY_FACTS)
+             .order_by("-seq").values_list("after", flat=True).first())
+    return after[DIRECTORY_FACTS] if after else None
+
+
+def _directory_tie(entries: dict, name: dict, pair: tuple[str, str], since: datetime) -> str | None:
+    """The directory's own ties: one entry made, or lately changed, by the other's, or both by one hand."""
+    def hands(entry: dict | None) -> dict[str, str]:
+        if not entry:
+            return {}
+        held = {entry["made_by"].lower(): f"made ({entry['made'][:10]})"} if entry.get("made_by") and (
+            _after(entry.get("made"), since)) else {}
+        if entry.get("changed_by") and _after(entry.get("changed"), since):
+            held.setdefault(entry["changed_by"].lower(), f"changed ({entry['changed'][:10]})")
+        return held
+
+    for one, other in (pair, pair[::-1]):
+        entry, others = entries[one] or {}, entries[other] or {}
+        dn = (others.get("dn") or "").lower()
+        if dn and entry.get("made_by", "").lower() == dn:
+            return f"{name[other]} made the user {name[one]} in the directory ({entry.get('made', '')[:10]})"
+        if dn and dn in hands(entry):
+            return (f"{name[other]} {hands(entry)[dn]} the user {name[one]} in the directory within the last "
+                    f"{settings.APPROVER_INDEPENDENCE_DAYS} days")
+    both = sorted(set(hands(entries[pair[0]])) & set(hands(entries[pair[1]])) - {""})
+    if both:
+        return (f"the directory's {both[0]} made or changed both {name[pair[0]]} and {name[pair[1]]} within the "
+                f"last {settings.APPROVER_INDEPENDENCE_DAYS} days")
+    return None
+
+
+def _after(moment: str | None, since: datetime) -> bool:
+    """Whether the directory's time ``moment`` (ISO 8601) is at or after ``since`` (unknown: yes)."""
+    try:
+        return datetime.fromisoformat(moment) >= since
+    except (TypeError, ValueError):
+        return True
 
 
 def decision_refusal(*, asked: SecondApproval, actor: Actor, approving: bool, what: str) -> Refusal | None:
