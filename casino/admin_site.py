@@ -12,11 +12,10 @@ from __future__ import annotations
 from django.contrib.admin import AdminSite
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse, reverse_lazy
-from django_otp import user_has_device
 
 from audit.tonight import cases_of, tonight
 
-from .second_factor import LoginForm, enrol_view, proven, required
+from .second_factor import LoginForm, proven, second_factor_view
 
 
 class CasinoAdminSite(AdminSite):
@@ -40,16 +39,16 @@ class CasinoAdminSite(AdminSite):
         return super().has_permission(request) and proven(request)
 
     def login(self, request, extra_context=None):
-        """A person signed in with his password who must prove a second factor and has no
-        authenticator yet is taken to set one up, not shown the sign-in again."""
+        """A person signed in with his password who has yet to prove a second factor (his passkey,
+        or one he must set up) is taken to do so, not shown the sign-in again."""
         user = request.user
         if (request.method == "GET" and getattr(user, "is_authenticated", False) and user.is_staff
-                and required(user) and not user.is_verified() and not user_has_device(user, confirmed=True)):
+                and not proven(request)):
             return HttpResponseRedirect(reverse("admin:second_factor"))
         return super().login(request, extra_context)
 
     def get_urls(self):
-        return [path("second-factor/", lambda request: enrol_view(self, request), name="second_factor"),
+        return [path("second-factor/", lambda request: second_factor_view(self, request), name="second_factor"),
                 *super().get_urls()]
 
     def index(self, request, extra_context=None):

@@ -1,11 +1,12 @@
 """What lets a person in without his password, held to the audit events that made it.
 
-A script's token (``api.tokens``) and an authenticator (``casino.second_factor``)
+A script's token (``api.tokens``), an authenticator app and a passkey (``casino.second_factor``,
+``casino.passkeys``)
 are rows the application's role must write, so the database cannot refuse one
 inserted past the service: a token for a supervisor, or an authenticator whose
 key an insider knows. Each is made with an event naming it: a token no
 ``token.made`` event made for its person, or that works past the expiry it
-was made with, and a confirmed authenticator no ``user.second_factor_added``
+was made with, and a confirmed authenticator or passkey no ``user.second_factor_added``
 event names, are each named by ``verify_audit``.
 """
 
@@ -16,6 +17,7 @@ from datetime import timedelta
 
 from django.utils.dateparse import parse_datetime
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 from knox.models import AuthToken
 
 from trail.models import AuditEvent
@@ -41,7 +43,8 @@ def sign_in_differences() -> Iterator[str]:
             yield f"{who}: works until {token.expiry or 'never expiring'}, made to end {expires}"
     added = {(user_pk, (after or {}).get("id")) for user_pk, after in AuditEvent.objects.filter(
         object_type=PERSON, action="user.second_factor_added").values_list("object_id", "after")}
-    for device in TOTPDevice.objects.filter(confirmed=True).select_related("user").order_by("pk"):
-        if (str(device.user_id), device.persistent_id) not in added:
-            yield (f"authenticator {device.persistent_id} of {device.user.get_username()}: the audit trail "
-                   "never recorded it set up by its person")
+    for model, kind in ((TOTPDevice, "authenticator"), (WebAuthnCredential, "passkey")):
+        for device in model.objects.filter(confirmed=True).select_related("user").order_by("pk"):
+            if (str(device.user_id), device.persistent_id) not in added:
+                yield (f"{kind} {device.persistent_id} of {device.user.get_username()}: the audit trail "
+                       "never recorded it set up by its person")

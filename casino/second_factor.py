@@ -1,20 +1,23 @@
-"""A second factor for the admin: a code from an authenticator app (TOTP, django-otp).
+"""A second factor for the admin: an authenticator app's code (TOTP, django-otp) or a passkey.
 
 A person in a role of ``SECOND_FACTOR_ROLES`` (supervisors and admins, who move
-money and decide what is paid) and every superuser must prove a code as well as
-his password before the admin lets him in (``required``). One who has no
-authenticator yet signs in with his password and is taken to
-``/admin/second-factor/``, where he scans the key into his app and proves a code
-from it: the device is his from then on, the session counts as proven, and the
-audit trail records it. Anyone who has an authenticator is asked for its code
-at every sign-in, required or not. Required in production unless
-``SECOND_FACTOR_REQUIRED=0`` (a casino that signs its people in through its own
-gateway); in the embedded demo only if ``SECOND_FACTOR_REQUIRED=1``.
+money and decide what is paid) and every superuser must prove a second factor
+as well as his password before the admin lets him in (``required``). One who
+has none yet signs in with his password and is taken to
+``/admin/second-factor/``, where he either scans the key into his app and
+proves a code from it, or sets up a passkey (``casino.passkeys``): the device
+is his from then on, the session counts as proven, and the audit trail records
+it. Whoever has an authenticator app gives its code on the sign-in form; whoever
+has a passkey may leave the code empty and prove the passkey on the next page.
+Anyone who has either is asked for one at every sign-in, required or not.
+Required in production unless ``SECOND_FACTOR_REQUIRED=0`` (a casino that signs
+its people in through its own gateway); in the embedded demo only if
+``SECOND_FACTOR_REQUIRED=1``.
 
 A person who signs in against the casino's directory (``casino.directory``)
 proves the same second factor after his directory password. Still one factor:
 the API's Basic authentication (a person's scripts use tokens instead,
-``api.tokens``). Passkeys are not here yet.
+``api.tokens``).
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django_otp import login as otp_login
-from django_otp import match_token, user_has_device
+from django_otp import match_token
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from infra.request_ids import request_id_of
 from trail.services import Actor, audit_record
+
+from .passkeys import has_passkey
 
 DEVICE_NAME = "authenticator"
 
@@ -47,9 +52,17 @@ def required(user) -> bool:
     return user.is_superuser or user.groups.filter(name__in=settings.SECOND_FACTOR_ROLES).exists()
 
 
+def has_authenticator(user) -> bool:
+    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+
+
 def proven(request) -> bool:
-    """The admin's own check: a person who must prove a second factor has proven it this session."""
-    return not required(request.user) or request.user.is_verified()
+    """The admin's own check: a person who must prove a second factor, or who has a passkey, has
+    proven one this session (one with an authenticator app proved it on the sign-in form)."""
+    user = request.user
+    if not getattr(user, "is_authenticated", False) or user.is_verified():
+        return True
+    return not (required(user) or has_passkey(user))
 
 
 class LoginForm(AdminAuthenticationForm):
@@ -68,14 +81,23 @@ class LoginForm(AdminAuthenticationForm):
     def clean(self):
         cleaned = super().clean()
         user = self.get_user()
-        if user is not None and user_has_device(user, confirmed=True):
-            given = (cleaned.get("otp_token") or "").strip()
-            # A wrong code slows the next try down (django-otp's throttle); an empty one is no try.
-            device = match_token(user, given) if given else None
+        given = (cleaned.get("otp_token") or "").strip()
+        # One with a passkey may leave the code empty: he proves the passkey on the next page.
+        if user is not None and has_authenticator(user) and (given or not has_passkey(user)):
+            device = _code_matched(user, given)
             if device is None:
                 raise forms.ValidationError(self.error_messages["code"], code="code")
             user.otp_device = device  # django-otp marks the session proven when it signs him in
         return cleaned
+
+
+def _code_matched(user, given: str):
+    """The authenticator app whose code ``given`` is, or None. A wrong code slows the next try
+    down (django-otp's throttle); an empty one is no try."""
+    if not given:
+        return None
+    device = match_token(user, given)
+    return device if isinstance(device, TOTPDevice) else None
 
 
 def _svg(uri: str) -> str:
@@ -84,13 +106,15 @@ def _svg(uri: str) -> str:
     return out.getvalue().decode()
 
 
-def enrol_view(site, request):
-    """``/admin/second-factor/``: a signed-in person without an authenticator sets one up."""
+def second_factor_view(site, request):
+    """``/admin/second-factor/``: a signed-in person proves his passkey or his app's code, or,
+    having neither, sets one up; one who has proven his adds a passkey here."""
     user = request.user
     if not (getattr(user, "is_authenticated", False) and user.is_active and user.is_staff):
         return HttpResponseRedirect(reverse("admin:login"))
-    if user_has_device(user, confirmed=True):
-        return HttpResponseRedirect(reverse("admin:index"))
+    authenticator, passkey = has_authenticator(user), has_passkey(user)
+    if authenticator or passkey:
+        return _prove_or_add(site, request, authenticator=authenticator, passkey=passkey)
     device = TOTPDevice.objects.filter(user=user, confirmed=False).first() or TOTPDevice.objects.create(
         user=user, name=DEVICE_NAME, confirmed=False)
     error = ""
@@ -106,9 +130,26 @@ def enrol_view(site, request):
             return HttpResponseRedirect(reverse("admin:index"))
         error = "That code is not the one the app shows now: scan the key again, or wait for the next code."
     context = {
-        **site.each_context(request), "title": "Set up your authenticator",
+        **site.each_context(request), "title": "Set up your second factor", "mode": "enrol",
         "qr": mark_safe(_svg(device.config_url)),  # noqa: S308 - SVG the qrcode library drew from our own URI
         "secret": device.config_url.split("secret=", 1)[1].split("&", 1)[0], "error": error,
         "required": required(user),
+    }
+    return TemplateResponse(request, "admin/second_factor.html", context)
+
+
+def _prove_or_add(site, request, *, authenticator: bool, passkey: bool):
+    user, error = request.user, ""
+    verified = user.is_verified()
+    if request.method == "POST" and authenticator and not verified:
+        device = _code_matched(user, (request.POST.get("otp_token") or "").strip())
+        if device is not None:
+            otp_login(request, device)
+            return HttpResponseRedirect(reverse("admin:index"))
+        error = "The code is missing or wrong: enter the six digits your authenticator app shows now."
+    context = {
+        **site.each_context(request), "mode": "add" if verified else "prove", "error": error,
+        "title": "Add a passkey" if verified else "Prove your second factor",
+        "authenticator": authenticator, "passkey": passkey,
     }
     return TemplateResponse(request, "admin/second_factor.html", context)

@@ -11,6 +11,7 @@ import os
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -100,6 +101,7 @@ INSTALLED_APPS = [
     "knox",
     "django_otp",
     "django_otp.plugins.otp_totp",
+    "django_otp_webauthn",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -592,6 +594,13 @@ REST_KNOX = {"AUTO_REFRESH": False, "TOKEN_TTL": timedelta(days=STAFF_TOKEN_MOST
 SECOND_FACTOR_REQUIRED = env_bool("SECOND_FACTOR_REQUIRED", PRODUCTION)
 SECOND_FACTOR_ROLES = env_list("SECOND_FACTOR_ROLES", "supervisor,admin")
 OTP_TOTP_ISSUER = "table-audit"
+# Passkeys (casino.passkeys): the origins people open the admin at (scheme, host and port); the
+# first one's host is the name passkeys are made for (a domain, or localhost: never an address).
+PASSKEY_ORIGINS = env_list("PASSKEY_ORIGINS", "http://localhost:8000")
+OTP_WEBAUTHN_ALLOWED_ORIGINS = PASSKEY_ORIGINS
+OTP_WEBAUTHN_RP_ID = urlsplit(PASSKEY_ORIGINS[0]).hostname if PASSKEY_ORIGINS else ""
+OTP_WEBAUTHN_RP_NAME = "table-audit"
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False  # a second factor, after the password, never instead of it
 # A person's session ends after this many minutes without a request (each request moves its end
 # on): a workstation left signed in at the pit is not left open for the shift.
 SESSION_IDLE_MINUTES = env_positive_int("SESSION_IDLE_MINUTES", "30")

@@ -8,6 +8,7 @@ from casino.moved import AuditLogMoved
 
 urlpatterns = [
     re_path(r"^admin/audit/auditevent/(?P<rest>.*)$", AuditLogMoved.as_view()),
+    path("admin/passkeys/", include("casino.passkeys")),  # the second factor's WebAuthn ceremonies
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.rounds.urls")),
     path("api/v1/", include("api.progressive.urls")),

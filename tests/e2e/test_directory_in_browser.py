@@ -43,7 +43,7 @@ def test_a_directory_supervisor_signs_in_with_his_directory_password_and_an_auth
         page.fill("#id_username", "dora")
         page.fill("#id_password", "not-the-test-password")
         page.click("input[type=submit]")
-        assert "Please enter the correct" in page.content()
+        assert "Please enter the correct" in page.inner_text(".errornote")  # waits for the answer's page
         page.fill("#id_password", "dora-test-password")
         page.click("input[type=submit]")
         # The directory's password is one factor: a supervisor sets up his authenticator before anything.

@@ -37,7 +37,7 @@ def test_a_supervisor_sets_up_his_authenticator_and_signs_in_with_it(live_server
         again.fill("#id_username", "sara")
         again.fill("#id_password", PASSWORD)
         again.click("input[type=submit]")
-        assert "The code is missing or wrong" in again.content()
+        assert "The code is missing or wrong" in again.inner_text(".errornote")  # waits for the answer's page
         again.fill("#id_password", PASSWORD)
         again.fill("#id_otp_token", code(key, ahead=1))  # the code used above is spent: the next one
         again.click("input[type=submit]")

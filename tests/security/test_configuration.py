@@ -30,6 +30,7 @@ def production(**extra) -> dict:
         DATABASE_URL="sqlite:///:memory:", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="ERROR",
         # Where a production writes its chain's anchors (check --deploy warns without one).
         AUDIT_ANCHOR_PATH=tempfile.gettempdir(), AUDIT_ANCHOR_KEY=secrets.token_urlsafe(32),
+        PASSKEY_ORIGINS="https://audit.example.com",  # where people open the admin (check --deploy warns without)
     )
     env.update(extra)
     return env
@@ -51,6 +52,11 @@ def test_check_deploy_is_a_real_gate():
     done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production(DEBUG="1"))
     assert done.returncode != 0
     assert "security.W018" in done.stdout + done.stderr
+
+
+def test_check_deploy_warns_of_passkey_origins_left_at_the_demo_s():
+    done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production(PASSKEY_ORIGINS=""))
+    assert done.returncode != 0 and "casino.W001" in done.stdout + done.stderr
 
 
 def test_production_refuses_to_start_without_its_secret():

@@ -89,3 +89,66 @@ def test_a_superuser_must_prove_one_too(django_user_model):
     root.save()
     client, _ = _sign_in("root")
     assert client.get("/admin/").status_code == 302
+
+
+def _passkey(user):
+    from django_otp_webauthn.models import WebAuthnCredential
+
+    return WebAuthnCredential.objects.create(user=user, name="key", confirmed=True, credential_id=b"\x01" * 16,
+                                             public_key=b"\x02" * 77, sign_count=0)
+
+
+def test_one_with_a_passkey_gives_his_password_then_proves_the_passkey_on_the_next_page():
+    pia = person("supervisor", "pia")
+    _passkey(pia)
+    client, signed_in = _sign_in("pia")
+    assert signed_in.status_code == 302  # no code asked: he has no authenticator app
+    assert client.get("/admin/").status_code == 302
+    assert client.get("/admin/login/")["Location"] == "/admin/second-factor/"
+    page = client.get("/admin/second-factor/").content.decode()
+    assert 'id="passkey-verification-placeholder"' in page and "otp_webauthn_auth.js" in page
+    assert 'name="otp_token"' not in page
+    # The passkey's ceremony starts for him (its challenge kept in his session), and nothing else opens.
+    begun = client.post("/admin/passkeys/authentication/begin/", content_type="application/json")
+    assert begun.status_code == 200 and begun.json()["allowCredentials"]
+    assert client.get("/admin/rounds/round/").status_code == 302
+
+
+def test_an_auditor_with_a_passkey_must_prove_it_though_his_role_needs_none():
+    ines = person("auditor", "ines")
+    _passkey(ines)
+    client, _ = _sign_in("ines")
+    assert client.get("/admin/").status_code == 302
+
+
+def test_one_with_both_gives_the_code_on_the_form_or_proves_either_on_the_next_page():
+    sara = person("supervisor", "sara")
+    device = authenticator(sara)
+    _passkey(sara)
+    client, signed_in = _sign_in("sara", code(device.bin_key))
+    assert signed_in.status_code == 302 and client.get("/admin/").status_code == 200
+    # Proven, he may add another passkey on the same page.
+    page = client.get("/admin/second-factor/").content.decode()
+    assert 'id="passkey-registration-placeholder"' in page
+
+    client, signed_in = _sign_in("sara")  # the code left empty: the passkey, or the code, next
+    assert signed_in.status_code == 302 and client.get("/admin/").status_code == 302
+    page = client.get("/admin/second-factor/").content.decode()
+    assert 'id="passkey-verification-placeholder"' in page and 'name="otp_token"' in page
+    wrong = client.post("/admin/second-factor/", {"otp_token": "12"})
+    assert "The code is missing or wrong" in wrong.content.decode()
+    device.refresh_from_db()
+    device.throttle_reset()
+    proven = client.post("/admin/second-factor/", {"otp_token": code(device.bin_key, ahead=1)})
+    assert proven.status_code == 302 and client.get("/admin/").status_code == 200
+
+
+def test_a_passkey_is_never_the_only_factor():
+    from django.conf import settings
+
+    assert settings.OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN is False
+    pia = person("supervisor", "pia")
+    _passkey(pia)
+    anonymous = Client()
+    refused = anonymous.post("/admin/passkeys/authentication/begin/", content_type="application/json")
+    assert refused.status_code in (401, 403) and anonymous.get("/admin/").status_code == 302

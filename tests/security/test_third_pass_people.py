@@ -276,6 +276,7 @@ def test_a_token_or_an_authenticator_inserted_past_the_service_is_named():
 
     from django.utils import timezone
     from django_otp.plugins.otp_totp.models import TOTPDevice
+    from django_otp_webauthn.models import WebAuthnCredential
     from knox.models import AuthToken
 
     from api.tokens import token_make
@@ -290,8 +291,13 @@ def test_a_token_or_an_authenticator_inserted_past_the_service_is_named():
     AuthToken.objects.filter(pk=made.pk).update(expiry=timezone.now() + timedelta(days=400))
     AuthToken.objects.create(user=sara, expiry=timedelta(days=1))  # an insider's, its text in his hand
     TOTPDevice.objects.create(user=person("supervisor", "sven"), name="quiet", confirmed=True)
+    # A passkey whose private key an insider holds, its public half written past the service.
+    WebAuthnCredential.objects.create(user=person("supervisor", "pia"), name="quiet key", confirmed=True,
+                                      credential_id=b"\x01" * 16,
+                                      public_key=b"\x02" * 77, sign_count=0)
     said, failed = _verify()
     assert f"token {made.token_key} of sara: works until" in said
     assert said.count("the audit trail never recorded it made by its person") == 1
-    assert "of sven: the audit trail never recorded it set up by its person" in said
-    assert "3 tokens or authenticators the audit trail did not record" in failed
+    assert "authenticator otp_totp.totpdevice/" in said and "of sven: the audit trail never recorded" in said
+    assert "passkey django_otp_webauthn.webauthncredential/" in said and "of pia: the audit trail never" in said
+    assert "4 tokens or authenticators the audit trail did not record" in failed
