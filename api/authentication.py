@@ -18,11 +18,12 @@ from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication
-from rest_framework import authentication, permissions
+from rest_framework import authentication, exceptions, permissions
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 
 from infra import sql
 from infra.client_address import client_address
+from infra.second_factor import code_matched, must_prove, proven
 from rounds.models import Table, TableConfig, TableKey
 from rounds.services import key_hash, split_key
 
@@ -233,8 +234,62 @@ class StaffTokenScheme(OpenApiAuthenticationExtension):
         }
 
 
+class ProvenSessionAuthentication(SessionAuthentication):
+    """The admin's session, once its person has proven the second factor he must prove
+    (``infra.second_factor``): a password alone opens the API no more than the admin."""
+
+    def authenticate(self, request):
+        found = super().authenticate(request)
+        if found is not None and not proven(request._request):
+            raise exceptions.AuthenticationFailed(
+                "This session has not proven its second factor: prove it in the admin (/admin/second-factor/).")
+        return found
+
+
+class SecondFactorBasicAuthentication(BasicAuthentication):
+    """A password (Basic); from a person who must prove a second factor, with his authenticator
+    app's code in ``X-Second-Factor`` as well. A code works once, so such a person's scripts make
+    a token that way (``api.tokens``) and call with it."""
+
+    def authenticate_credentials(self, userid, password, request=None):
+        user, auth = super().authenticate_credentials(userid, password, request)
+        if must_prove(user):
+            given = (request.META.get(SECOND_FACTOR_HEADER, "") if request is not None else "").strip()
+            if code_matched(user, given) is None:
+                raise exceptions.AuthenticationFailed(
+                    "Your role or your own choice asks a second factor: send your authenticator app's code in "
+                    "X-Second-Factor with your password (to make a token, POST /api/v1/tokens/), or call with a "
+                    "token of yours.")
+        return user, auth
+
+
+SECOND_FACTOR_HEADER = "HTTP_X_SECOND_FACTOR"
+
+
+class ProvenSessionScheme(OpenApiAuthenticationExtension):
+    target_class = ProvenSessionAuthentication
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": settings.SESSION_COOKIE_NAME,
+                "description": "The admin's session, once it has proven the second factor its person must "
+                               "prove (a supervisor's, an admin's, or anyone's who set one up)."}
+
+
+class SecondFactorBasicScheme(OpenApiAuthenticationExtension):
+    target_class = SecondFactorBasicAuthentication
+    name = "basicAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "basic",
+                "description": "A person's password; one who must prove a second factor sends his "
+                               "authenticator app's code in `X-Second-Factor` too (a code works once: "
+                               "his scripts make a token so and call with it)."}
+
 # Who may call a staff operation, in the order each view asks: the first answers a caller nobody
 # vouches for (a table key's challenge, or none for a session).
-STAFF = [SessionAuthentication, BasicAuthentication, StaffTokenAuthentication]
-EVERYONE = [TableKeyAuthentication, SessionAuthentication, BasicAuthentication, StaffTokenAuthentication]
-READERS_SESSION_FIRST = [SessionAuthentication, BasicAuthentication, StaffTokenAuthentication, TableKeyAuthentication]
+STAFF = [ProvenSessionAuthentication, SecondFactorBasicAuthentication, StaffTokenAuthentication]
+EVERYONE = [TableKeyAuthentication, ProvenSessionAuthentication, SecondFactorBasicAuthentication,
+            StaffTokenAuthentication]
+READERS_SESSION_FIRST = [ProvenSessionAuthentication, SecondFactorBasicAuthentication, StaffTokenAuthentication,
+                         TableKeyAuthentication]

@@ -2,8 +2,10 @@
 
 A script that sends a password with every call costs the server a key
 stretching each time (docs/SCALING.md); a token costs a hash. A person makes
-one with his session or his password (never with another token, so a token
-cannot outlive its last proof of the person), for at most
+one with his session or his password, each with the second factor he must
+prove (his authenticator app's code in ``X-Second-Factor`` beside the
+password; never with another token, so a token cannot outlive its last proof
+of the person), for at most
 ``STAFF_TOKEN_MOST_DAYS`` days; it is shown once and only its SHA-512 is kept
 (django-rest-knox). He lists his tokens (their first characters, made,
 expiring) and revokes any of them; each one made and revoked is an event in
@@ -31,7 +33,7 @@ from infra.openapi import EVERY_REQUEST, JSON_BODY, STAFF_ONLY, answers, refusal
 from infra.request_ids import request_id_of
 from trail.services import Actor, audit_record
 
-from .authentication import STAFF, BasicAuthentication, SessionAuthentication
+from .authentication import STAFF, ProvenSessionAuthentication, SecondFactorBasicAuthentication
 
 
 class IsPerson(BasePermission):
@@ -104,7 +106,7 @@ class TokenListView(APIView):
     def get_authenticators(self):
         # A token is made with the person's own proof, never with another token.
         if getattr(getattr(self, "request", None), "method", None) == "POST":
-            return [SessionAuthentication(), BasicAuthentication()]
+            return [ProvenSessionAuthentication(), SecondFactorBasicAuthentication()]
         return super().get_authenticators()
 
     @extend_schema(responses=answers({200: TokenSerializer(many=True)}, STAFF_ONLY, EVERY_REQUEST))

@@ -18,6 +18,8 @@ class CasinoConfig(AppConfig):
     def ready(self) -> None:
         from infra.metrics import celery_outcomes_count
 
+        from . import passkeys  # noqa: F401 - registers its deploy check
+
         from .decimal_context import decimal_context_widen
         from .people import people_baseline_once, people_watched
         from .roles import roles_sync_after_the_last_app

@@ -32,10 +32,6 @@ app_name = "otp_webauthn"  # the library's scripts and template tags reverse the
 KIND = "passkey"
 
 
-def has_passkey(user) -> bool:
-    return WebAuthnCredential.objects.filter(user=user, confirmed=True).exists()
-
-
 class PasskeyRegistrationComplete(views.CompleteCredentialRegistrationView):
     """The library's registration, and its audit event in the same transaction."""
 

@@ -27,42 +27,21 @@ from io import BytesIO
 import qrcode
 import qrcode.image.svg
 from django import forms
-from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django_otp import login as otp_login
-from django_otp import match_token
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from infra.request_ids import request_id_of
+from infra.second_factor import code_matched, has_authenticator, has_passkey, proven, required
 from trail.services import Actor, audit_record
 
-from .passkeys import has_passkey
+__all__ = ["LoginForm", "proven", "required", "second_factor_view"]
 
 DEVICE_NAME = "authenticator"
-
-
-def required(user) -> bool:
-    """Whether ``user`` must prove a second factor before the admin lets him in."""
-    if not settings.SECOND_FACTOR_REQUIRED or not getattr(user, "is_authenticated", False):
-        return False
-    return user.is_superuser or user.groups.filter(name__in=settings.SECOND_FACTOR_ROLES).exists()
-
-
-def has_authenticator(user) -> bool:
-    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
-
-
-def proven(request) -> bool:
-    """The admin's own check: a person who must prove a second factor, or who has a passkey, has
-    proven one this session (one with an authenticator app proved it on the sign-in form)."""
-    user = request.user
-    if not getattr(user, "is_authenticated", False) or user.is_verified():
-        return True
-    return not (required(user) or has_passkey(user))
 
 
 class LoginForm(AdminAuthenticationForm):
@@ -84,20 +63,11 @@ class LoginForm(AdminAuthenticationForm):
         given = (cleaned.get("otp_token") or "").strip()
         # One with a passkey may leave the code empty: he proves the passkey on the next page.
         if user is not None and has_authenticator(user) and (given or not has_passkey(user)):
-            device = _code_matched(user, given)
+            device = code_matched(user, given)
             if device is None:
                 raise forms.ValidationError(self.error_messages["code"], code="code")
             user.otp_device = device  # django-otp marks the session proven when it signs him in
         return cleaned
-
-
-def _code_matched(user, given: str):
-    """The authenticator app whose code ``given`` is, or None. A wrong code slows the next try
-    down (django-otp's throttle); an empty one is no try."""
-    if not given:
-        return None
-    device = match_token(user, given)
-    return device if isinstance(device, TOTPDevice) else None
 
 
 def _svg(uri: str) -> str:
@@ -142,7 +112,7 @@ def _prove_or_add(site, request, *, authenticator: bool, passkey: bool):
     user, error = request.user, ""
     verified = user.is_verified()
     if request.method == "POST" and authenticator and not verified:
-        device = _code_matched(user, (request.POST.get("otp_token") or "").strip())
+        device = code_matched(user, (request.POST.get("otp_token") or "").strip())
         if device is not None:
             otp_login(request, device)
             return HttpResponseRedirect(reverse("admin:index"))

@@ -451,8 +451,9 @@ LATE_ROUNDS_ALERT_PER_HOUR = env_positive_int("LATE_ROUNDS_ALERT_PER_HOUR", "60"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        # A person's session or password, each with the second factor he must prove (api.authentication).
+        "api.authentication.ProvenSessionAuthentication",
+        "api.authentication.SecondFactorBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["infra.permissions.IsStaffReader"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

@@ -24,6 +24,7 @@ from tests.reconciliation.days import DAY, moved
 from tests import examples
 from rounds.models import Round
 from rounds.services import table_register
+from tests.security.people import authenticator, next_code
 from trail.models import AuditEvent
 from trail.services import SYSTEM
 
@@ -38,6 +39,11 @@ def cashier(django_user_model):
     user = django_user_model.objects.create_user("cage-sup", password="pw-for-tests-only")
     user_roles_set(user=user, roles=["supervisor"], actor=SYSTEM)
     return user
+
+
+def _proof(user, password: str = "pw-for-tests-only") -> io.StringIO:
+    """What a script gives ``--password-stdin``: the password, then the authenticator's code now."""
+    return io.StringIO(f"{password}\n{next_code(authenticator(user))}\n")
 
 
 @pytest.fixture
@@ -94,8 +100,7 @@ def test_an_import_keeps_every_line_or_none_and_names_the_bad_lines(s01, table_c
     assert "line 5: drop" in refused.value.errors and not TableCount.objects.exists()
     path = tmp_path / "counts.csv"
     path.write_text(header + good)
-    call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin",
-                 stdin=io.StringIO("pw-for-tests-only\n"))
+    call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin", stdin=_proof(cashier))
     imported = TableCount.objects.filter(source="imported")
     assert sorted(imported.values_list("table__code", "currency")) == [("S01", "SEK"), ("S01", "SEK"), ("U01", "USD")]
     assert AuditEvent.objects.filter(action="count.entered").count() == 3
@@ -200,8 +205,7 @@ def test_an_unreadable_import_is_refused_by_the_file_not_a_traceback(s01, cashie
     path = tmp_path / "counts.csv"
     path.write_text(text)
     with pytest.raises(CommandError, match="nothing was kept"):
-        call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin",
-                 stdin=io.StringIO("pw-for-tests-only\n"))
+        call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin", stdin=_proof(cashier))
     supervisor = staff("supervisor")
     page = supervisor.post("/admin/audit/tablecount/import/",
                            {"file": SimpleUploadedFile("counts.csv", text.encode(), content_type="text/csv")})
@@ -224,6 +228,16 @@ def test_the_command_enters_counts_only_as_the_person_who_proves_it_is_he(s01, c
         call_command("import_counts", str(path), "--user", "cage-sup")
     assert not TableCount.objects.exists()
     monkeypatch.setattr("getpass.getpass", lambda prompt: "pw-for-tests-only")
+    # His password is right; a supervisor proves his authenticator's code too, and a code works once.
+    device = authenticator(cashier)
+    monkeypatch.setattr("builtins.input", lambda prompt: "")
+    with pytest.raises(CommandError, match="not the code cage-sup's authenticator app shows now"):
+        call_command("import_counts", str(path), "--user", "cage-sup")
+    given = next_code(device)
+    monkeypatch.setattr("builtins.input", lambda prompt: given)
     call_command("import_counts", str(path), "--user", "cage-sup")
+    with pytest.raises(CommandError, match="not the code"):
+        call_command("import_counts", str(path), "--user", "cage-sup", "--password-stdin",
+                     stdin=io.StringIO(f"pw-for-tests-only\n{given}\n"))
     (kept,) = TableCount.objects.all()
     assert (kept.entered_by, kept.entered_by_name) == (cashier, "cage-sup")

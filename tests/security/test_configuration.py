@@ -55,7 +55,7 @@ def test_check_deploy_is_a_real_gate():
 
 
 def test_check_deploy_warns_of_passkey_origins_left_at_the_demo_s():
-    done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production(PASSKEY_ORIGINS=""))
+    done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production(PASSKEY_ORIGINS="http://localhost:8000"))
     assert done.returncode != 0 and "casino.W001" in done.stdout + done.stderr
 
 
