@@ -15,3 +15,9 @@ def gaming_day_of(moment: datetime, *, time_zone: str | None = None, cutoff_hour
     cutoff = cutoff_hour if cutoff_hour is not None else settings.GAMING_DAY_CUTOFF_HOUR
     local = moment.astimezone(ZoneInfo(zone))
     return (local - timedelta(hours=cutoff)).date()
+
+
+def gaming_day_end(day: date) -> datetime:
+    """The moment the gaming day ``day`` ended (the next cut-off), by the casino's clock."""
+    return datetime(day.year, day.month, day.day, settings.GAMING_DAY_CUTOFF_HOUR,
+                    tzinfo=ZoneInfo(settings.GAMING_DAY_TIME_ZONE)) + timedelta(days=1)

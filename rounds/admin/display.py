@@ -13,11 +13,13 @@ from django.utils.safestring import SafeString
 
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
+from infra.gaming_day import gaming_day_end
 from infra.work import ALLOWED, NOTE_REQUIRED
 from rounds.video import video_of
 from rounds.admin.findings import WORK_VERBS
 from rounds.models import (
     Finding,
+    LateRound,
     Round,
     Seat,
     Submission,
@@ -191,6 +193,19 @@ def trail_lines(round_: Round, findings: list[Finding]) -> list[TrailLine]:
     return lines
 
 
+def late_by(round_: Round) -> str:
+    """How long after its gaming day ended the round was stored ("" if it came in its day): a
+    report of its day made before undercounts until it is remade (``rounds.LateRound``)."""
+    late = LateRound.objects.filter(round_pk=round_.pk).first()
+    if late is None:
+        return ""
+    after = late.received_at - gaming_day_end(late.gaming_day)
+    hours, minutes = divmod(max(0, int(after.total_seconds())) // 60, 60)
+    days, hours = divmod(hours, 24)
+    return ", ".join(part for part in (f"{days} d" if days else "", f"{hours} h" if hours else "",
+                                       f"{minutes} min") if part)
+
+
 def round_sheet(round_: Round, *, can_work: bool = False) -> dict:
     """Everything the round page shows, read in a fixed number of queries.
 
@@ -223,6 +238,7 @@ def round_sheet(round_: Round, *, can_work: bool = False) -> dict:
         "submissions": list(submissions),
         "record_json": json_block(round_.record),
         "video": video_of(round_),
+        "late": late_by(round_),
         "config_url": reverse(
             "admin:rounds_tableconfig_change", args=[round_.config_version.config_id]
         ),

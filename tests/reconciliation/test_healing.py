@@ -14,7 +14,8 @@ from audit.reconciliation.healing import days_to_heal, last_day_to_heal, reports
 from audit.reconciliation.selectors import report_current, reports_kept
 from audit.tasks import reconcile_missing
 from audit.tonight import Late, late_rounds
-from rounds.models import LateRound
+from infra.gaming_day import gaming_day_end
+from rounds.models import LateRound, Round
 from tests import examples
 
 from .days import DAY, client_for, moved, post_day
@@ -79,6 +80,23 @@ def test_a_late_round_is_written_only_for_a_day_that_had_ended(settings):
     assert not LateRound.objects.exists()
     assert client.post("/api/v1/rounds/", dict(record, table="S09", round="old"), format="json").status_code == 201
     assert list(LateRound.objects.values_list("gaming_day", flat=True)) == [DAY]
+
+
+def test_a_late_round_s_page_says_how_late_it_came_and_a_round_of_its_own_day_says_nothing(settings,
+                                                                                         admin_client):
+    settings.ROUND_WINDOW_OPENS = DAY
+    record = examples.load("se-50kr.jsonl")[0]["record"]
+    client = client_for("S09", "se-50kr")
+    assert client.post("/api/v1/rounds/", dict(record, table="S09", round="today",
+                                               dealt_at=timezone.now().isoformat()), format="json").status_code == 201
+    assert client.post("/api/v1/rounds/", dict(record, table="S09", round="old"), format="json").status_code == 201
+    pages = {r.round_id: admin_client.get(f"/admin/rounds/round/{r.pk}/change/").content.decode()
+             for r in Round.objects.filter(table__code="S09")}
+    assert "stored late" not in pages["today"]
+    (late,) = LateRound.objects.all()
+    after = late.received_at - gaming_day_end(DAY)
+    assert after > timedelta(days=1)
+    assert f"stored late</strong>, {after.days} d, " in pages["old"]
 
 
 def _age(report: ReconciliationReport) -> None:
