@@ -341,6 +341,23 @@ class LeakStateDay(models.Model):
         return f"leak tests kept through {self.gaming_day}"
 
 
+class LineCounts(models.Model):
+    """A table's day of shown lines, counted for the collusion test's null (``game.protection.lines``):
+    the next days' models pool them (``PROTECTION_LINE_DAYS``), so a table that deals few rounds a
+    day is described by its play. Written, or written again, whenever the day's seats are scored."""
+
+    table = models.ForeignKey("rounds.Table", on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    counts = models.JSONField()  # ``LineModel.counts_json``: the day's own counts, no earlier day's
+    counted_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="line_counts_table_day")]
+
+    def __str__(self) -> str:
+        return f"lines of table #{self.table_id} on {self.gaming_day}"
+
+
 class ProtectionFinding(WorkedFinding):
     """What game protection found across rounds, worked by surveillance and auditors.
 

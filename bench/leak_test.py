@@ -109,19 +109,21 @@ def _dealer(seed: int, day: int, cheat: str | None) -> str:
     return f"D-{(seed + day) % DEALERS}"
 
 
-def one_table(job: tuple[int, str | None, int, int]) -> dict:
-    seed, cheat, days, rounds_a_day = job
+def one_table(job: tuple[int, str | None, int, int, int]) -> dict:
+    seed, cheat, days, rounds_a_day, line_days = job
     preflop, flops = shipped_table(), shipped_flops()
     players = _seated(seed, cheat, preflop, flops)
     started = time.process_time()
-    seats, dealers = [], []
+    seats, dealers, lines = [], [], []
     for day in range(days):
         dealer = _dealer(seed, day, cheat)
         if cheat == "flashing_dealer":
             players[5].share = 0.3 if dealer == FLASHER else 0.0
         today = pl.deal_rounds(players, rounds_a_day, seed=1000 * seed + day)
         today = [pl.DealtRound(day * rounds_a_day + r.number, r.board, r.dealer, r.seats) for r in today]
-        seats += pl.scored_seats(today, PAYS, preflop, dealer, flops=flops, rounds_a_day=rounds_a_day)
+        seats += pl.scored_seats(today, PAYS, preflop, dealer, flops=flops, rounds_a_day=rounds_a_day,
+                                 line_days=line_days, earlier=lines[len(lines) - line_days + 1:] if line_days > 1 else ())
+        lines.append(pl.day_lines(today))
         dealers += [dealer] * rounds_a_day
     traces = leak.leak_traces(seats)
     result = {"cpu": time.process_time() - started, "rounds": days * rounds_a_day, "players": {}}
@@ -224,18 +226,21 @@ def main() -> None:
     parser.add_argument("--cheat-days", type=int, default=60, help="days of a cheat's table")
     parser.add_argument("--rounds", type=int, default=20, help="rounds a gaming day")
     parser.add_argument("--cheats", nargs="*", default=list(CHEATS), choices=CHEATS)
+    parser.add_argument("--line-days", type=int, default=14,
+                        help="the table's days whose lines make the companion test's model (PROTECTION_LINE_DAYS)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     settings = leak.LeakSettings()
-    jobs = [(seed, None, args.days, args.rounds) for seed in range(args.tables)]
-    jobs += [(seed, cheat, args.cheat_days, args.rounds) for cheat in args.cheats for seed in range(args.cheat_tables)]
+    jobs = [(seed, None, args.days, args.rounds, args.line_days) for seed in range(args.tables)]
+    jobs += [(seed, cheat, args.cheat_days, args.rounds, args.line_days)
+             for cheat in args.cheats for seed in range(args.cheat_tables)]
     started = time.time()
     with Pool(args.workers) as pool:
         results = pool.map(one_table, jobs, chunksize=1)
     honest = results[:args.tables]
     print(f"{args.tables} honest tables of {args.days} days, {args.cheat_tables} per cheat of {args.cheat_days} "
           f"days, x {args.rounds} rounds, {DEALERS} dealers; alpha {settings.alpha} per player over his whole "
-          f"history, H1 shares {settings.shares}; {time.time() - started:.0f} s wall, "
+          f"history, H1 shares {settings.shares}; lines of {args.line_days} day(s); {time.time() - started:.0f} s wall, "
           f"{1000 * sum(r['cpu'] for r in results) / sum(r['rounds'] for r in results):.2f} ms CPU a round")
     if honest:
         _honest_report(honest)

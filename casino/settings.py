@@ -406,6 +406,9 @@ PROTECTION_PAY_TABLE_MIN_OBSERVATIONS = int(os.environ.get("PROTECTION_PAY_TABLE
 PROTECTION_SWEETHEART_P_VALUE = float(os.environ.get("PROTECTION_SWEETHEART_P_VALUE", "0.0001"))
 PROTECTION_SWEETHEART_MIN_ERRORS = int(os.environ.get("PROTECTION_SWEETHEART_MIN_ERRORS", "3"))
 PROTECTION_HISTORY_DAYS = int(os.environ.get("PROTECTION_HISTORY_DAYS", "90"))
+# The table's days (the scored one and those before it, by the calendar) whose shown lines make the
+# collusion test's line model (game.protection.lines): more rounds, a model nearer the table's play.
+PROTECTION_LINE_DAYS = env_positive_int("PROTECTION_LINE_DAYS", "14")
 
 # Dual control on the meter (progressive.services.meter_adjust): an adjustment
 # larger than this, in the pool's currency, moves the meter only once a second

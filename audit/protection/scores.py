@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 
-from audit.models import SeatScore
+from audit.models import LineCounts, SeatScore
 from audit.reconciliation.reverify import cached, judge_stored
 from audit.reconciliation.selectors import stored_rounds
 from game.evaluator import CATEGORIES, CATEGORY_INDEX
@@ -123,11 +124,10 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
         except Exception:  # reconciliation reports a record the engine cannot read as drift
             continue
         judged.append((stored, rules, record, verdict))
-    # The table's day of lines, every round's, weighs each companion's possible cards by his line
-    # (made only when a round is left to score: a rerun of a scored day needs none).
-    lines = LineModel.of(
-        seat for _, _, record, _ in judged for seat in scoring.shown_seats(record)
-    ) if any(stored.pk not in done for stored, _, _, _ in judged) else None
+    # The table's lines, the day's every round's and its days' before, weigh each companion's possible
+    # cards by his line (made only when a round is left to score: a rerun of a scored day needs none).
+    lines = table_lines(table_id, day, [seat for _, _, record, _ in judged for seat in scoring.shown_seats(record)]
+                        ) if any(stored.pk not in done for stored, _, _, _ in judged) else None
     for stored, rules, record, verdict in judged:
         paid = conformance.pay_observations(table.code, record, verdict, rules)
         observations += paid
@@ -165,6 +165,17 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
     written = sum(_write(rows[i:i + BATCH]) for i in range(0, len(rows), BATCH))
     raised = _pay_table_findings(table, first, day, mismatches, config.conformance)
     return TableDayScore(rounds, written, raised)
+
+
+def table_lines(table_id: int, day: date, seats: list) -> LineModel:
+    """The day's line model pooled with the table's days before it within ``PROTECTION_LINE_DAYS``;
+    the day's own counts kept for the days after it."""
+    own = LineModel.of(seats)
+    LineCounts.objects.update_or_create(table_id=table_id, gaming_day=day, defaults={"counts": own.counts_json()})
+    first = day - timedelta(days=settings.PROTECTION_LINE_DAYS - 1)
+    earlier = (LineCounts.objects.filter(table_id=table_id, gaming_day__gte=first, gaming_day__lt=day)
+               .order_by("gaming_day").values_list("counts", flat=True))
+    return own.pooled(LineModel.from_counts_json(counts) for counts in earlier)
 
 
 def _pay_json(o: conformance.PayObservation) -> dict:

@@ -10,18 +10,19 @@ companion holds: the collusion test's chance ``q`` is counted over the
 companion's possible pairs each weighted by how likely his shown line is
 with it, ``P(line | pair)``.
 
-That likelihood is estimated from the table's day itself: how often each
+That likelihood is estimated from the table's play: how often each
 option was chosen, street by street, with hands of each kind (``buckets``):
 the starting hand's class before the flop, and on the flop and the river
 the hand's category and whether the hole cards make it (a pair on the
-board is not a pair in the hand). The counts of every seat of the day make
-the table's frequencies, shrunk (``TABLE_PRIOR``) toward the street's, and
+board is not a pair in the hand). The counts of every seat of the day, and
+of the table's days before it (``LineModel.pooled``: ``PROTECTION_LINE_DAYS``
+in all), make the table's frequencies, shrunk (``TABLE_PRIOR``) toward the street's, and
 before the flop toward those of the class's group of like strength; the
 companion's own seats make his, shrunk toward the table's
 (``PLAYER_PRIOR``). The round being scored is left out of both
 (``LineModel.without``), so the weights never read the cards they weigh.
 
-This is an estimate, not a count: a companion whose play the day's counts
+This is an estimate, not a count: a companion whose play the counts
 describe badly leaves some of the table-watcher's edge in the null. The
 bench measures what is left (docs/PROTECTION.md).
 """
@@ -163,6 +164,37 @@ class LineModel:
                     at = (int(found[street][i]), _OPTION_AT[street][option])
                     self.table[street][at] += sign
                     mine[street][at] += sign
+
+    def pooled(self, earlier: Iterable[LineModel]) -> LineModel:
+        """A model of this one's counts and ``earlier``'s (the table's days before): more of each
+        bucket seen, so a table that deals few rounds a day is described by its play, not its prior."""
+        pooled = LineModel({s: a.copy() for s, a in self.table.items()},
+                           {p: {s: a.copy() for s, a in c.items()} for p, c in self.players.items()})
+        for other in earlier:
+            for street, counts in other.table.items():
+                pooled.table[street] += counts
+            for player, theirs in other.players.items():
+                mine = pooled.players.setdefault(player, _counts())
+                for street, counts in theirs.items():
+                    mine[street] += counts
+        return pooled
+
+    def counts_json(self) -> dict:
+        """The counts, sparse (``[bucket, option, count]`` each), as ``from_counts_json`` reads them."""
+        def sparse(counts: dict[str, np.ndarray]) -> dict[str, list]:
+            return {street: [[int(b), int(o), float(a[b, o])] for b, o in zip(*np.nonzero(a))]
+                    for street, a in counts.items()}
+        return {"table": sparse(self.table), "players": {p: sparse(c) for p, c in sorted(self.players.items())}}
+
+    @classmethod
+    def from_counts_json(cls, data: Mapping) -> LineModel:
+        def dense(sparse: Mapping[str, list]) -> dict[str, np.ndarray]:
+            counts = _counts()
+            for street, cells in sparse.items():
+                for bucket, option, count in cells:
+                    counts[street][bucket, option] = count
+            return counts
+        return cls(dense(data["table"]), {p: dense(c) for p, c in data["players"].items()})
 
     def without(self, seats: Iterable[ShownSeat]) -> LineModel:
         """The model with ``seats`` (a round's) left out: the counts its own weights may read."""

@@ -447,18 +447,28 @@ def _shown(round_: DealtRound) -> list[ShownSeat]:
     return [ShownSeat(s.player, s.hole, round_.board, choices(s.decision)) for s in round_.seats]
 
 
+def day_lines(dealt: Sequence[DealtRound]) -> LineModel:
+    """The line model of ``dealt``'s seats alone: a day's, for ``scored_seats``' ``earlier``."""
+    return LineModel.of(seat for round_ in dealt for seat in _shown(round_))
+
+
 def scored_seats(
     dealt: Sequence[DealtRound], pays: v.PayTable, preflop: PreflopTable, dealer_name: str = "D-1",
     collusion: bool = True, flops: FlopTable | None = None, rounds_a_day: int = 100,
-    watching: bool = True,
+    watching: bool = True, line_days: int = 1, earlier: Sequence[LineModel] = (),
 ) -> list[PlayedSeat]:
     """Every seat of ``dealt`` scored as the service scores a posted round; ``rounds_a_day``
     rounds make a gaming day, whose lines weigh the companions' pairs (``lines``) unless
-    ``watching`` is off."""
+    ``watching`` is off, pooled with the ``line_days - 1`` days before it, as the service pools
+    a table's (``earlier``: days before ``dealt``'s first, oldest first, as ``day_lines`` makes them)."""
     days: dict[int, list[ShownSeat]] = {}
     for round_ in dealt:
         days.setdefault(round_.number // rounds_a_day, []).extend(_shown(round_))
-    models = {day: LineModel.of(seats) for day, seats in days.items()} if watching and collusion else {}
+    models = {}
+    if watching and collusion:
+        own = [*earlier, *(LineModel.of(days[day]) for day in sorted(days))]
+        models = {day: own[len(earlier) + i].pooled(own[max(0, len(earlier) + i - line_days + 1):len(earlier) + i])
+                  for i, day in enumerate(sorted(days))}
     played = []
     for round_ in dealt:
         others = [{s.player: s.hole for s in round_.seats if s is not seat} for seat in round_.seats]

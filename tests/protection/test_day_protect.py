@@ -154,3 +154,29 @@ def test_the_rescore_command_refuses_days_it_cannot_read(db):
         call_command("protection_rescore", "--day", "2026-13-01")
     with pytest.raises(CommandError, match="--to is before --day"):
         call_command("protection_rescore", "--day", "2026-12-02", "--to", "2026-12-01")
+
+
+def test_a_table_s_lines_are_kept_each_day_and_the_next_days_model_pools_them(table_client, settings):
+    from datetime import timedelta
+
+    from audit.models import LineCounts
+    from audit.protection.scores import table_lines
+
+    table = shipped_table()
+    players = [pl.OptimalPlayer("P-optimal", PAYS, table), pl.WeakPlayer("P-weak", PAYS, table)]
+    client = table_client("S01", "se-50kr")
+    start, dealt = post_table(client, players, 20, seed=3)
+    day = timezone.localtime(start).date()
+    day_protect(day=day)
+    (kept,) = LineCounts.objects.filter(table=client.table)
+    assert kept.gaming_day == day
+    # Every seat chose before the flop: the day's counts hold each of them once.
+    assert sum(count for _, _, count in kept.counts["table"]["preflop"]) == 2 * len(dealt)
+    assert set(kept.counts["players"]) == {"P-optimal", "P-weak"}
+
+    settings.PROTECTION_LINE_DAYS = 14
+    later = table_lines(client.table.pk, day + timedelta(days=13), [])
+    assert later.table["preflop"].sum() == 2 * len(dealt) and later.players["P-weak"]["preflop"].sum() == len(dealt)
+    assert table_lines(client.table.pk, day + timedelta(days=14), []).table["preflop"].sum() == 0  # out of the window
+    settings.PROTECTION_LINE_DAYS = 1
+    assert table_lines(client.table.pk, day + timedelta(days=1), []).table["preflop"].sum() == 0  # the day's alone

@@ -4,6 +4,7 @@ weighed by how likely his shown line is with it, the round's own seats never cou
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import numpy as np
@@ -88,6 +89,35 @@ def test_a_round_s_own_seats_are_left_out_of_the_model_that_weighs_them():
         for player in rest.players:
             assert np.array_equal(without.players[player][street], rest.players[player][street])
     assert whole.table["preflop"].sum() == 200  # the model the round came from is not changed
+
+
+def _seats(count: int, seed: int, players: int = 3) -> list[ln.ShownSeat]:
+    rng = random.Random(seed)
+    seats = []
+    for n in range(count):
+        cards = rng.sample(range(52), 7)
+        found = ln.buckets(np.asarray([cards[:2]]), cards[2:])
+        seats.append(ln.ShownSeat(f"P-{n % players}", tuple(cards[:2]), tuple(cards[2:]), _plan(found, 0)))
+    return seats
+
+
+def test_days_pooled_count_as_one_model_of_all_their_seats_and_are_kept_as_they_count():
+    days = [_seats(40, seed=day, players=2 + day) for day in range(3)]
+    pooled = ln.LineModel.of(days[2]).pooled(ln.LineModel.of(day) for day in days[:2])
+    together = ln.LineModel.of([seat for day in days for seat in day])
+    assert set(pooled.players) == set(together.players) == {"P-0", "P-1", "P-2", "P-3"}
+    for street in together.table:
+        assert np.array_equal(pooled.table[street], together.table[street])
+        for player in together.players:
+            assert np.array_equal(pooled.players[player][street], together.players[player][street])
+        assert np.allclose(pooled.chances("P-3", street), together.chances("P-3", street))
+    # As the service keeps a day's counts and reads them the next days.
+    kept = ln.LineModel.from_counts_json(json.loads(json.dumps(together.counts_json())))
+    for street in together.table:
+        assert np.array_equal(kept.table[street], together.table[street])
+        assert np.array_equal(kept.players["P-1"][street], together.players["P-1"][street])
+    # The day the pooling started from is not changed by it.
+    assert ln.LineModel.of(days[2]).table["preflop"].sum() == 40
 
 
 def test_without_lines_every_pair_counts_alike():
