@@ -25,35 +25,40 @@ pytestmark = [
 GROWN = 20_000  # events added behind the planner's back
 
 
-@pytest.fixture
-def pool(table_client) -> Pool:
-    client = table_client("U01", "us-30k")
-    for example in examples.load("us-30k.jsonl")[:2]:
-        assert client.post("/api/v1/rounds/", example["record"], format="json").status_code == 201
+@pytest.fixture(params=["two rounds", "its opening only"])
+def pool(request, table_client) -> Pool:
+    """The pool, its ledger two rounds' events or (a fresh deployment's) its opening event alone."""
+    if request.param == "two rounds":
+        client = table_client("U01", "us-30k")
+        for example in examples.load("us-30k.jsonl")[:2]:
+            assert client.post("/api/v1/rounds/", example["record"], format="json").status_code == 201
     return Pool.objects.get(code="us-progressive")
 
 
-def _one_more(cursor, pool: Pool, last: MeterEvent) -> None:
-    """One event stored as the ledger stores it (the event, then its pool), its checks run now."""
+def _one_more(cursor, pool: Pool, last: MeterEvent, events: int = 1) -> None:
+    """``events`` events stored in one statement as the ledger stores a batch's (the events, then
+    their pool), their checks run now."""
     cursor.execute(
         "INSERT INTO progressive_meterevent (pool_id, seq, kind, amount, delta, overflow_delta, reserve_delta, "
         "meter_after, overflow_after, reserve_after, seat, actor_name, reason, created_at) "
-        "VALUES (%s, %s, 'adjustment', 1, 1, 0, 0, %s, %s, %s, NULL, 'test', 'one more', now())",
-        [pool.pk, last.seq + 1, last.meter_after + 1, last.overflow_after, last.reserve_after])
-    cursor.execute("UPDATE progressive_pool SET meter = meter + 1, last_event_seq = last_event_seq + 1 "
-                   "WHERE id = %s", [pool.pk])
+        "SELECT %s, %s + n, 'adjustment', 1, 1, 0, 0, %s + n, %s, %s, NULL, 'test', 'one more', now() "
+        "FROM generate_series(1, %s) AS n",
+        [pool.pk, last.seq, last.meter_after, last.overflow_after, last.reserve_after, events])
+    cursor.execute("UPDATE progressive_pool SET meter = meter + %s, last_event_seq = last_event_seq + %s "
+                   "WHERE id = %s", [events, events, pool.pk])
     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred check runs here, not after the block
 
 
-def _grown_behind_the_planners_back(pool: Pool, statistics: str) -> MeterEvent:
+def _grown_behind_the_planners_back(pool: Pool, statistics: str, events: int = 1) -> MeterEvent:
     """The ledger's statistics those of a small table and its checks run a few times in this
-    session (as a long-lived connection does: the session keeps the plans it made), then
-    ``GROWN`` events more, written as a restore or a bulk import would, with no ANALYZE after."""
+    session, ``events`` at a time (as a long-lived connection does: the session keeps the plans it
+    made), then ``GROWN`` events more, written as a restore, a bulk import or the other web
+    workers would, with no ANALYZE after."""
     statistics_of_a_small_table("progressive_meterevent", statistics)
     for _ in range(8):
         last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
         with transaction.atomic(), connection.cursor() as cursor:
-            _one_more(cursor, pool, last)
+            _one_more(cursor, pool, last, events)
     last = MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
     # From another session, as another process would: this one's plans are not told (and a
     # change of session_replication_role here would throw them away).
@@ -70,20 +75,26 @@ def _grown_behind_the_planners_back(pool: Pool, statistics: str) -> MeterEvent:
     return MeterEvent.objects.filter(pool=pool).order_by("-seq").first()
 
 
-def _plans_of_one_more_event(pool: Pool, last: MeterEvent) -> list[str]:
-    """Store one event more and return every plan its statements and their checks ran."""
+def _plans_of_one_more_event(pool: Pool, last: MeterEvent, events: int = 1) -> list[str]:
+    """Store ``events`` events more and return every plan their statements and checks ran."""
 
     def one_more():
         with transaction.atomic(), connection.cursor() as cursor:
-            _one_more(cursor, pool, last)
+            _one_more(cursor, pool, last, events)
 
     return plans_of(one_more)
 
 
+@pytest.mark.parametrize("events", [1, 400], ids=["one-by-one", "a-batch-s-events"])
 @pytest.mark.parametrize("statistics", STALE)
-def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistics(pool, statistics):
-    last = _grown_behind_the_planners_back(pool, statistics)
-    plans = _plans_of_one_more_event(pool, last)
+def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistics(pool, statistics, events):
+    """With a batch's events in one statement (issue 50: a web worker's batches slowed down with
+    every event stored), the statement's check once joined them to the whole ledger, read through
+    the index once and kept in memory (a Materialize), every event compared with every row of it;
+    planned while the ledger was its opening event, it probed the index by kind, pool and moment
+    on the pool alone. Before progressive 0017 both were plans a session could keep."""
+    last = _grown_behind_the_planners_back(pool, statistics, events)
+    plans = _plans_of_one_more_event(pool, last, events)
     ledger = [plan for plan in plans if re.search(r"(?:from|join)\s+progressive_meterevent\b", plan, re.IGNORECASE)
               and "INSERT INTO" not in plan]
     # The statement's check (the new event's predecessor) and the commit's (the pool's last event).
@@ -93,6 +104,12 @@ def test_each_ledger_check_probes_the_pool_seq_index_however_stale_the_statistic
         # no other index led by the pool (progressive 0016), which reads all of the pool's events.
         assert "meter_event_seq_unique" in plan, plan
         assert set(re.findall(r"Index (?:Only )?Scan(?: Backward)? using (\w+)", plan)) == {"meter_event_seq_unique"}, plan
-        for whole in ("Seq Scan on progressive_meterevent", "Bitmap Heap Scan", "Hash", "Merge", "Sort"):
+        for whole in ("Seq Scan on progressive_meterevent", "Bitmap Heap Scan", "Hash", "Merge", "Sort",
+                      "Materialize"):
             assert whole not in plan, plan
-    assert MeterEvent.objects.filter(pool=pool).count() == last.seq + 1  # and the event was stored
+        if "added" in plan:  # each new event's predecessor: the pool's events below it, the last one
+            assert re.search(r"Index Cond: \(\(pool_id = added\.pool_id\) AND \(seq < added\.seq\)\)", plan), plan
+            assert "Index Scan Backward using meter_event_seq_unique" in plan, plan
+        else:  # the pool's last event: the pool's end of the index, one row
+            assert "Limit" in plan and "Index Scan Backward using meter_event_seq_unique" in plan, plan
+    assert MeterEvent.objects.filter(pool=pool).count() == last.seq + events  # and the events were stored
