@@ -150,9 +150,18 @@ def refuse_the_owner() -> None:
         connection_created.connect(_checked_at_connection, dispatch_uid=CHECK_AT_CONNECTION)
         return
     finally:
-        database.close()
+        _let_go(database)
     if why:
         raise _refused(why)
+
+
+def _let_go(database) -> None:
+    """Close the connection the check used, and with ``DB_POOL`` the pool that kept it: the web's
+    master checks before it forks its workers (gunicorn's ``preload_app``), and a pooled
+    connection left open there would be one PostgreSQL session every worker writes to at once."""
+    database.close()
+    if hasattr(database, "close_pool"):  # PostgreSQL's: closes the pool if there is one
+        database.close_pool()
 
 
 def _checked_at_connection(sender, connection, **kwargs) -> None:
