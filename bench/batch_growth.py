@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.batch_growth                      # 50,000 rounds, about ten minutes
     .venv/bin/python -m bench.batch_growth --rounds 10000       # a quicker look
+    .venv/bin/python -m bench.batch_growth --set DB_PREPARED_STATEMENTS=0
 
 As production runs (issue 50): a fresh PostgreSQL database (autovacuum off on
 this machine, so no statistics are gathered while it grows), gunicorn in
@@ -14,10 +15,12 @@ turns. Each worker's session plans its statements, and the triggers' queries,
 while the books are nearly empty and keeps those plans: a plan that reads what
 is stored makes its worker's batches slower the more there is.
 
-Printed: each worker's median batch time and CPU a round (gunicorn's
+Printed: each worker's median and slowest batch time and CPU a round (gunicorn's
 processes and this database's PostgreSQL backends) for each thousand rounds
-stored, and each worker's last five batches' median over its first five
-(each worker's first batch is left out: it opens the connection). Nothing
+stored, and each worker's last five batches' median over its first five, and
+the median of its batches in the last 5,000 rounds over the first 5,000
+(steadier on a shared machine; each worker's first batch is left out: it
+opens the connection). Nothing
 here asserts a speed (docs/SCALING.md).
 """
 
@@ -80,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=50_000)
     parser.add_argument("--batch", type=int, default=200)
     parser.add_argument("--server", default=SERVER)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting of the service's beside production's (e.g. DB_PREPARED_STATEMENTS=0)")
     args = parser.parse_args(argv)
     for line in scaffold.machine_lines():
         print(line)
@@ -97,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         headers = {"Authorization": f"Bearer {table['key']}", "Content-Type": "application/json"}
         times: dict[int, list[tuple[int, float]]] = defaultdict(list)
         cpu: dict[int, list[float]] = defaultdict(list)
-        with Service(database.url, workers=2, threads=1, env=PRODUCTION) as service:
+        settings = PRODUCTION | dict(pair.split("=", 1) for pair in args.set)
+        with Service(database.url, workers=2, threads=1, env=settings) as service:
             workers = _connections(service.base)
             order = list(workers)
             pids: list[int] = []
@@ -125,19 +131,23 @@ def main(argv: list[str] | None = None) -> int:
 def _report(times: dict[int, list[tuple[int, float]]], cpu: dict[int, list[float]], args) -> None:
     names = {worker: f"worker {'AB'[i]}" for i, worker in enumerate(times)}
     print(f"\n{args.rounds} rounds in batches of {args.batch}, one request at a time, two workers in turns")
-    print(f"{'stored':>8}  " + "  ".join(f"{names[w]:>24}" for w in times))
-    print(f"{'':>8}  " + "  ".join(f"{'median batch s':>14} {'CPU ms/rd':>9}" for _ in times))
+    print(f"{'stored':>8}  " + "  ".join(f"{names[w]:>26}" for w in times))
+    print(f"{'':>8}  " + "  ".join(f"{'median s':>8} {'slowest':>7} {'CPU ms/rd':>9}" for _ in times))
     for thousand in range(0, args.rounds, 1000):
         cells = []
         for worker, taken in times.items():
             inside = [(s, c) for (first, s), c in zip(taken, cpu[worker]) if thousand <= first < thousand + 1000]
-            cells.append(f"{statistics.median(s for s, _ in inside):14.3f} {1000 * statistics.median(c for _, c in inside):9.2f}"
-                         if inside else f"{'':>24}")
+            cells.append(f"{statistics.median(s for s, _ in inside):8.3f} {max(s for s, _ in inside):7.3f} "
+                         f"{1000 * statistics.median(c for _, c in inside):9.2f}" if inside else f"{'':>26}")
         print(f"{thousand:>8}  " + "  ".join(cells))
+    span = min(5000, args.rounds // 4)
     for worker, taken in times.items():
         seconds = [s for _, s in taken]
+        first = [s for at, s in taken if at < span]
+        last = [s for at, s in taken if at >= args.rounds - span]
         print(f"{names[worker]}: last five batches' median over its first five: "
-              f"{statistics.median(seconds[-5:]) / statistics.median(seconds[:5]):.2f}")
+              f"{statistics.median(seconds[-5:]) / statistics.median(seconds[:5]):.2f}; its batches' median in the "
+              f"last {span:,} rounds over the first {span:,}: {statistics.median(last) / statistics.median(first):.2f}")
 
 
 if __name__ == "__main__":
