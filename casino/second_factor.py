@@ -15,9 +15,9 @@ its people in through its own gateway); in the embedded demo only if
 ``SECOND_FACTOR_REQUIRED=1``.
 
 A person who signs in against the casino's directory (``casino.directory``)
-proves the same second factor after his directory password. Still one factor:
-the API's Basic authentication (a person's scripts use tokens instead,
-``api.tokens``).
+proves the same second factor after his directory password. The rule has one
+home (``infra.second_factor``), which the API keeps too (``api.authentication``:
+a session not proven opens none of it, and a password needs the app's code).
 """
 
 from __future__ import annotations
