@@ -13,14 +13,12 @@ starts, and the last one wraps past midnight to the first.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
+from infra.gaming_day import ClockError, gaming_day_window
+
 MINUTES_PER_DAY = 24 * 60
-
-
-class ClockError(ValueError):
-    """A shift list or cut-off the clock cannot work with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +60,6 @@ def parse_shifts(text: str) -> tuple[Shift, ...]:
     if len({s.name for s in shifts}) != len(shifts):
         raise ClockError("shift names must be distinct")
     return tuple(shifts)
-
-
-def gaming_day_window(day: date, *, time_zone: str, cutoff_hour: int) -> tuple[datetime, datetime]:
-    """The UTC half-open interval ``[start, end)`` of gaming day ``day``."""
-    if not 0 <= cutoff_hour <= 23:
-        raise ClockError("the cut-off hour is 0 to 23")
-    zone = ZoneInfo(time_zone)
-    start = datetime.combine(day, time(cutoff_hour), tzinfo=zone)
-    end = datetime.combine(day + timedelta(days=1), time(cutoff_hour), tzinfo=zone)
-    return start.astimezone(UTC), end.astimezone(UTC)
 
 
 def range_window(

@@ -63,7 +63,7 @@ def one_table(job: tuple[int, int, int, int]) -> dict:
         dealt = pl.deal_rounds(players, rounds_a_day, seed=seed * 1000 + day)
         nulls = {NULLS[0]: {"watching": False}, NULLS[1]: {"watching": True}}
         if line_days > 1:
-            nulls[NULLS[2]] = {"watching": True, "earlier": history[-(line_days - 1):], "line_days": line_days}
+            nulls[NULLS[2]] = {"watching": True, "earlier": history, "line_days": line_days}
         for null, how in nulls.items():
             for seat in pl.scored_seats(dealt, PAYS, preflop, flops=flops, rounds_a_day=rounds_a_day, **how):
                 kind = _kind(seat.player)

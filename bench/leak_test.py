@@ -122,7 +122,7 @@ def one_table(job: tuple[int, str | None, int, int, int]) -> dict:
         today = pl.deal_rounds(players, rounds_a_day, seed=1000 * seed + day)
         today = [pl.DealtRound(day * rounds_a_day + r.number, r.board, r.dealer, r.seats) for r in today]
         seats += pl.scored_seats(today, PAYS, preflop, dealer, flops=flops, rounds_a_day=rounds_a_day,
-                                 line_days=line_days, earlier=lines[len(lines) - line_days + 1:] if line_days > 1 else ())
+                                 line_days=line_days, earlier=lines)
         lines.append(pl.day_lines(today))
         dealers += [dealer] * rounds_a_day
     traces = leak.leak_traces(seats)

@@ -15,6 +15,7 @@ the service (``casino.proof_sign_in``).
 
 from __future__ import annotations
 
+import json
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -40,7 +41,7 @@ class PasskeyRegistrationComplete(views.CompleteCredentialRegistrationView):
             response = super().post(*args, **kwargs)
             if response.status_code == 200:
                 user = self.get_user()
-                device = WebAuthnCredential.objects.filter(user=user).latest("pk")
+                device = WebAuthnCredential.objects.get(pk=json.loads(response.content)["id"], user=user)
                 audit_record(actor=Actor.of_user(user), action="user.second_factor_added", obj=user,
                              object_repr=user.get_username(),
                              after={"device": device.name, "kind": KIND, "id": device.persistent_id},

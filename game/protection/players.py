@@ -466,9 +466,11 @@ def scored_seats(
         days.setdefault(round_.number // rounds_a_day, []).extend(_shown(round_))
     models = {}
     if watching and collusion:
-        own = [*earlier, *(LineModel.of(days[day]) for day in sorted(days))]
-        models = {day: own[len(earlier) + i].pooled(own[max(0, len(earlier) + i - line_days + 1):len(earlier) + i])
-                  for i, day in enumerate(sorted(days))}
+        history = list(earlier)  # each day's own model, oldest first
+        for day in sorted(days):
+            own = LineModel.of(days[day])
+            models[day] = own.pooled(history[max(0, len(history) - line_days + 1):])
+            history.append(own)
     played = []
     for round_ in dealt:
         others = [{s.player: s.hole for s in round_.seats if s is not seat} for seat in round_.seats]

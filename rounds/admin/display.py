@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
-from infra.gaming_day import gaming_day_end
+from infra.gaming_day import gaming_day_window
 from infra.work import ALLOWED, NOTE_REQUIRED
 from rounds.video import video_of
 from rounds.admin.findings import WORK_VERBS
@@ -199,7 +199,7 @@ def late_by(round_: Round) -> str:
     late = LateRound.objects.filter(round_pk=round_.pk).first()
     if late is None:
         return ""
-    after = late.received_at - gaming_day_end(late.gaming_day)
+    after = late.received_at - gaming_day_window(late.gaming_day)[1]
     hours, minutes = divmod(max(0, int(after.total_seconds())) // 60, 60)
     days, hours = divmod(hours, 24)
     return ", ".join(part for part in (f"{days} d" if days else "", f"{hours} h" if hours else "",

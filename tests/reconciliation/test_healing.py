@@ -14,7 +14,7 @@ from audit.reconciliation.healing import days_to_heal, last_day_to_heal, reports
 from audit.reconciliation.selectors import report_current, reports_kept
 from audit.tasks import reconcile_missing
 from audit.tonight import Late, late_rounds
-from infra.gaming_day import gaming_day_end
+from infra.gaming_day import gaming_day_window
 from rounds.models import LateRound, Round
 from tests import examples
 
@@ -94,7 +94,7 @@ def test_a_late_round_s_page_says_how_late_it_came_and_a_round_of_its_own_day_sa
              for r in Round.objects.filter(table__code="S09")}
     assert "stored late" not in pages["today"]
     (late,) = LateRound.objects.all()
-    after = late.received_at - gaming_day_end(DAY)
+    after = late.received_at - gaming_day_window(DAY)[1]
     assert after > timedelta(days=1)
     assert f"stored late</strong>, {after.days} d, " in pages["old"]
 
