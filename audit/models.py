@@ -272,6 +272,9 @@ class SeatScore(models.Model):
     decisions = models.JSONField()
     # The hand's every street at once against a seen dealer card (``scoring.SeatScore.seen``); {}: none.
     seen = models.JSONField(default=dict)
+    # Each companion's steps about this seat's cards (``leak.partner_steps``): {player: [[chose, q], …]},
+    # read by the pair's part of the collusion test. {}: none (or scored before it was kept).
+    partners = models.JSONField(default=dict)
     # The seat's winning Blind and Trips lines as paid, for the table's pay-table test over the window.
     pays = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -335,6 +338,7 @@ class LeakStateDay(models.Model):
 
     gaming_day = models.DateField(unique=True)
     shares = models.JSONField()  # ``LeakSettings.shares`` the states were mixed over
+    design = models.PositiveSmallIntegerField(default=1)  # ``leak_state.DESIGN`` the states were made by
     kept_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -130,7 +130,7 @@ def one_table(job: tuple[int, str | None, int, int, int]) -> dict:
     for player, found in traces.items():
         overall = next(t for t in found if t.test.code == leak.HOLE_CARDING and t.test.dealer is None)
         crossed = [t for t in found if t.crossed]
-        first = min((t.steps[t.crossed_at].key[0] for t in crossed), default=None)
+        first = min((t.crossing.key[0] for t in crossed), default=None)
         by_street: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
         for step in overall.steps:
             tally = by_street[step.part]
@@ -149,6 +149,7 @@ def one_table(job: tuple[int, str | None, int, int, int]) -> dict:
             "with": sorted({t.test.companion for t in crossed if t.test.companion}),
             "peaks": [max(t.peak, 0.0) for t in found if not t.test.dealer and not t.test.companion],
             "companion_peak": max((t.peak - t.threshold for t in found if t.test.companion), default=-math.inf),
+            "companion_peaks": [max(t.peak, 0.0) for t in found if t.test.companion and t.parts[leak.PAIR][0]],
             "by_street": dict(by_street),
         }
     if cheat == "flashing_dealer":
@@ -208,6 +209,13 @@ def _honest_report(honest: list[dict]) -> None:
     print(f"  {'all':16} {total:9} {flagged_total:7}  {low:.1%} to {high:.1%}")
     peaks = [peak for r in honest for p in r["players"].values() for peak in p["peaks"]]
     print(f"\nOne test's figure (hole-carding over all hands: {len(peaks)} tests) ever at ln(1/a):")
+    for a in LEVELS:
+        reached = sum(1 for peak in peaks if peak >= math.log(1 / a))
+        low, high = interval_95(reached, len(peaks))
+        print(f"  a = {a:<5} {reached:4} of {len(peaks)} = {reached / len(peaks):.2%} ({low:.2%} to {high:.2%}); "
+              f"Ville's bound {a:.0%}")
+    peaks = [peak for r in honest for p in r["players"].values() for peak in p["companion_peaks"]]
+    print(f"\nOne test's figure (a companion's, his own and the pair's parts: {len(peaks)} tests) ever at ln(1/a):")
     for a in LEVELS:
         reached = sum(1 for peak in peaks if peak >= math.log(1 / a))
         low, high = interval_95(reached, len(peaks))

@@ -32,12 +32,15 @@ from game.protection import leak
 
 LOCK = "audit.leak_tests"
 OVERALL: leak.TestId = (leak.HOLE_CARDING, "", "")
+# What the kept states were made by: a day kept by another design is not gone on from, so the first
+# night after a change of the tests reads the whole history once. 2: a companion's test has the pair's part.
+DESIGN = 2
 
 
 def last_kept(day: date, shares: Sequence[float]) -> date | None:
-    """The last kept day before ``day`` whose states were mixed over ``shares``."""
+    """The last kept day before ``day`` whose states were mixed over ``shares`` by this ``DESIGN``."""
     return (
-        LeakStateDay.objects.filter(gaming_day__lt=day, shares=list(shares))
+        LeakStateDay.objects.filter(gaming_day__lt=day, shares=list(shares), design=DESIGN)
         .aggregate(last=Max("gaming_day"))["last"]
     )
 
@@ -59,7 +62,7 @@ def days_to_read_first(day: date, shares: Sequence[float]) -> list[date]:
 
 
 def day_kept(day: date, shares: Sequence[float]) -> None:
-    LeakStateDay.objects.update_or_create(gaming_day=day, defaults={"shares": list(shares)})
+    LeakStateDay.objects.update_or_create(gaming_day=day, defaults={"shares": list(shares), "design": DESIGN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,7 @@ def state_json(state: leak.TestState) -> dict:
             "step": state.crossing.step, "key": _key(state.crossing.key), "day": state.crossing.day.isoformat(),
         },
         "first_day": state.first_day.isoformat() if state.first_day is not None else None,
+        "partner": [state.partner_steps, state.partner_informed, state.partner_expected],
     }
 
 
@@ -161,4 +165,5 @@ def state_from_json(data: dict, shares: Sequence[float]) -> leak.TestState:
         None if crossing is None else leak.Crossing(
             crossing["step"], tuple(crossing["key"]), date.fromisoformat(crossing["day"])),
         date.fromisoformat(data["first_day"]) if data["first_day"] else None,
+        *data["partner"],
     )

@@ -31,7 +31,7 @@ from rounds.models import Round
 
 from . import leak_state
 from .config import protection_config
-from .scores import score_from_json
+from .scores import partners_from_json, score_from_json
 from .standing import standing_raise
 
 PLAYERS_AT_ONCE = 200
@@ -92,14 +92,15 @@ def _played(players: list[str], day: date, dealt: dict) -> list[leak.PlayedSeat]
     rows = (
         SeatScore.objects.filter(player__in=players, gaming_day=day, **dealt)
         .order_by("player", "dealt_at", "round_id", "seat")
-        .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions", "seen")
+        .values_list("round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions", "seen",
+                     "partners")
     )
     return [
         leak.PlayedSeat(
             (round_pk, seat, gaming_day.isoformat()), player, dealer or None, tuple(companions),
-            score_from_json(decisions, seen), gaming_day,
+            score_from_json(decisions, seen), gaming_day, partners_from_json(partners),
         )
-        for round_pk, seat, gaming_day, player, dealer, companions, decisions, seen
+        for round_pk, seat, gaming_day, player, dealer, companions, decisions, seen, partners
         in rows.iterator(chunk_size=5000)
     ]
 
@@ -145,8 +146,9 @@ def _test_json(trace: leak.Trace, names: dict[int, tuple[str, str]]) -> dict:
         "expected_informed": round(trace.expected, 2),
         "figure": round(trace.figure, 4), "peak": round(trace.peak, 4), "threshold": round(trace.threshold, 4),
         "crossed": crossed,
-        **({"parts": {p: {"steps": n, "figure": round(f, 4)} for p, (n, f) in trace.parts.items()}}
-           if trace.parts else {}),
+        "parts": {p: {"steps": n, "figure": round(f, 4)} for p, (n, f) in trace.parts.items()},
+        **({"partner": {"steps": trace.state.partner_steps, "chose_informed": round(trace.state.partner_informed, 1),
+                        "expected_informed": round(trace.state.partner_expected, 2)}} if test.companion else {}),
     }
 
 
@@ -174,12 +176,18 @@ def _evidence(strongest: leak.Trace, tests: list[leak.Trace], settings: leak.Lea
 
 def _detail(trace: leak.Trace) -> str:
     """What a leak finding says: the choices against an honest player's, and the figure."""
-    test = trace.test
+    test, state = trace.test, trace.state
+    partner = (
+        f"; {test.companion} chose the option that {test.player}'s cards made best at "
+        f"{state.partner_informed:g} of {state.partner_steps} decisions where they could have, against "
+        f"{state.partner_expected:.1f} expected (the test reads the two together)"
+    ) if test.companion else ""
     return (
         f"{test.player} chose the option that {sc.knowledge_words(test.knowledge)} made best at "
         f"{trace.informed:g} of {trace.step_count} decisions where it could have, against "
         f"{trace.expected:.1f} expected of an honest player"
         + (f", dealt by {test.dealer}" if test.dealer else "")
+        + partner
         + f"; the test's figure reached {trace.peak:.2f} (threshold {trace.threshold:.2f}), {trace.figure:.2f} now"
     )
 

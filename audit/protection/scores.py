@@ -23,7 +23,7 @@ from audit.models import LineCounts, SeatScore
 from audit.reconciliation.reverify import cached, judge_stored
 from audit.reconciliation.selectors import stored_rounds
 from game.evaluator import CATEGORIES, CATEGORY_INDEX
-from game.protection import conformance, fingerprints, scoring
+from game.protection import conformance, fingerprints, leak, scoring
 from game.protection.codes import ProtectionCode
 from game.protection.flop_table import shipped_table as shipped_flop_table
 from game.protection.lines import LineModel
@@ -69,6 +69,15 @@ def decisions_from_json(stored: list[dict]) -> tuple[scoring.DecisionScore, ...]
         )
         for d in stored
     )
+
+
+def partners_json(partners: dict[str, leak.PartnerSteps]) -> dict[str, list[list]]:
+    """A seat's companions' steps about its cards as ``SeatScore.partners`` keeps them."""
+    return {name: [[chose, share] for chose, share in steps] for name, steps in partners.items()}
+
+
+def partners_from_json(stored: dict[str, list[list]]) -> dict[str, leak.PartnerSteps]:
+    return {name: tuple((bool(chose), share) for chose, share in steps) for name, steps in stored.items()}
 
 
 def score_from_json(decisions: list[dict], seen: dict) -> scoring.SeatScore:
@@ -136,6 +145,7 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
         scores = scoring.score_round(record, PayTable.of(rules), preflop, flops, lines)
         errors = fingerprints.fingerprint_round(record, verdict, rules)
         players = {s.seat: s.player or "" for s in record.seats}
+        partners = leak.partner_steps(scores, players)
         dealt_at = datetime.fromisoformat(stored.record["dealt_at"])
         for seat in record.seats:
             score = scores.get(seat.seat)
@@ -151,6 +161,7 @@ def table_day_score(*, table_id: int, day: date) -> TableDayScore:
                 telling=sum(1 for d in score.decisions if any(d.telling(k) for k in d.informed)),
                 decisions=decisions_json(score), pays=[_pay_json(o) for o in seat_paid],
                 seen=score.seen.as_json() if score.seen is not None else {},
+                partners=partners_json(partners.get(seat.seat, {})),
             ), errors.get(seat.seat, ()), seat_paid))
     first = day - timedelta(days=config.history_days - 1)
     earlier = _kept_pays(table, first, day)

@@ -29,7 +29,7 @@ from infra.work import UNRESOLVED
 from rounds.models import Seat
 
 from .config import protection_config
-from .scores import score_from_json
+from .scores import partners_from_json, score_from_json
 
 ZERO = Decimal(0)
 FINE = Decimal("0.000001")
@@ -132,13 +132,14 @@ def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestC
     config = protection_config()
     rows = _days(SeatScore.objects.filter(player=player), None, day_to).order_by(
         "dealt_at", "round_id", "seat"
-    ).values_list("round_id", "seat", "dealt_at", "gaming_day", "dealer", "companions", "decisions", "seen")
+    ).values_list("round_id", "seat", "dealt_at", "gaming_day", "dealer", "companions", "decisions", "seen",
+                  "partners")
     seats = [
         leak.PlayedSeat(
             (round_pk, seat, dealt_at), player, dealer or None, tuple(companions),
-            score_from_json(stored, seen), gaming_day,
+            score_from_json(stored, seen), gaming_day, partners_from_json(partners),
         )
-        for round_pk, seat, dealt_at, gaming_day, dealer, companions, stored, seen
+        for round_pk, seat, dealt_at, gaming_day, dealer, companions, stored, seen, partners
         in rows.iterator(chunk_size=5000)
     ]
     courses = []

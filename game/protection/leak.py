@@ -17,7 +17,17 @@ seats' chips: the test models no player and no error rate.
   flop, on the river, and the hand's every street at once; and either of
   the dealer's two cards, whatever order the record lists them in.
 - **Collusion** (one companion's hole cards, on the river): the chance is
-  counted over the pairs of cards unseen to the player (``values.river_unseen``).
+  counted over the pairs of cards unseen to the player (``values.river_unseen``),
+  each weighed by how likely the companion's shown line is with it. The test
+  of a pair has two parts: the player's choices about the companion's cards
+  (``OWN``), and the hands the two shared read both ways at once (``PAIR``:
+  his steps about the companion's cards and the companion's about his, one
+  product). Of the two sides at a hand, the one who decides later has seen
+  the other's choice, and his chance counts it (the companion's shown line),
+  so his step has expectation one given the other's: the product over a
+  hand has expectation one given the hands before it, while neither sees
+  the other's cards. It gathers both sides' evidence where one side's test
+  reads one.
 
 A decision whose chance is 0 or 1 tells nothing and is left out; the others
 are a test's *steps*. At each, a likelihood ratio ``r`` with expectation one
@@ -30,11 +40,11 @@ products. A part's e-value is the mixture over ``f`` (``LeakSettings.shares``,
 equal weights) and over the day the cheating may have begun (the ``k``-th
 day of the part's steps weighted ``1/(k(k + 1))``; a product that has not
 begun counts 1); the hole-carding test's e-value is the mean of its four
-parts' (preflop, flop, river, the hand). By Ville's inequality an honest
-player's e-value ever reaches ``1/a`` with chance at most ``a``, however
-often it is looked at and however long his history: every night looks at
-the same martingale over his whole history, and a regular of ten years
-spends no more of it than a newcomer. A test's whole state after a step is
+parts' (preflop, flop, river, the hand), a companion's the mean of its two.
+By Ville's inequality an honest player's e-value ever reaches ``1/a`` with
+chance at most ``a``, however often it is looked at and however long his
+history: every night looks at the same martingale over his whole history,
+and a regular of ten years spends no more of it than a newcomer. A test's whole state after a step is
 small (``TestState``): a night goes on from where the night before left it
 (``player_run``) and reads only its own day, to the same last float.
 
@@ -57,7 +67,7 @@ from __future__ import annotations
 import copy
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .codes import ProtectionCode
@@ -126,6 +136,9 @@ class Step:
 
 HAND = "hand"  # a hand's every street tested at once
 PARTS: tuple[str, ...] = (*STREETS, HAND)  # the parts of the hole-carding test, each an e-value
+OWN = "own"  # a companion's test: the player's choices about the companion's cards
+PAIR = "pair"  # a companion's test: the hands the two shared, each one's choices about the other's cards
+COMPANION_PARTS: tuple[str, ...] = (OWN, PAIR)
 
 
 class EValue:
@@ -178,8 +191,10 @@ def _log_add_all(values: Sequence[float]) -> float:
 class Crossing:
     """Where a test first reached its threshold."""
 
-    step: int  # which of the test's steps, counted from its first ever (1, 2, …)
-    key: Hashable
+    # Which of the player's own steps it came after, counted from his first ever (1, 2, …): a
+    # companion's test may cross on a hand where only the companion had a step.
+    step: int
+    key: Hashable  # the hand
     day: Hashable
 
 
@@ -188,8 +203,11 @@ class TestState:
     """A test as it stands after every step read so far: all that the next night's run goes on from.
 
     ``parts`` are its e-values (the hole-carding test's four, by ``PARTS``; a
-    companion's one, under ``""``). Going on from a state and reading one more
-    day gives exactly what reading the whole history again would.
+    companion's two, by ``COMPANION_PARTS``). ``steps``, ``informed`` and
+    ``expected`` count the player's own decisions; a companion's test also
+    counts the companion's about the player's cards (``partner_*``). Going on
+    from a state and reading one more day gives exactly what reading the
+    whole history again would.
     """
 
     weight: float  # its part of ``alpha``, fixed when the test began
@@ -202,18 +220,29 @@ class TestState:
     peak: float = -math.inf
     crossing: Crossing | None = None
     first_day: Hashable = None  # the day of its first step
+    partner_steps: int = 0
+    partner_informed: float = 0.0
+    partner_expected: float = 0.0
 
     @classmethod
     def new(cls, test: LeakTest, settings: LeakSettings) -> TestState:
-        names = PARTS if test.code == HOLE_CARDING else ("",)
+        names = PARTS if test.code == HOLE_CARDING else COMPANION_PARTS
         return cls(test.weight, {n: EValue(settings.shares) for n in names}, dict.fromkeys(names, 0))
 
     def step(self, day: Hashable, key: Hashable, figure: float, agreed: float, share: float, threshold: float):
-        if not self.steps:
-            self.first_day = day
+        """One of the player's own decisions read (its part already counted)."""
+        self.tally(agreed, share)
+        self.moved(day, key, figure, threshold)
+
+    def tally(self, agreed: float, share: float) -> None:
         self.steps += 1
         self.informed += agreed
         self.expected += share
+
+    def moved(self, day: Hashable, key: Hashable, figure: float, threshold: float) -> None:
+        """The figure after a step of any part (its part already counted)."""
+        if self.first_day is None:
+            self.first_day = day
         self.figure = figure
         self.peak = max(self.peak, figure)
         if self.crossing is None and figure >= threshold:
@@ -226,7 +255,9 @@ class Trace:
 
     test: LeakTest
     threshold: float
-    steps: tuple[Step, ...]  # this run's (the whole history's when it began from nothing)
+    # This run's (the whole history's when it began from nothing): the player's own decisions; the
+    # companion's, which a companion's test also reads, are only counted (``TestState.partner_*``).
+    steps: tuple[Step, ...]
     state: TestState
 
     @property
@@ -263,9 +294,7 @@ class Trace:
 
     @property
     def parts(self) -> dict[str, tuple[int, float]]:
-        """Hole-carding: the steps and figure of each part."""
-        if self.test.code != HOLE_CARDING:
-            return {}
+        """The steps and figure of each part."""
         return {p: (n, self.state.parts[p].figure if n else 0.0) for p, n in self.state.counted.items()}
 
     @property
@@ -279,30 +308,90 @@ class Trace:
         return self.state.expected
 
 
-def run_test(
-    decisions: Iterable[tuple[Hashable, Hashable, DecisionScore]],
-    test: LeakTest,
-    settings: LeakSettings = LeakSettings(),
+def companion_step(decision: DecisionScore, knowledge: str) -> tuple[str, bool, float] | None:
+    """A decision as a step of the test of ``knowledge`` (a companion's cards): the option the cards
+    made best, whether it was chosen, and the chance ``q`` an honest choice is it; None where the
+    decision tells nothing of them."""
+    informed = decision.informed.get(knowledge)
+    if informed is None or informed.shares is None:
+        return None
+    share = informed.shares[decision.chosen]
+    if not 0 < share < 1:
+        return None
+    return informed.best, decision.chosen == informed.best, share
+
+
+PartnerSteps = tuple[tuple[bool, float], ...]  # a companion's steps about a seat's cards: (chose informed, q)
+
+
+def partner_steps(
+    scores: Mapping[int, SeatScore], players: Mapping[int, str],
+) -> dict[int, dict[str, PartnerSteps]]:
+    """For each seat of a round (``scores`` and ``players`` by seat), each companion's steps about its
+    cards, as ``PlayedSeat.partners`` keeps them. A player on two seats gives none: he saw both hands,
+    which his chances do not count."""
+    seats_of: dict[str, int] = defaultdict(int)
+    for name in players.values():
+        seats_of[name] += 1
+    found: dict[int, dict[str, PartnerSteps]] = {}
+    for seat, player in players.items():
+        if not player or seats_of[player] > 1 or seat not in scores:
+            continue
+        knowledge = companion_knowledge(player)
+        for other, score in scores.items():
+            name = players.get(other, "")
+            if other == seat or not name or seats_of[name] > 1:
+                continue
+            steps = tuple((chose, share) for _, chose, share in
+                          filter(None, (companion_step(d, knowledge) for d in score.decisions)))
+            if steps:
+                found.setdefault(seat, {})[name] = steps
+    return found
+
+
+def companion_test(
+    seats: Iterable[PlayedSeat], test: LeakTest, settings: LeakSettings = LeakSettings(),
     state: TestState | None = None,
 ) -> Trace:
-    """A companion's test: its e-value over ``decisions`` (key, gaming day, decision), in the order
-    dealt, going on from ``state`` (where it stood before them) when given."""
+    """A companion's test over ``seats`` (in the order dealt): the mean of its two parts' e-values,
+    the player's own choices about the companion's cards and the pair's hands read both ways;
+    going on from ``state`` when given."""
     threshold = test.threshold(settings)
     state = state or TestState.new(test, settings)
-    evalue, steps = state.parts[""], []
-    for key, day, decision in decisions:
-        informed = decision.informed.get(test.knowledge)
-        if informed is None or informed.shares is None:
+    own, pair = state.parts[OWN], state.parts[PAIR]
+    companion = test.companion or ""
+    steps: list[Step] = []
+
+    def figure() -> float:
+        return _log_add_all([own.figure, pair.figure]) - math.log(2)
+
+    for seat in seats:
+        hand = []
+        for decision in seat.score.decisions:
+            step = companion_step(decision, test.knowledge)
+            if step is None:
+                continue
+            best, chose, share = step
+            own.add(seat.day, chose / share)
+            pair.add(seat.day, chose / share)
+            state.counted[OWN] += 1
+            state.tally(float(chose), share)
+            hand.append((decision, best, chose, share))
+        theirs = seat.partners.get(companion, ())
+        if not hand and not theirs:
             continue
-        share = informed.shares[decision.chosen]
-        if not 0 < share < 1:
-            continue
-        chose = decision.chosen == informed.best
-        evalue.add(day, chose / share)
-        state.counted[""] += 1
-        state.step(day, key, evalue.figure, float(chose), share, threshold)
-        steps.append(Step(key, day, decision, test.knowledge, informed.best, chose, share, evalue.figure,
-                          float(chose), decision.street))
+        for chose, share in theirs:
+            pair.add(seat.day, chose / share)
+            state.partner_steps += 1
+            state.partner_informed += chose
+            state.partner_expected += share
+        state.counted[PAIR] += 1
+        # Looked at once the hand is read: the product of both sides' steps has expectation one given
+        # the hands before it; one side's, read first, need not, given the other's (who may have
+        # decided first: the order is not kept).
+        state.moved(seat.day, seat.key, figure(), threshold)
+        steps += [Step(seat.key, seat.day, decision, test.knowledge, best, chose, share, state.figure,
+                       float(chose), decision.street) for decision, best, chose, share in hand]
     return Trace(test, threshold, tuple(steps), state)
 
 
@@ -349,6 +438,7 @@ class PlayedSeat:
     companions: tuple[str, ...]  # the other players at the table that round
     score: SeatScore
     day: Hashable = None  # the gaming day
+    partners: Mapping[str, PartnerSteps] = field(default_factory=dict)  # each companion's steps about his cards
 
 
 TestId = tuple[str, str, str]  # (code, dealer, companion), "" where none: a test of one player
@@ -433,19 +523,13 @@ def player_tests(
     return tests, PlayerState({}, dealers_met, companions_met)
 
 
-def _decisions(seats: Iterable[PlayedSeat]):
-    for seat in seats:
-        for decision in seat.score.decisions:
-            yield seat.key, seat.day, decision
-
-
 def trace_of(
     test: LeakTest, seats: Sequence[PlayedSeat], settings: LeakSettings = LeakSettings(),
     state: TestState | None = None,
 ) -> Trace:
     if test.code == HOLE_CARDING:
         return hole_carding_test(seats, test, settings, state)
-    return run_test(_decisions(seats), test, settings, state)
+    return companion_test(seats, test, settings, state)
 
 
 def player_run(

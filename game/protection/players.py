@@ -64,7 +64,7 @@ from game.vocabulary import Decision
 
 from . import values as v
 from .flop_table import FlopTable
-from .leak import PlayedSeat
+from .leak import PlayedSeat, partner_steps
 from .lines import LineModel, ShownSeat
 from .preflop import PreflopTable
 from .scoring import best_of, score_seats, shown_lines
@@ -482,11 +482,12 @@ def scored_seats(
             shown=shown_lines([choices(s.decision) for s in round_.seats], [s.player for s in round_.seats])
             if model is not None else None,
         )
-        for seat, score in zip(round_.seats, scores):
+        partners = partner_steps(dict(enumerate(scores)), {n: s.player for n, s in enumerate(round_.seats)})
+        for n, (seat, score) in enumerate(zip(round_.seats, scores)):
             companions = tuple(s.player for s in round_.seats if s is not seat)
             played.append(PlayedSeat(
                 (round_.number, seat.player), seat.player, dealer_name, companions, score,
-                round_.number // rounds_a_day,
+                round_.number // rounds_a_day, partners.get(n, {}),
             ))
     return played
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from audit.models import LeakStateDay, LeakTestState, ProtectionFinding, SeatScore
 from audit.protection import leak_state, raising
 from audit.protection.config import protection_config
-from audit.protection.scores import decisions_json, score_from_json
+from audit.protection.scores import decisions_json, partners_from_json, partners_json, score_from_json
 from game.protection import leak
 from game.protection import players as pl
 from game.protection.flop_table import shipped_table as shipped_flops
@@ -49,6 +49,7 @@ def _seat_rows(table, day: date, number: int, names: list[str], dealer: str, see
             dealer=dealer, companions=sorted(seat.companions), currency="SEK", ante=Decimal("50.00"),
             decision="fold", scored=True, ev_lost=Decimal(0), decisions=decisions_json(seat.score),
             seen=seat.score.seen.as_json() if seat.score.seen is not None else {},
+            partners=partners_json(seat.partners),
         ))
     return rows
 
@@ -64,10 +65,11 @@ def _store_days(table, days=range(DAYS)):
 def _whole_history() -> dict[str, list[leak.Trace]]:
     """Every test over the whole stored history at once, read as the nightly reads a day."""
     rows = SeatScore.objects.exclude(player="").order_by("player", "dealt_at", "round_id", "seat").values_list(
-        "round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions", "seen")
+        "round_id", "seat", "gaming_day", "player", "dealer", "companions", "decisions", "seen", "partners")
     seats = [
-        leak.PlayedSeat((r, s, g.isoformat()), p, d or None, tuple(c), score_from_json(dj, sj), g)
-        for r, s, g, p, d, c, dj, sj in rows
+        leak.PlayedSeat((r, s, g.isoformat()), p, d or None, tuple(c), score_from_json(dj, sj), g,
+                        partners_from_json(pj))
+        for r, s, g, p, d, c, dj, sj, pj in rows
     ]
     return leak.leak_traces(seats, protection_config().leak)
 
@@ -172,6 +174,23 @@ def test_with_nothing_kept_the_first_night_reads_the_history_once(table):
     assert _without_meetings(_kept_now()) == _expected(_whole_history())
     assert LeakStateDay.objects.count() == DAYS
     assert ProtectionFinding.objects.filter(code=leak.HOLE_CARDING, player="P-reads").exists()
+
+
+@pytest.mark.django_db
+def test_days_kept_by_an_earlier_design_of_the_tests_are_read_again(table):
+    # States made before the companion's test read the pair are not gone on from: the next night
+    # reads the history again, and each companion's test stands where the whole history puts it.
+    _store_days(table)
+    _nights(range(DAYS - 1))
+    LeakStateDay.objects.update(design=leak_state.DESIGN - 1)
+    LeakTestState.objects.filter(code=leak.COLLUSION).update(state={"stale": True})
+    raising.day_findings_raise(day=FIRST + timedelta(days=DAYS - 1))
+    assert _without_meetings(_kept_now()) == _expected(_whole_history())
+    assert set(LeakStateDay.objects.values_list("design", flat=True)) == {leak_state.DESIGN}
+    partnered = [s for s in SeatScore.objects.values_list("partners", flat=True) if s]
+    assert partnered  # the stored seats carry their companions' steps, which the pair reads
+    pairs = [state for (_, code, _, _), state in _kept_now().items() if code == leak.COLLUSION]
+    assert any(state["parts"][leak.PAIR]["days"] and state["partner"][0] for state in pairs)
 
 
 @pytest.mark.django_db

@@ -92,6 +92,11 @@ def test_ninety_nights_accuse_no_honest_player_and_find_the_planted_cheats(table
     collusion = findings.get(code=ProtectionCode.SUSPECTED_COLLUSION.value)
     assert {collusion.player, collusion.companion} == {"P-pair-a", "P-pair-b"}
     assert collusion.key == "pair=P-pair-a + P-pair-b"
+    # The pair is read both ways: each one's test counts the other's choices about his cards too.
+    strongest = next(t for t in collusion.evidence["tests"] if t["player"] == collusion.player)
+    assert strongest["partner"]["steps"] > 0 and strongest["parts"]["pair"]["steps"] > 0
+    assert strongest["partner"]["chose_informed"] > strongest["partner"]["expected_informed"]
+    assert f"{collusion.companion} chose the option that {collusion.player}'s cards made best" in collusion.detail
     assert findings.count() == 2
     # Standing: one point of history for each night since the suspicion was first raised.
     history = hole_carding.evidence["history"]
