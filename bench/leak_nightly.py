@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         other = Path(args.against).resolve()
         shutil.copy(Path(__file__), other / "bench" / Path(__file__).name)
         trees = {"A": other, "B": here}
-    databases = {name: database_create(f"bench_leak_nightly_{name.lower()}") for name in trees}
+    # Each checkout's step migrates its own database: the code before must not meet columns it never wrote.
+    databases = {name: database_create(f"bench_leak_nightly_{name.lower()}", migrated=False) for name in trees}
     urls = {name: url for name, (_, url) in databases.items()}
     common = ["--tables", str(args.tables), "--rounds", str(args.rounds), "--players", str(args.players)]
     print(f"{args.tables} tables x {args.rounds} rounds a day, {SEATS} seats, {args.players} regulars; "
@@ -115,8 +116,8 @@ def _step(args) -> int:
     return 0
 
 
-def _template(args) -> list[list[tuple[int, str, list, dict]]]:
-    """Each table's day: (round, template seat name, decisions as stored, seen as stored) per seat."""
+def _template(args) -> list[list[tuple[int, str, list, dict, dict]]]:
+    """Each table's day: (round, template seat name, decisions, seen and partners as stored) per seat."""
     from audit.protection.scores import decisions_json
     from game.protection import players as pl
     from game.protection.flop_table import shipped_table as shipped_flops
@@ -133,7 +134,8 @@ def _template(args) -> list[list[tuple[int, str, list, dict]]]:
         scored = pl.scored_seats(dealt, pays, preflop, flops=flops, rounds_a_day=args.rounds)
         tables.append([
             (seat.key[0], seat.player, decisions_json(seat.score),
-             seat.score.seen.as_json() if seat.score.seen is not None else {})
+             seat.score.seen.as_json() if seat.score.seen is not None else {},
+             {name: [list(step) for step in steps] for name, steps in getattr(seat, "partners", {}).items()})
             for seat in scored
         ])
     return tables
@@ -168,6 +170,7 @@ def _build(args) -> None:
     template = _template(args)
     pool = [f"P-{n:04d}" for n in range(args.players)]
     keeps_state = hasattr(models, "LeakTestState")
+    keeps_partners = hasattr(SeatScore, "partners")  # a checkout that reads the pair both ways
     for d in range(args.start, args.through + 1):
         day = FIRST + timedelta(days=d)
         rng = random.Random(d)
@@ -176,7 +179,7 @@ def _build(args) -> None:
         rows = []
         for t, seats in enumerate(template):
             names = {f"T{t}S{s}": drawn[t * SEATS + s] for s in range(SEATS)}
-            for round_number, player, decisions, seen in seats:
+            for round_number, player, decisions, seen, partners in seats:
                 rows.append(SeatScore(
                     round_id=(d * args.tables + t) * args.rounds + round_number, gaming_day=day, table=tables[t],
                     dealt_at=start + timedelta(seconds=30 * round_number), seat=int(player[-1]) + 1,
@@ -184,6 +187,7 @@ def _build(args) -> None:
                     companions=sorted(n for k, n in names.items() if k != player), currency="SEK",
                     ante=Decimal("50.00"), decision="fold", scored=True, ev_lost=Decimal(0),
                     decisions=_renamed(decisions, names), seen=seen,
+                    **({"partners": {names[k]: v for k, v in partners.items()}} if keeps_partners else {}),
                 ))
         SeatScore.objects.bulk_create(rows, batch_size=2000)
         if keeps_state and d < args.through:

@@ -34,12 +34,15 @@ def _admin():
     return psycopg.connect(SERVER, autocommit=True)
 
 
-def database_create(prefix: str) -> tuple[str, str]:
-    """A new, migrated database: ``(name, url)``."""
+def database_create(prefix: str, migrated: bool = True) -> tuple[str, str]:
+    """A new database, migrated by this checkout unless not ``migrated`` (for another checkout to
+    migrate as its own code expects): ``(name, url)``."""
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     with _admin() as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     url = database_url(name)
+    if not migrated:
+        return name, url
     env = os.environ | {"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
     env.pop("CELERY_BROKER_URL", None)
     subprocess.run(

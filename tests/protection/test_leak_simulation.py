@@ -23,7 +23,7 @@ TABLE = shipped_table()
 FLOPS = shipped_flops()
 ROUNDS = 300
 PEEKER_WITHIN = 150  # rounds, for a hole-carder who sees a card on every hand
-PAIR_ROUNDS = 2500  # a pair sharing cards at the river is flagged far later (docs/PROTECTION.md)
+PAIR_ROUNDS = 1800  # a pair sharing cards at the river is flagged later than a hole-carder (docs/PROTECTION.md)
 
 
 def _honest(*names):
