@@ -165,6 +165,23 @@ def test_reading_findings_without_the_scored_seats_opens_no_player_page(rows, dj
 # ---- a finding's evidence ----------------------------------------------------------------------
 
 
+def test_a_collusion_finding_shows_each_side_s_informed_choices(staff):
+    # A pair is read both ways: the page says what the player chose about his companion's cards and,
+    # under it, what the companion chose about his.
+    tests = [{"player": "P-a", "knowledge": "companion:P-b", "dealer": None, "companion": "P-b", "steps": 140,
+              "chose_informed": 88.0, "expected_informed": 70.12, "figure": 10.5, "peak": 10.5,
+              "threshold": 10.3, "crossed": None, "parts": {"own": {"steps": 140, "figure": 7.1},
+                                                             "pair": {"steps": 260, "figure": 11.2}},
+              "partner": {"steps": 131, "chose_informed": 85.0, "expected_informed": 66.4}}]
+    finding = _finding(ProtectionCode.SUSPECTED_COLLUSION.value, "pair=P-a + P-b", day=date(2026, 11, 30),
+                       player="P-a", companion="P-b",
+                       evidence={"knowledge": "companion:P-b", "alpha": 0.001, "tests": tests, "steps": []})
+    page = staff("auditor").get(f"{QUEUE}{finding.pk}/change/").content.decode()
+    shown = re.search(r'<table id="leak-tests">(.*?)</table>', page, re.S).group(1)
+    assert "88.0 / 70.12" in shown
+    assert re.search(r"P-b about his cards: 85\.0 / 66\.4 of 131", re.sub(r"<[^>]+>", "", shown))
+
+
 def test_sweetheart_and_pay_table_evidence_read_as_counts_and_money(rows, staff):
     client = staff("auditor")
     page = client.get(f"{QUEUE}{rows['sweetheart'].pk}/change/").content.decode()
