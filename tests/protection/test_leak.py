@@ -145,6 +145,7 @@ def _history(names: dict[str, str]):
             (n, "P-1"), names["P-1"], names[f"D-{n % 5}"], companions,
             SeatScore((river("fold", "river_1x" if n % 3 else "fold", 0.4, SeenVerdict((n % 2 == 0, False), 0.5),
                              companions),), True), n // 10,
+            {companions[0]: ((n % 4 == 0, 0.3),)},  # the first companion's steps about P-1's cards
         )]
     return seats
 
@@ -176,16 +177,18 @@ def test_renaming_every_player_and_dealer_changes_no_verdict_and_no_threshold():
         back = {v: k for k, v in of.items()}
         return sorted(
             (t.test.code, back.get(t.test.dealer or "", ""), back.get(t.test.companion or "", ""),
-             round(t.threshold, 9), round(t.figure, 9), t.crossed_at)
+             round(t.threshold, 9), round(t.figure, 9), t.crossed_at, tuple(sorted(t.parts.items())))
             for t in traces
         )
     assert described(before, same) == described(after, renamed)
+    assert any(t.parts.get(leak.PAIR, (0, 0))[0] for t in before)  # the pair's part is read too
 
 
 def _described(traces):
     return sorted(
         (leak.key_of(t.test), t.test.weight, t.threshold, t.figure, t.peak, t.step_count, t.informed, t.expected,
-         t.crossing, t.first_day, tuple(sorted(t.parts.items())))
+         t.crossing, t.first_day, tuple(sorted(t.parts.items())),
+         (t.state.partner_steps, t.state.partner_informed, t.state.partner_expected))
         for t in traces
     )
 
@@ -195,7 +198,7 @@ def test_going_on_from_where_the_tests_stood_gives_exactly_what_the_whole_histor
     # The nightly reads one day and goes on from the state the night before left: every figure,
     # peak, count, crossing and weight (companions first met in a later part too) comes out equal
     # to the last float with reading the whole history at once.
-    rng = random.Random(11)
+    rng, theirs = random.Random(11), random.Random(12)
     seats = []
     for n in range(90):
         q = rng.uniform(0.2, 0.8)
@@ -206,7 +209,7 @@ def test_going_on_from_where_the_tests_stood_gives_exactly_what_the_whole_histor
         seats.append(leak.PlayedSeat(
             (n, "P-1"), "P-1", f"D-{n % 4}", companions,
             SeatScore((river("river_1x" if cheat else "fold", "fold", 0.5, verdict, companions),), True, verdict),
-            n // 30,
+            n // 30, {companions[1]: ((theirs.random() < 0.6, 0.5),)} if n % 3 else {},
         ))
     whole, _ = leak.player_run("P-1", seats, SETTINGS)
     assert any(t.crossed for t in whole)  # the check can see a crossing carried
