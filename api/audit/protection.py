@@ -281,6 +281,12 @@ class CoursePointSerializer(serializers.Serializer):
 VERDICTS = ("suspected", "not suspected", "not enough decisions to judge")
 
 
+class CompanionSideSerializer(serializers.Serializer):
+    steps = serializers.IntegerField(help_text="The companion's decisions about this player's cards that the test read.")
+    informed = serializers.FloatField(help_text="At how many of them he chose what this player's cards made best.")
+    expected = serializers.FloatField(help_text="How many an honest companion would have.")
+
+
 class TestCourseSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=PROTECTION_CODES)
     knowledge = serializers.CharField(help_text=f"{SEEN_CARD} (either of the dealer's cards, every street) or "
@@ -292,6 +298,10 @@ class TestCourseSerializer(serializers.Serializer):
     peak = serializers.FloatField()
     verdict = serializers.ChoiceField(choices=VERDICTS)
     points = CoursePointSerializer(many=True)
+    companion_side = CompanionSideSerializer(
+        allow_null=True, help_text="A companion's test only (null otherwise): it reads the hands the two shared both "
+                                   "ways, this player's choices about the companion's cards (points) and the "
+                                   "companion's about his, counted here.")
 
 
 class LeakTestSerializer(serializers.Serializer):

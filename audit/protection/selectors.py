@@ -110,6 +110,15 @@ SUSPECTED, NOT_SUSPECTED, NOT_ENOUGH = "suspected", "not suspected", "not enough
 
 
 @dataclass(frozen=True, slots=True)
+class CompanionSide:
+    """A companion's choices about the player's cards, which a companion's test reads with his own."""
+
+    steps: int
+    informed: float
+    expected: float
+
+
+@dataclass(frozen=True, slots=True)
 class TestCourse:
     """One of the player's leak tests (``leak.player_tests``) over his history, decision by decision."""
 
@@ -124,6 +133,7 @@ class TestCourse:
     informed: float  # decisions at which he chose the informed option (a dealer card's: the share of the two)
     expected: float  # how many an honest player would have
     points: list[CoursePoint]
+    companion_side: CompanionSide | None = None  # a companion's test only
 
 
 def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestCourse]:
@@ -150,6 +160,8 @@ def player_leak_course(*, player: str, day_to: date | None = None) -> list[TestC
             test.code, test.knowledge, test.dealer, test.companion, trace.threshold, trace.figure, trace.peak,
             verdict, trace.informed, trace.expected,
             [CoursePoint(s.key[2], s.key[0], s.key[1], s.figure, s.chose_informed, s.share) for s in trace.steps],
+            CompanionSide(trace.state.partner_steps, trace.state.partner_informed, trace.state.partner_expected)
+            if test.companion else None,
         ))
     return courses
 

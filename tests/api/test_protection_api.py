@@ -382,6 +382,10 @@ def test_a_players_leak_test_is_the_selectors_course(reader, floor):
         assert [(p["round"], p["seat"], p["figure"], p["chose_informed"], p["share"]) for p in test["points"]] == [
             (p.round, p.seat, p.figure, p.chose_informed, p.share) for p in known.points
         ]
+        side = known.companion_side
+        assert test["companion_side"] == (None if side is None else {
+            "steps": side.steps, "informed": side.informed, "expected": side.expected})
+        assert (side is None) == (test["companion"] is None)
     first = next(t for t in body["tests"] if t["knowledge"] == "dealer_card" and t["dealer"] is None)
     assert first["points"], "P-0003's decisions with a dealer card's verdict run the hole-carding test"
     # Two decisions are far too few to say anything of him.
