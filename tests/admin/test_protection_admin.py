@@ -38,6 +38,7 @@ QUEUE = "/admin/audit/protectionfinding/"
 PLAYERS = "/admin/audit/protectionfinding/players/"
 SVG = "{http://www.w3.org/2000/svg}"
 HOLE_CARDING = ProtectionCode.SUSPECTED_HOLE_CARDING.value
+COLLUSION = ProtectionCode.SUSPECTED_COLLUSION.value
 SWEETHEART = ProtectionCode.SUSPECTED_SWEETHEART_DEALING.value
 PAY_TABLE = ProtectionCode.PAY_TABLE_MISMATCH.value
 
@@ -224,6 +225,20 @@ def test_a_hole_carding_finding_shows_its_telling_decisions_each_with_its_round(
 
 def _cells(row: str) -> list[str]:
     return [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+
+
+@pytest.mark.slow
+def test_a_players_page_says_what_each_companion_chose_about_his_cards(evening, staff, monkeypatch):
+    import audit.admin_protection as pages
+    from audit.protection.selectors import CompanionSide, TestCourse
+
+    courses = player_leak_course(player="P-peeks")
+    pair = TestCourse(COLLUSION, "companion:P-b", None, "P-b", 10.3, 10.4, 10.5, "suspected", 41.0, 36.25,
+                      [], CompanionSide(57, 49.0, 31.4))
+    monkeypatch.setattr(pages, "player_leak_course", lambda **kwargs: [*courses, pair])
+    page = staff("auditor").get(f"{PLAYERS}P-peeks/").content.decode()
+    listed = re.sub(r"<[^>]+>", " ", re.search(r'<table id="leak-tests">(.*?)</table>', page, re.S).group(1))
+    assert "41.0 / 36.3" in listed and "P-b about his cards: 49.0 / 31.4 of 57" in listed
 
 
 @pytest.mark.slow
