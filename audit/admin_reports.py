@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString, mark_safe
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from infra import charts
-from infra.gaming_day import gaming_day_of
+from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
 from infra.json_columns import WithoutKey
 from rounds.models import Table
 from rounds.window import window_opens
@@ -46,7 +46,7 @@ from .reconciliation.report_figures import (
 from .reconciliation.report_reader import Unreadable, read_figures
 from .reconciliation.staleness import late_rounds_of, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
-from .shifts import ClockError, gaming_day_window, parse_shifts
+from .shifts import parse_shifts
 
 CENT = Decimal("0.01")
 # Charts of a table's or dealer's days on one page: the flagged first, then the largest handle.

@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.models import TableCount
-from audit.shifts import gaming_day_window
+from infra.gaming_day import gaming_day_window
 from infra import locks
 from infra.gaming_day import gaming_day_of
 from infra.validation import CENT, ErrorList, FieldErrors, money_check

@@ -379,7 +379,7 @@ def generate(url: str, rounds: int, tables: int, processes: int, workdir: Path) 
 
     django.setup()
     from audit.reconciliation.config import reconciliation_settings
-    from audit.shifts import gaming_day_window
+    from infra.gaming_day import gaming_day_window
     from progressive.models import PoolVersion
     from rounds.models import Table, TableConfig, TableConfigVersion
     from django.db import connections

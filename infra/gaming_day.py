@@ -8,14 +8,16 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 
 
-def gaming_day_of(moment: datetime, *, time_zone: str | None = None, cutoff_hour: int | None = None) -> date:
-    """The gaming day ``moment`` belongs to: by the casino's clock (its settings), or by the one
-    given (a report's, which keeps the clock it was made with)."""
-    zone = time_zone if time_zone is not None else settings.GAMING_DAY_TIME_ZONE
-    cutoff = cutoff_hour if cutoff_hour is not None else settings.GAMING_DAY_CUTOFF_HOUR
-    local = moment.astimezone(ZoneInfo(zone))
-    return (local - timedelta(hours=cutoff)).date()
+def _clock(time_zone: str | None, cutoff_hour: int | None) -> tuple[ZoneInfo, int]:
+    """The clock given (a report's, which keeps the clock it was made with), else the casino's settings."""
+    return (ZoneInfo(time_zone if time_zone is not None else settings.GAMING_DAY_TIME_ZONE),
+            cutoff_hour if cutoff_hour is not None else settings.GAMING_DAY_CUTOFF_HOUR)
 
+
+def gaming_day_of(moment: datetime, *, time_zone: str | None = None, cutoff_hour: int | None = None) -> date:
+    """The gaming day ``moment`` belongs to: by the casino's clock, or by the one given."""
+    zone, cutoff = _clock(time_zone, cutoff_hour)
+    return (moment.astimezone(zone) - timedelta(hours=cutoff)).date()
 
 
 class ClockError(ValueError):
@@ -24,10 +26,9 @@ class ClockError(ValueError):
 
 def gaming_day_window(day: date, *, time_zone: str | None = None,
                       cutoff_hour: int | None = None) -> tuple[datetime, datetime]:
-    """The UTC half-open interval ``[start, end)`` of gaming day ``day``: by the casino's clock (its
-    settings), or by the one given (a report's, which keeps the clock it was made with)."""
-    zone = ZoneInfo(time_zone if time_zone is not None else settings.GAMING_DAY_TIME_ZONE)
-    cutoff = cutoff_hour if cutoff_hour is not None else settings.GAMING_DAY_CUTOFF_HOUR
+    """The UTC half-open interval ``[start, end)`` of gaming day ``day``: by the casino's clock, or by
+    the one given."""
+    zone, cutoff = _clock(time_zone, cutoff_hour)
     if not 0 <= cutoff <= 23:
         raise ClockError("the cut-off hour is 0 to 23")
     start = datetime.combine(day, time(cutoff), tzinfo=zone)

@@ -44,9 +44,10 @@ parts' (preflop, flop, river, the hand), a companion's the mean of its two.
 By Ville's inequality an honest player's e-value ever reaches ``1/a`` with
 chance at most ``a``, however often it is looked at and however long his
 history: every night looks at the same martingale over his whole history,
-and a regular of ten years spends no more of it than a newcomer. A test's whole state after a step is
-small (``TestState``): a night goes on from where the night before left it
-(``player_run``) and reads only its own day, to the same last float.
+and a regular of ten years spends no more of it than a newcomer. A test's
+whole state after a step is small (``TestState``): a night goes on from
+where the night before left it (``player_run``) and reads only its own day,
+to the same last float.
 
 Each player is tested several ways, and ``alpha`` (the chance that an honest
 player is ever suspected at all, over his whole history) is divided among
@@ -180,6 +181,12 @@ def _log_add(a: float, b: float) -> float:
     if a < b:
         a, b = b, a
     return a if b == -math.inf else a + math.log1p(math.exp(b - a))
+
+
+def mean_figure(parts: Iterable[EValue]) -> float:
+    """ln of the mean of ``parts``' e-values: a test of several parts, each an e-value of its own."""
+    figures = [e.figure for e in parts]
+    return _log_add_all(figures) - math.log(len(figures))
 
 
 def _log_add_all(values: Sequence[float]) -> float:
@@ -362,9 +369,6 @@ def companion_test(
     companion = test.companion or ""
     steps: list[Step] = []
 
-    def figure() -> float:
-        return _log_add_all([own.figure, pair.figure]) - math.log(2)
-
     for seat in seats:
         hand = []
         for decision in seat.score.decisions:
@@ -389,7 +393,7 @@ def companion_test(
         # Looked at once the hand is read: the product of both sides' steps has expectation one given
         # the hands before it; one side's, read first, need not, given the other's (who may have
         # decided first: the order is not kept).
-        state.moved(seat.day, seat.key, figure(), threshold)
+        state.moved(seat.day, seat.key, mean_figure(state.parts.values()), threshold)
         steps += [Step(seat.key, seat.day, decision, test.knowledge, best, chose, share, state.figure,
                        float(chose), decision.street) for decision, best, chose, share in hand]
     return Trace(test, threshold, tuple(steps), state)
@@ -415,7 +419,7 @@ def hole_carding_test(
                 continue
             parts[part].add(seat.day, seen.ratio())
             state.counted[part] += 1
-            figure = _log_add_all([e.figure for e in parts.values()]) - math.log(len(parts))
+            figure = mean_figure(parts.values())
             agreed = (seen.informed[0] + seen.informed[1]) / 2
             state.step(seat.day, seat.key, figure, agreed, seen.share, threshold)
             # A hand's step has no one option: a card that disagreed may have done so on any street.

@@ -146,7 +146,7 @@ def test_a_test_may_cross_on_a_hand_where_only_the_companion_chose():
 
 
 def test_a_hand_with_no_step_on_either_side_is_not_read():
-    seats = [seat(0, None), seat(1, (True, 1.0)), seat(2, None, ((True, 0.0),)[:0])]
+    seats = [seat(0, None), seat(1, (True, 1.0)), seat(2, None)]  # no step; one with q of 1; none again
     trace = leak.companion_test(seats, TEST, SETTINGS)
     assert trace.steps == () and trace.figure == 0.0 and trace.parts[leak.PAIR] == (0, 0.0)
     assert trace.state.first_day is None

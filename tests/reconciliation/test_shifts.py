@@ -6,7 +6,8 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
-from audit.shifts import ClockError, gaming_day_window, parse_shifts, shift_minute_ranges, shift_of
+from audit.shifts import parse_shifts, shift_minute_ranges, shift_of
+from infra.gaming_day import ClockError, gaming_day_window
 from infra.gaming_day import gaming_day_of
 
 STOCKHOLM = "Europe/Stockholm"
