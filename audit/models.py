@@ -272,7 +272,7 @@ class SeatScore(models.Model):
     decisions = models.JSONField()
     # The hand's every street at once against a seen dealer card (``scoring.SeatScore.seen``); {}: none.
     seen = models.JSONField(default=dict)
-    # Each companion's steps about this seat's cards (``leak.partner_steps``): {player: [[chose, q], …]},
+    # Each companion's steps about this seat's cards (``leak.partner_steps``): {player: [[chose, q, street], …]},
     # read by the pair's part of the collusion test. {}: none (or scored before it was kept).
     partners = models.JSONField(default=dict)
     # The seat's winning Blind and Trips lines as paid, for the table's pay-table test over the window.

@@ -139,8 +139,8 @@ def one_table(job: tuple[int, str | None, int, int, int]) -> dict:
             tally[2] += step.share * (1 - step.share) / 2  # at most: the two cards' average
         for trace in found:
             if trace.test.code == leak.COLLUSION:
-                tally = by_street[COMPANIONS]
                 for step in trace.steps:
+                    tally = by_street[f"{COMPANIONS} {step.part}"]
                     tally[0] += step.agreed
                     tally[1] += step.share
                     tally[2] += step.share * (1 - step.share)
@@ -149,7 +149,8 @@ def one_table(job: tuple[int, str | None, int, int, int]) -> dict:
             "with": sorted({t.test.companion for t in crossed if t.test.companion}),
             "peaks": [max(t.peak, 0.0) for t in found if not t.test.dealer and not t.test.companion],
             "companion_peak": max((t.peak - t.threshold for t in found if t.test.companion), default=-math.inf),
-            "companion_peaks": [max(t.peak, 0.0) for t in found if t.test.companion and t.parts[leak.PAIR][0]],
+            "companion_peaks": [max(t.peak, 0.0) for t in found
+                                if t.test.companion and (t.parts[leak.PAIR][0] or t.parts[leak.PAIR_FLOP][0])],
             "by_street": dict(by_street),
         }
     if cheat == "flashing_dealer":
@@ -191,7 +192,7 @@ def _percentile_90(values: list[int]) -> int:
 def _honest_report(honest: list[dict]) -> None:
     print("\nHonest players, ever flagged by any test over the whole history (every night's rerun included):")
     print(f"  {'style':16} {'histories':>9} {'flagged':>7}  95 % interval   informed − expected (z) "
-          "preflop / flop / river / hand / companions")
+          "preflop / flop / river / hand / companions on the flop / on the river")
     total = flagged_total = 0
     for style in STYLES:
         seen = [p for r in honest for name, p in r["players"].items() if name.split("#")[0] == style]
@@ -199,7 +200,7 @@ def _honest_report(honest: list[dict]) -> None:
         low, high = interval_95(flagged, len(seen))
         total, flagged_total = total + len(seen), flagged_total + flagged
         z = []
-        for part in (*leak.PARTS, COMPANIONS):
+        for part in (*leak.PARTS, f"{COMPANIONS} flop", f"{COMPANIONS} river"):
             agreed = sum(p["by_street"].get(part, [0, 0, 0])[0] for p in seen)
             expected = sum(p["by_street"].get(part, [0, 0, 0])[1] for p in seen)
             spread = math.sqrt(sum(p["by_street"].get(part, [0, 0, 0])[2] for p in seen)) or 1.0
@@ -215,7 +216,8 @@ def _honest_report(honest: list[dict]) -> None:
         print(f"  a = {a:<5} {reached:4} of {len(peaks)} = {reached / len(peaks):.2%} ({low:.2%} to {high:.2%}); "
               f"Ville's bound {a:.0%}")
     peaks = [peak for r in honest for p in r["players"].values() for peak in p["companion_peaks"]]
-    print(f"\nOne test's figure (a companion's, his own and the pair's parts: {len(peaks)} tests) ever at ln(1/a):")
+    print(f"\nOne test's figure (a companion's, his own and the pair's parts on both streets: {len(peaks)} tests) "
+          "ever at ln(1/a):")
     for a in LEVELS:
         reached = sum(1 for peak in peaks if peak >= math.log(1 / a))
         low, high = interval_95(reached, len(peaks))
@@ -263,7 +265,14 @@ def main() -> None:
         named = ""
         if cheat in PAIRS:
             partners = {tuple(r["players"][subject]["with"]) for r in tables if r["players"][subject]["with"]}
-            named = f"; named with {sorted(partners)}"
+            margin = statistics.median(r["players"][subject]["companion_peak"] for r in tables)
+            named = f"; named with {sorted(partners)}; its highest figure less the threshold, median {margin:+.2f}"
+            for street in ("flop", "river"):
+                agreed, expected, spread = (sum(r["players"][subject]["by_street"].get(f"{COMPANIONS} {street}",
+                                                                                      [0, 0, 0])[i] for r in tables)
+                                            for i in range(3))
+                named += (f"; {street}: informed {agreed:.0f} against {expected:.1f} "
+                          f"(z {(agreed - expected) / (math.sqrt(spread) or 1.0):+.1f})")
         accused = sum(1 for r in tables for name, p in r["players"].items()
                       if name.startswith("basic") and p["flagged_at"] is not None)
         unit = " of the flashing dealer's" if cheat == "flashing_dealer" else ""

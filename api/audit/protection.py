@@ -182,12 +182,14 @@ class RoundReferenceSerializer(serializers.Serializer):
 class InformedSerializer(serializers.Serializer):
     best = serializers.CharField()
     values = serializers.DictField(child=serializers.FloatField(),
-                                   help_text="Each option's value, in Antes.")
+                                   help_text="Each option's value, in Antes; empty for a companion's cards on "
+                                             "the flop, whose best is a rule's verdict, not a valuation.")
     shares = serializers.DictField(
         child=serializers.FloatField(), required=False,
-        help_text="On the river, for a companion's cards only: per option, the share of the pairs of "
-                  "cards the player could not see that, known to be the companion's, would have made it "
-                  "best (the chance an honest player's choice of it is the informed one).",
+        help_text="On the flop and the river, for a companion's cards only: per option, the share of the "
+                  "pairs of cards the player could not see that, known to be the companion's, would have "
+                  "made it best, each weighed by the companion's shown line (the chance an honest player's "
+                  "choice of it is the informed one).",
     )
 
 
@@ -212,8 +214,8 @@ class DecisionSerializer(serializers.Serializer):
     informed = serializers.DictField(
         child=InformedSerializer(),
         help_text="The options valued again with knowledge no player may have, by knowledge "
-                  f"({', '.join(DEALER_CARD_AT)}, and on the river {companion_knowledge('<player>')} for each "
-                  "companion).",
+                  f"({', '.join(DEALER_CARD_AT)}, and on the flop and the river {companion_knowledge('<player>')} "
+                  "for each companion).",
     )
     seen = SeenSerializer(required=False, help_text="The choice against what a seen dealer card made best "
                                                     "(absent on a seat scored before every street was tested).")
@@ -290,7 +292,7 @@ class CompanionSideSerializer(serializers.Serializer):
 class TestCourseSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=PROTECTION_CODES)
     knowledge = serializers.CharField(help_text=f"{SEEN_CARD} (either of the dealer's cards, every street) or "
-                                                f"{companion_knowledge('<player>')} (the river).")
+                                                f"{companion_knowledge('<player>')} (the flop and the river).")
     dealer = serializers.CharField(allow_null=True, help_text="The dealer the test is split by, or null: all.")
     companion = serializers.CharField(allow_null=True)
     threshold = serializers.FloatField(help_text="The figure at which this test raises a finding.")

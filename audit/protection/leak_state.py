@@ -33,8 +33,9 @@ from game.protection import leak
 LOCK = "audit.leak_tests"
 OVERALL: leak.TestId = (leak.HOLE_CARDING, "", "")
 # What the kept states were made by: a day kept by another design is not gone on from, so the first
-# night after a change of the tests reads the whole history once. 2: a companion's test has the pair's part.
-DESIGN = 2
+# night after a change of the tests reads the whole history once. 2: a companion's test has the pair's
+# part; 3: and reads the flop.
+DESIGN = 3
 
 
 def last_kept(day: date, shares: Sequence[float]) -> date | None:

@@ -29,6 +29,7 @@ from game.protection.flop_table import shipped_table as shipped_flop_table
 from game.protection.lines import LineModel
 from game.protection.preflop import shipped_table
 from game.protection.seen import SeenVerdict
+from game.protection.streets import Street
 from game.protection.values import PayTable
 from progressive.models import PoolVersion
 from rounds.models import Table, TableConfigVersion
@@ -73,11 +74,13 @@ def decisions_from_json(stored: list[dict]) -> tuple[scoring.DecisionScore, ...]
 
 def partners_json(partners: dict[str, leak.PartnerSteps]) -> dict[str, list[list]]:
     """A seat's companions' steps about its cards as ``SeatScore.partners`` keeps them."""
-    return {name: [[chose, share] for chose, share in steps] for name, steps in partners.items()}
+    return {name: [[chose, share, street] for chose, share, street in steps] for name, steps in partners.items()}
 
 
 def partners_from_json(stored: dict[str, list[list]]) -> dict[str, leak.PartnerSteps]:
-    return {name: tuple((bool(chose), share) for chose, share in steps) for name, steps in stored.items()}
+    """(Seats scored before the flop was tested kept river steps only, without their street.)"""
+    return {name: tuple((bool(step[0]), step[1], step[2] if len(step) > 2 else Street.RIVER.value) for step in steps)
+            for name, steps in stored.items()}
 
 
 def score_from_json(decisions: list[dict], seen: dict) -> scoring.SeatScore:

@@ -16,18 +16,21 @@ seats' chips: the test models no player and no error rate.
   sees the dealer's cards. Every street is tested: before the flop, on the
   flop, on the river, and the hand's every street at once; and either of
   the dealer's two cards, whatever order the record lists them in.
-- **Collusion** (one companion's hole cards, on the river): the chance is
-  counted over the pairs of cards unseen to the player (``values.river_unseen``),
-  each weighed by how likely the companion's shown line is with it. The test
-  of a pair has two parts: the player's choices about the companion's cards
-  (``OWN``), and the hands the two shared read both ways at once (``PAIR``:
-  his steps about the companion's cards and the companion's about his, one
-  product). Of the two sides at a hand, the one who decides later has seen
-  the other's choice, and his chance counts it (the companion's shown line),
-  so his step has expectation one given the other's: the product over a
-  hand has expectation one given the hands before it, while neither sees
-  the other's cards. It gathers both sides' evidence where one side's test
-  reads one.
+- **Collusion** (one companion's hole cards, on the flop and the river): the
+  chance is counted over the pairs of cards unseen to the player
+  (``values.river_unseen``, ``flop_companions``), each weighed by how likely
+  the companion's shown line is with it. The test of a pair has two parts a
+  street: the player's choices about the companion's cards (``OWN``,
+  ``OWN_FLOP``), and the hands the two shared read both ways at once
+  (``PAIR``, ``PAIR_FLOP``: his steps about the companion's cards and the
+  companion's about his, one product). Of the two sides at a hand, the one
+  who decides later has seen the other's choice, and his chance counts it
+  (the companion's shown line), so his step has expectation one given the
+  other's: the product over a hand has expectation one given the hands
+  before it, while neither sees the other's cards. It gathers both sides'
+  evidence where one side's test reads one. The streets are parts apart: a
+  hand's flop and river steps read the same cards, and one product of them
+  would not keep that expectation.
 
 A decision whose chance is 0 or 1 tells nothing and is left out; the others
 are a test's *steps*. At each, a likelihood ratio ``r`` with expectation one
@@ -40,7 +43,7 @@ products. A part's e-value is the mixture over ``f`` (``LeakSettings.shares``,
 equal weights) and over the day the cheating may have begun (the ``k``-th
 day of the part's steps weighted ``1/(k(k + 1))``; a product that has not
 begun counts 1); the hole-carding test's e-value is the mean of its four
-parts' (preflop, flop, river, the hand), a companion's the mean of its two.
+parts' (preflop, flop, river, the hand), a companion's the mean of its four.
 By Ville's inequality an honest player's e-value ever reaches ``1/a`` with
 chance at most ``a``, however often it is looked at and however long his
 history: every night looks at the same martingale over his whole history,
@@ -74,7 +77,7 @@ from dataclasses import dataclass, field
 from .codes import ProtectionCode
 from .scoring import SEEN_CARD, DecisionScore, SeatScore, companion_knowledge
 from .seen import other_option
-from .streets import STREETS
+from .streets import STREETS, Street
 
 HOLE_CARDING = ProtectionCode.SUSPECTED_HOLE_CARDING.value
 COLLUSION = ProtectionCode.SUSPECTED_COLLUSION.value
@@ -137,9 +140,15 @@ class Step:
 
 HAND = "hand"  # a hand's every street tested at once
 PARTS: tuple[str, ...] = (*STREETS, HAND)  # the parts of the hole-carding test, each an e-value
-OWN = "own"  # a companion's test: the player's choices about the companion's cards
-PAIR = "pair"  # a companion's test: the hands the two shared, each one's choices about the other's cards
-COMPANION_PARTS: tuple[str, ...] = (OWN, PAIR)
+# A companion's test, each street apart (two streets' steps share the companion's cards: their
+# product would not be a martingale): the player's choices about the companion's cards, and the
+# hands the two shared, each one's choices about the other's cards.
+OWN = "own"  # on the river
+PAIR = "pair"
+OWN_FLOP = "own_flop"
+PAIR_FLOP = "pair_flop"
+COMPANION_PARTS: tuple[str, ...] = (OWN, PAIR, OWN_FLOP, PAIR_FLOP)
+_COMPANION_PARTS_OF = {Street.RIVER.value: (OWN, PAIR), Street.FLOP.value: (OWN_FLOP, PAIR_FLOP)}
 
 
 class EValue:
@@ -328,7 +337,8 @@ def companion_step(decision: DecisionScore, knowledge: str) -> tuple[str, bool, 
     return informed.best, decision.chosen == informed.best, share
 
 
-PartnerSteps = tuple[tuple[bool, float], ...]  # a companion's steps about a seat's cards: (chose informed, q)
+# A companion's steps about a seat's cards: (chose informed, q, street).
+PartnerSteps = tuple[tuple[bool, float, str], ...]
 
 
 def partner_steps(
@@ -349,8 +359,8 @@ def partner_steps(
             name = players.get(other, "")
             if other == seat or not name or seats_of[name] > 1:
                 continue
-            steps = tuple((chose, share) for _, chose, share in
-                          filter(None, (companion_step(d, knowledge) for d in score.decisions)))
+            steps = tuple((step[1], step[2], d.street) for d in score.decisions
+                          if (step := companion_step(d, knowledge)) is not None)
             if steps:
                 found.setdefault(seat, {})[name] = steps
     return found
@@ -360,36 +370,39 @@ def companion_test(
     seats: Iterable[PlayedSeat], test: LeakTest, settings: LeakSettings = LeakSettings(),
     state: TestState | None = None,
 ) -> Trace:
-    """A companion's test over ``seats`` (in the order dealt): the mean of its two parts' e-values,
-    the player's own choices about the companion's cards and the pair's hands read both ways;
-    going on from ``state`` when given."""
+    """A companion's test over ``seats`` (in the order dealt): the mean of its parts' e-values, on
+    the river and on the flop each, the player's own choices about the companion's cards and the
+    pair's hands read both ways; going on from ``state`` when given."""
     threshold = test.threshold(settings)
     state = state or TestState.new(test, settings)
-    own, pair = state.parts[OWN], state.parts[PAIR]
     companion = test.companion or ""
     steps: list[Step] = []
 
     for seat in seats:
-        hand = []
+        hand, read = [], set()
         for decision in seat.score.decisions:
             step = companion_step(decision, test.knowledge)
             if step is None:
                 continue
             best, chose, share = step
-            own.add(seat.day, chose / share)
-            pair.add(seat.day, chose / share)
-            state.counted[OWN] += 1
+            own, pair = _COMPANION_PARTS_OF[decision.street]
+            state.parts[own].add(seat.day, chose / share)
+            state.parts[pair].add(seat.day, chose / share)
+            state.counted[own] += 1
             state.tally(float(chose), share)
+            read.add(pair)
             hand.append((decision, best, chose, share))
-        theirs = seat.partners.get(companion, ())
-        if not hand and not theirs:
-            continue
-        for chose, share in theirs:
-            pair.add(seat.day, chose / share)
+        for chose, share, street in seat.partners.get(companion, ()):
+            pair = _COMPANION_PARTS_OF[street][1]
+            state.parts[pair].add(seat.day, chose / share)
+            read.add(pair)
             state.partner_steps += 1
             state.partner_informed += chose
             state.partner_expected += share
-        state.counted[PAIR] += 1
+        if not read:
+            continue
+        for pair in read:
+            state.counted[pair] += 1
         # Looked at once the hand is read: the product of both sides' steps has expectation one given
         # the hands before it; one side's, read first, need not, given the other's (who may have
         # decided first: the order is not kept).

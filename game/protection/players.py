@@ -67,7 +67,7 @@ from .flop_table import FlopTable
 from .leak import PlayedSeat, partner_steps
 from .lines import LineModel, ShownSeat
 from .preflop import PreflopTable
-from .scoring import best_of, score_seats, shown_lines
+from .scoring import best_of, score_seats
 from .seen_table import canonical
 from .streets import CHECK, OPTIONS, STREETS, Street, choices
 
@@ -479,8 +479,7 @@ def scored_seats(
             [s.hole for s in round_.seats], [s.decision for s in round_.seats], round_.board, round_.dealer,
             pays, preflop, others if collusion else None, flops,
             lines=model.without(_shown(round_)) if model is not None else None,
-            shown=shown_lines([choices(s.decision) for s in round_.seats], [s.player for s in round_.seats])
-            if model is not None else None,
+            names=[s.player for s in round_.seats] if model is not None else None,
         )
         partners = partner_steps(dict(enumerate(scores)), {n: s.player for n, s in enumerate(round_.seats)})
         for n, (seat, score) in enumerate(zip(round_.seats, scores)):

@@ -12,9 +12,10 @@ cards. Where that knowledge makes another option best, the decision is a
 cards, an informed player's follows them (``leak`` tests which).
 
 The values with knowledge are exact on the flop and the river (the pages
-show them); the other seats' cards are valued on the river only (a flop with
-up to twelve more known cards is a new exact sum per seat, and the river is
-where sharing hole cards pays most: the call or fold). What the hole-carding
+show them), but for the other seats' cards on the flop: a flop with up to
+twelve more known cards is a new exact sum per seat, so there each
+companion's cards get the verdict of a rule (``flop_companions``: the pair
+taken out of the turn and river moves his equity), with no values. What the hole-carding
 test reads is each street's, preflop included, and the hand's, dealer card
 verdict (``seen``): the choice against what each of the dealer's cards made
 best, and how often an honest choice would be, over the cards no seat held.
@@ -33,12 +34,13 @@ from game.evaluator import HIGH_CARD, PAIR, category_of, evaluate
 from game.record import RoundRecord
 from game.vocabulary import DECISIONS, Decision
 
+from . import flop_companions as fc
 from . import seen as sn
 from . import values as v
 from .flop_table import FlopTable
 from .lines import LineModel, Plan, ShownSeat, buckets
 from .preflop import PreflopTable
-from .streets import BOARD_SEEN, Street, choices
+from .streets import BOARD_SEEN, CHECK, STREETS, Street, choices
 
 
 class Knowledge(StrEnum):
@@ -173,17 +175,43 @@ def river_shares(
     return shares
 
 
-def shown_lines(plans: Sequence[Plan], names: Sequence[str]) -> list[dict[str, Plan]]:
-    """What each seat (in the order they act) had seen of every other seat's line at its river
-    decision: their choices before the river, and on the river those of the seats before it."""
+def shown_lines(
+    plans: Sequence[Plan], names: Sequence[str], street: str = Street.RIVER.value,
+) -> list[dict[str, Plan]]:
+    """What each seat (in the order they act) had seen of every other seat's line at its decision on
+    ``street``: their choices on the streets before it, and on it those of the seats before it."""
+    order = STREETS.index(street)
     return [
         {
-            names[j]: tuple((street, option) for street, option in plans[j]
-                            if street != Street.RIVER.value or j < i)
+            names[j]: tuple((s, option) for s, option in plans[j]
+                            if STREETS.index(s) < order or (s == street and j < i))
             for j in range(len(plans)) if j != i
         }
         for i in range(len(plans))
     ]
+
+
+def flop_informed(
+    hole: Sequence[Card], board: Sequence[Card], companions: Companions, options: dict[str, float],
+    runouts: fc.FlopRunouts, lines: LineModel | None = None, shown: Mapping[str, Plan] | None = None,
+) -> dict[str, Informed]:
+    """Per companion's knowledge on the flop, what his cards made best by the flop's rule
+    (``flop_companions``: no values, the rule is not an exact valuation) and each option's share of
+    the pairs the player could not see, each weighed by the companion's line shown by then
+    (``shown``) as on the river."""
+    if not companions:
+        return {}
+    pairs = fc.unseen_pairs(hole, board)
+    bets = fc.pair_bets(hole, board[: BOARD_SEEN[Street.FLOP.value]], runouts, options, pairs)
+    found = buckets(pairs, board) if lines is not None and shown is not None else None
+    informed = {}
+    for c, cards in companions.items():
+        weight = lines.weights(c, found, shown.get(c, ())) if found is not None else np.ones(len(pairs))
+        bet, check = float(weight[bets].sum()), float(weight[~bets].sum())
+        best = fc.FLOP_2X if bets[fc.pair_row(hole, board, cards)] else CHECK
+        informed[companion_knowledge(c)] = Informed({}, best, {fc.FLOP_2X: bet / (bet + check),
+                                                               CHECK: check / (bet + check)})
+    return informed
 
 
 def score_seats(
@@ -197,21 +225,22 @@ def score_seats(
     flops: FlopTable | None = None,
     seated: Sequence[Sequence[Card]] | None = None,
     lines: LineModel | None = None,
-    shown: Sequence[Mapping[str, Plan]] | None = None,
+    names: Sequence[str] | None = None,
 ) -> list[SeatScore]:
     """Score the seats of a dealt round, each by its hole cards and decision: ``others``, per
     seat, its companions' hole cards by companion (for collusion); ``flops``, a table of the
     flop's values to read instead of valuing each flop (``flop_table``); ``seated``, every hole
     dealt at the table (``holes`` when not given), which the dealer's cards are not among;
-    ``lines`` and ``shown``, how likely each companion's line is with each pair and, per seat,
-    the lines it had seen at the river (``river_shares``; without them every pair counts alike).
+    ``lines`` and ``names``, how likely each companion's line is with each pair and the seats'
+    names as their companions know them, by which each seat's view of the others' lines is found
+    on the flop and the river (``shown_lines``; without them every pair counts alike).
 
     A street is valued for every seat that decided on it at once, and each
     piece of knowledge likewise: the seats share the board and the dealer's
     cards, so the dealer's hands are valued once for all of them.
     """
     plans = [choices(decision) for decision in decisions]
-    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, shown)
+    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, names)
     unseen = sn.unseen_at_table(seated if seated is not None else holes, board)
     boards = None
     scores = []
@@ -243,11 +272,12 @@ def score_seats(
     return scores
 
 
-def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, shown):
+def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, names):
     """Each seat's values on the flop and the river, its own and with each piece of knowledge,
     by (seat, street); the views of all seats on a street valued in one pass."""
     valued: dict[tuple[int, str], tuple[dict[str, float], dict[str, Informed]]] = {}
     for street in (Street.FLOP.value, Street.RIVER.value):
+        shown = shown_lines(plans, names, street) if lines is not None and names is not None else None
         at = [i for i, plan in enumerate(plans) if any(s == street for s, _ in plan)]
         seen = board[: BOARD_SEEN[street]]
         views: dict[tuple[int, str | None], v.View] = {}  # by (seat, knowledge); None: its own
@@ -261,13 +291,16 @@ def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, line
             views.update(((i, knowledge), view) for knowledge, view in told[i].items())
         found = dict(zip(views, v.values_of(list(views.values()), seen, pays)))
         for i in at:
-            shares = (
-                river_shares(holes[i], board, others[i] if others is not None else {}, pays, lines,
-                             shown[i] if shown is not None else None)
-                if street == Street.RIVER.value else {}
-            )
+            companions = others[i] if others is not None else {}
+            seen_lines = shown[i] if shown is not None else None
+            options = own[i] or found[i, None]
+            shares = (river_shares(holes[i], board, companions, pays, lines, seen_lines)
+                      if street == Street.RIVER.value else {})
             informed = {k: Informed(found[i, k], best_of(found[i, k]), shares.get(k)) for k in told[i]}
-            valued[i, street] = own[i] or found[i, None], informed
+            if street == Street.FLOP.value and companions:  # the flop's draws shared by its seats (cached)
+                informed.update(flop_informed(holes[i], board, companions, options, fc.flop_runouts(seen),
+                                              lines, seen_lines))
+            valued[i, street] = options, informed
     return valued
 
 
@@ -339,13 +372,13 @@ def score_round(
         for seat in seats
     ]
     seated = [s.hole for s in record.seats if s.hole is not None]
-    shown = None
+    names = None
     if lines is not None:
         counted = shown_seats(record, seats)
         lines = lines.without(counted)
-        shown = shown_lines([seat.plan for seat in counted], [seat.player for seat in counted])
+        names = [seat.player for seat in counted]
     scores = score_seats(
         holes, [s.decision for s in seats], record.board, record.dealer_cards, pays, preflop, others, flops,
-        seated, lines, shown,
+        seated, lines, names,
     )
     return {seat.seat: score for seat, score in zip(seats, scores)}

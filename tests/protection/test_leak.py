@@ -145,7 +145,8 @@ def _history(names: dict[str, str]):
             (n, "P-1"), names["P-1"], names[f"D-{n % 5}"], companions,
             SeatScore((river("fold", "river_1x" if n % 3 else "fold", 0.4, SeenVerdict((n % 2 == 0, False), 0.5),
                              companions),), True), n // 10,
-            {companions[0]: ((n % 4 == 0, 0.3),)},  # the first companion's steps about P-1's cards
+            # The first companion's steps about P-1's cards, on the river and the flop.
+            {companions[0]: ((n % 4 == 0, 0.3, "river"), (n % 5 == 0, 0.4, "flop"))},
         )]
     return seats
 
@@ -209,7 +210,7 @@ def test_going_on_from_where_the_tests_stood_gives_exactly_what_the_whole_histor
         seats.append(leak.PlayedSeat(
             (n, "P-1"), "P-1", f"D-{n % 4}", companions,
             SeatScore((river("river_1x" if cheat else "fold", "fold", 0.5, verdict, companions),), True, verdict),
-            n // 30, {companions[1]: ((theirs.random() < 0.6, 0.5),)} if n % 3 else {},
+            n // 30, {companions[1]: ((theirs.random() < 0.6, 0.5, "river"),)} if n % 3 else {},
         ))
     whole, _ = leak.player_run("P-1", seats, SETTINGS)
     assert any(t.crossed for t in whole)  # the check can see a crossing carried

@@ -31,7 +31,7 @@ def seat(n: int, mine: tuple[bool, float] | None, theirs: tuple[tuple[bool, floa
     decision = river("fold", None) if mine is None else river(
         "river_1x" if mine[0] else "fold", mine[1])
     return leak.PlayedSeat((n, "P-1"), "P-1", "D-1", ("P-2",), SeatScore((decision,), True), day,
-                           {"P-2": theirs} if theirs else {})
+                           {"P-2": tuple((*step, "river") for step in theirs)} if theirs else {})
 
 
 def _mean_evalue(hands: list[tuple[tuple[float, float] | None, tuple[float, float] | None]]) -> float:
@@ -164,4 +164,35 @@ def test_each_seat_gets_its_companions_steps_about_its_cards_and_a_player_on_two
     scores = {1: _score(0.3, ["B", "C"]), 2: _score(0.6, ["A", "C"]), 3: _score(0.5, ["A", "B"]),
               4: _score(0.5, ["A", "B"]), 5: _score(0.5, ["A", "B"])}
     found = leak.partner_steps(scores, players)
-    assert found == {1: {"B": ((True, 0.6),)}, 2: {"A": ((True, 0.3),)}}
+    assert found == {1: {"B": ((True, 0.6, "river"),)}, 2: {"A": ((True, 0.3, "river"),)}}
+
+
+def flop(chosen: str, bet_share: float, informed_best: str) -> DecisionScore:
+    """P-1's flop decision with P-2's cards' verdict (``bet_share`` the chance they make 2x best)."""
+    told = Informed({}, informed_best, {"flop_2x": bet_share, "check": 1 - bet_share})
+    return DecisionScore("flop", chosen, {"flop_2x": 0.0, "check": 0.0}, {"companion:P-2": told})
+
+
+def test_the_flop_and_the_river_are_parts_apart_so_cards_read_twice_keep_expectation_one():
+    # P-2's cards are of two kinds, alike: one makes checking the flop and calling the river best, the
+    # other 2x and folding. P-1 always checks and calls, as chance has it: his two steps of a hand
+    # are both informed or neither. One product of both streets would have expectation 1 + f² a hand.
+    kinds = [("check", "river_1x"), ("flop_2x", "fold")]
+    mean = 0.0
+    for hands in itertools.product(kinds, repeat=3):
+        seats = [leak.PlayedSeat((n, "P-1"), "P-1", "D-1", ("P-2",),
+                                 SeatScore((flop("check", 0.5, f), river("river_1x", 0.5, r)), True), n)
+                 for n, (f, r) in enumerate(hands)]
+        mean += math.exp(leak.companion_test(seats, TEST, SETTINGS).figure) / len(kinds) ** len(hands)
+    assert mean == pytest.approx(1.0)
+
+
+def test_each_street_s_steps_go_to_its_own_parts_and_the_companion_s_to_its_street_s_pair():
+    seats = [leak.PlayedSeat((0, "P-1"), "P-1", "D-1", ("P-2",), SeatScore((flop("check", 0.4, "check"),), True), 0,
+                             {"P-2": ((True, 0.3, "flop"),)}),
+             leak.PlayedSeat((1, "P-1"), "P-1", "D-1", ("P-2",), SeatScore((river("fold", 0.6),), True), 0,
+                             {"P-2": ((False, 0.5, "river"),)})]
+    parts = leak.companion_test(seats, TEST, SETTINGS).parts
+    assert {p: n for p, (n, _) in parts.items()} == {leak.OWN_FLOP: 1, leak.PAIR_FLOP: 1, leak.OWN: 1, leak.PAIR: 1}
+    assert parts[leak.PAIR_FLOP][1] > parts[leak.OWN_FLOP][1] > 0  # both informed on the flop
+    assert parts[leak.PAIR][1] < parts[leak.OWN][1] < 0  # neither informed on the river

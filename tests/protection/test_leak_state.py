@@ -230,3 +230,11 @@ def test_two_days_run_at_once_from_two_processes_wait_for_each_other(table):
     assert not errors
     raising.day_findings_raise(day=FIRST + timedelta(days=DAYS - 1))
     assert _without_meetings(_kept_now()) == _expected(_whole_history())
+
+
+def test_a_seat_scored_before_the_flop_was_tested_keeps_its_companions_river_steps():
+    # Kept then as [chose, q]: every such step was the river's.
+    assert partners_from_json({"P-2": [[True, 0.3], [False, 0.6]]}) == {
+        "P-2": ((True, 0.3, "river"), (False, 0.6, "river"))}
+    kept = {"P-2": ((True, 0.3, "flop"), (False, 0.6, "river"))}
+    assert partners_from_json(partners_json(kept)) == kept
