@@ -43,6 +43,8 @@ from .seen import FLOP_SLOPE
 from .streets import CHECK
 
 RUNOUT_DEALERS = 12  # dealer hands drawn for each turn-and-river pair
+CLEAR = 47 * 46 // 2  # the turn-and-river pairs of a flop without a player's cards
+MOST_TAKEN = 2 * 46 - 1  # of those, the ones that hold a card of a pair (of two cards neither his nor the flop's)
 FLOP_2X = Decision.FLOP_2X.value
 
 
@@ -115,8 +117,17 @@ def pair_row(hole: Sequence[Card], board: Sequence[Card], pair: Sequence[Card]) 
 def pair_bets(
     hole: Sequence[Card], flop: Sequence[Card], found: FlopRunouts, options: dict[str, float], pairs: np.ndarray,
 ) -> np.ndarray:
-    """Per pair (rows of ``pairs``), whether 2x is best (else check) with it known to be elsewhere."""
-    return options[FLOP_2X] - options[CHECK] + FLOP_SLOPE * equity_moved(hole, flop, found, pairs) > 0
+    """Per pair (rows of ``pairs``), whether 2x is best (else check) with it known to be elsewhere.
+
+    A pair takes out at most ``MOST_TAKEN`` of the ``CLEAR`` turn-and-river
+    pairs his equity is the mean of, each worth between −1 and 1, so it moves
+    the mean by at most ``2·MOST_TAKEN/(CLEAR − MOST_TAKEN)``: where his own
+    gap is wider than that times the slope, every pair leaves the option as
+    it was, and none need be counted."""
+    gap = options[FLOP_2X] - options[CHECK]
+    if abs(gap) > FLOP_SLOPE * 2 * MOST_TAKEN / (CLEAR - MOST_TAKEN):
+        return np.full(len(pairs), gap > 0)
+    return gap + FLOP_SLOPE * equity_moved(hole, flop, found, pairs) > 0
 
 
 def equity_moved(hole: Sequence[Card], flop: Sequence[Card], found: FlopRunouts, pairs: np.ndarray) -> np.ndarray:
@@ -132,13 +143,13 @@ def equity_moved(hole: Sequence[Card], flop: Sequence[Card], found: FlopRunouts,
     dealt = found.dealers & his == 0  # (R, K): the hands without his cards
     counted = dealt.sum(axis=1)
     beats = np.where(dealt, np.sign(player[:, None] - found.values), 0).sum(axis=1)
-    kept = clear & (counted > 0)
-    equity = np.where(kept, beats / np.maximum(counted, 1), 0.0)
+    # A turn and river whose every hand drawn holds his cards (chance all but rules it out) counts as even.
+    equity = np.where(clear, beats / np.maximum(counted, 1), 0.0)
     holding = v._pairs_holding(len(found.cards))
-    by_card, kept_by_card = equity[holding].sum(axis=1), kept[holding].sum(axis=1)
+    by_card, clear_by_card = equity[holding].sum(axis=1), clear[holding].sum(axis=1)
     at = np.searchsorted(found.cards, pairs)
     low, high = at.min(axis=1), at.max(axis=1)
     row = low + high * (high - 1) // 2  # the runout of the pair's own two cards
     total = equity.sum() - by_card[low] - by_card[high] + equity[row]
-    count = kept.sum() - kept_by_card[low] - kept_by_card[high] + kept[row]
-    return total / count - equity.sum() / kept.sum()
+    count = clear.sum() - clear_by_card[low] - clear_by_card[high] + clear[row]
+    return total / count - equity.sum() / clear.sum()

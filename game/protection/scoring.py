@@ -203,7 +203,8 @@ def flop_informed(
         return {}
     pairs = fc.unseen_pairs(hole, board)
     bets = fc.pair_bets(hole, board[: BOARD_SEEN[Street.FLOP.value]], runouts, options, pairs)
-    found = buckets(pairs, board) if lines is not None and shown is not None else None
+    alike = bool(bets.all()) or not bets.any()  # then no weighing moves a share off 0 or 1
+    found = buckets(pairs, board) if lines is not None and shown is not None and not alike else None
     informed = {}
     for c, cards in companions.items():
         weight = lines.weights(c, found, shown.get(c, ())) if found is not None else np.ones(len(pairs))

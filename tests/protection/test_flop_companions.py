@@ -49,7 +49,7 @@ def _moved_by_hand(hole, flop, found, pair) -> float:
         player = evaluate([*hole, *flop, *found.runouts[r].tolist()])
         beats = [np.sign(player - int(found.values[r, k])) for k in range(fc.RUNOUT_DEALERS)
                  if not any(int(found.dealers[r, k]) >> c & 1 for c in hole)]
-        return sum(beats) / len(beats) if beats else None
+        return sum(beats) / len(beats) if beats else 0.0
 
     every = [(r, e) for r in range(len(found.runouts)) if (e := equity(r)) is not None]
     without = [e for r, e in every if not set(found.runouts[r].tolist()) & set(pair)]
@@ -66,6 +66,21 @@ def test_a_pair_s_move_is_the_mean_over_the_turns_and_rivers_without_its_cards()
         moved = fc.equity_moved(hole, flop, found, pairs)
         for row in rng.sample(range(len(pairs)), 4):
             assert moved[row] == pytest.approx(_moved_by_hand(hole, flop, found, pairs[row].tolist()), abs=1e-12)
+
+
+def test_no_pair_moves_the_equity_further_than_the_bound_that_spares_the_counting():
+    rng = random.Random(7)
+    bound = 2 * fc.MOST_TAKEN / (fc.CLEAR - fc.MOST_TAKEN)
+    for _ in range(20):
+        deck = rng.sample(range(52), 7)
+        hole, board = deck[:2], deck[2:]
+        found, pairs = fc.flop_runouts(board[:3]), fc.unseen_pairs(hole, board)
+        moved = fc.equity_moved(hole, board[:3], found, pairs)
+        assert np.abs(moved).max() < bound
+        wide = fc.FLOP_SLOPE * bound + 1e-9
+        for gap in (wide, -wide):
+            assert (fc.pair_bets(hole, board[:3], found, {"flop_2x": gap, CHECK: 0.0}, pairs)
+                    == (gap + fc.FLOP_SLOPE * moved > 0)).all()
 
 
 def test_a_pair_holding_his_outs_makes_his_draw_worth_less():
