@@ -23,7 +23,7 @@ best, and how often an honest choice would be, over the cards no seat held.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -32,7 +32,7 @@ import numpy as np
 from game.cards import Card
 from game.evaluator import HIGH_CARD, PAIR, category_of, evaluate
 from game.record import RoundRecord
-from game.vocabulary import DECISIONS, Decision
+from game.vocabulary import DECISIONS
 
 from . import flop_companions as fc
 from . import seen as sn
@@ -40,7 +40,7 @@ from . import values as v
 from .flop_table import FlopTable
 from .lines import LineModel, Plan, ShownSeat, buckets
 from .preflop import PreflopTable
-from .streets import BOARD_SEEN, CHECK, STREETS, Street, choices
+from .streets import BOARD_SEEN, CHECK, OPTIONS, STREETS, Street, choices
 
 
 class Knowledge(StrEnum):
@@ -152,26 +152,57 @@ def knowledge_views(
 
 def river_shares(
     hole: Sequence[Card], board: Sequence[Card], companions: Companions, pays: v.PayTable,
-    lines: LineModel | None = None, shown: Mapping[str, Plan] | None = None,
+    lines: LineModel | None = None, shown: Mapping[str, Plan] | None = None, elsewhere: Sequence[Card] = (),
 ) -> dict[str, dict[str, float]]:
     """Per companion's knowledge on the river, each option's share (``Informed.shares``): what the
-    collusion test reads. Each unseen pair counts as likely as the companion's shown line (``shown``)
-    is with it by ``lines`` (``game.protection.lines``); all alike without. (The dealer's cards are
-    tested from ``seen``'s verdicts.)"""
+    collusion test reads (``companion_shares``). (The dealer's cards are tested from ``seen``'s
+    verdicts.)"""
     if not companions:
         return {}
     unseen = v.river_unseen(hole, board, pays)
-    if lines is None or shown is None:
-        pair = {o: unseen.dead_pair_share(o) for o in (Decision.RIVER_1X.value, Decision.FOLD.value)}
-        return {companion_knowledge(c): pair for c in companions}
-    found = buckets(unseen.pairs(), board)
+    pairs = unseen.pairs()
+    weigh = _weigher(pairs, board, lines, shown, alike=False)
+    return companion_shares(unseen.bet_with_dead_pair, pairs, companions, OPTIONS[Street.RIVER.value],
+                            weigh, elsewhere)
+
+
+def _weigher(pairs: np.ndarray, board: Sequence[Card], lines: LineModel | None, shown: Mapping[str, Plan] | None,
+             alike: bool) -> Callable[[str], np.ndarray] | None:
+    """How likely each companion's shown line is with each pair, or None: every pair alike (no model,
+    or every pair gives one verdict, which no weighing moves off a share of 0 or 1)."""
+    if lines is None or shown is None or alike:
+        return None
+    found = buckets(pairs, board)
+    return lambda companion: lines.weights(companion, found, shown.get(companion, ()))
+
+
+def companion_shares(
+    bets: np.ndarray, pairs: np.ndarray, companions: Companions, options: Sequence[str],
+    weigh: Callable[[str], np.ndarray] | None, elsewhere: Sequence[Card],
+) -> dict[str, dict[str, float]]:
+    """Per companion's knowledge, the share of the pairs he may hold that make the street's bigger bet
+    best (``bets``, per row of ``pairs``) and the share that make the other option best.
+
+    The pairs he may hold are those without a card dealt elsewhere (``elsewhere``:
+    every other seat's and the dealer's). Given those cards, what the other seats
+    showed says nothing more of his (their lines are their own cards' and
+    choices'), so a player who reads their lines by card removal gains nothing the
+    chance does not count; and his choice, made without seeing any of them, is
+    as independent of the companion's cards given them as it is without. Each
+    pair counts as likely as the companion's shown line is with it (``weigh``,
+    ``game.protection.lines``); all alike without. Each side is summed apart:
+    where no pair makes an option best its share is exactly 0, a step not read.
+    """
+    held = np.zeros(52, dtype=bool)
+    held[list(elsewhere)] = True
+    bigger, smaller = options[0], options[-1]
     shares = {}
-    for c in companions:
-        weight = lines.weights(c, found, shown.get(c, ()))
-        # Each side summed apart: where no pair makes an option best its share is exactly 0, a step not read.
-        bet, fold = float(weight[unseen.bet_with_dead_pair].sum()), float(weight[~unseen.bet_with_dead_pair].sum())
-        shares[companion_knowledge(c)] = {Decision.RIVER_1X.value: bet / (bet + fold),
-                                          Decision.FOLD.value: fold / (bet + fold)}
+    for c, cards in companions.items():
+        others = held.copy()
+        others[list(cards)] = False
+        weight = (weigh(c) if weigh is not None else 1.0) * ~others[pairs].any(axis=1)
+        bet, other = float(weight[bets].sum()), float(weight[~bets].sum())
+        shares[companion_knowledge(c)] = {bigger: bet / (bet + other), smaller: other / (bet + other)}
     return shares
 
 
@@ -194,25 +225,22 @@ def shown_lines(
 def flop_informed(
     hole: Sequence[Card], board: Sequence[Card], companions: Companions, options: dict[str, float],
     runouts: fc.FlopRunouts, lines: LineModel | None = None, shown: Mapping[str, Plan] | None = None,
+    elsewhere: Sequence[Card] = (),
 ) -> dict[str, Informed]:
     """Per companion's knowledge on the flop, what his cards made best by the flop's rule
-    (``flop_companions``: no values, the rule is not an exact valuation) and each option's share of
-    the pairs the player could not see, each weighed by the companion's line shown by then
-    (``shown``) as on the river."""
+    (``flop_companions``: no values, the rule is not an exact valuation) and each option's share
+    (``companion_shares``, his line as shown by then: ``shown``)."""
     if not companions:
         return {}
     pairs = fc.unseen_pairs(hole, board)
     bets = fc.pair_bets(hole, board[: BOARD_SEEN[Street.FLOP.value]], runouts, options, pairs)
-    alike = bool(bets.all()) or not bets.any()  # then no weighing moves a share off 0 or 1
-    found = buckets(pairs, board) if lines is not None and shown is not None and not alike else None
-    informed = {}
-    for c, cards in companions.items():
-        weight = lines.weights(c, found, shown.get(c, ())) if found is not None else np.ones(len(pairs))
-        bet, check = float(weight[bets].sum()), float(weight[~bets].sum())
-        best = fc.FLOP_2X if bets[fc.pair_row(hole, board, cards)] else CHECK
-        informed[companion_knowledge(c)] = Informed({}, best, {fc.FLOP_2X: bet / (bet + check),
-                                                               CHECK: check / (bet + check)})
-    return informed
+    weigh = _weigher(pairs, board, lines, shown, alike=bool(bets.all()) or not bets.any())
+    shares = companion_shares(bets, pairs, companions, OPTIONS[Street.FLOP.value], weigh, elsewhere)
+    return {
+        companion_knowledge(c): Informed(
+            {}, fc.FLOP_2X if bets[fc.pair_row(hole, board, cards)] else CHECK, shares[companion_knowledge(c)])
+        for c, cards in companions.items()
+    }
 
 
 def score_seats(
@@ -241,8 +269,10 @@ def score_seats(
     cards, so the dealer's hands are valued once for all of them.
     """
     plans = [choices(decision) for decision in decisions]
-    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, names)
-    unseen = sn.unseen_at_table(seated if seated is not None else holes, board)
+    seated = seated if seated is not None else holes
+    dealt = (*dealer_cards, *(card for hole in seated for card in hole))  # each companion's pairs leave these
+    valued = _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, names, dealt)
+    unseen = sn.unseen_at_table(seated, board)
     boards = None
     scores = []
     for i, plan in enumerate(plans):
@@ -273,7 +303,7 @@ def score_seats(
     return scores
 
 
-def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, names):
+def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, lines, names, dealt):
     """Each seat's values on the flop and the river, its own and with each piece of knowledge,
     by (seat, street); the views of all seats on a street valued in one pass."""
     valued: dict[tuple[int, str], tuple[dict[str, float], dict[str, Informed]]] = {}
@@ -295,12 +325,12 @@ def _streets_valued(plans, holes, board, dealer_cards, pays, others, flops, line
             companions = others[i] if others is not None else {}
             seen_lines = shown[i] if shown is not None else None
             options = own[i] or found[i, None]
-            shares = (river_shares(holes[i], board, companions, pays, lines, seen_lines)
+            shares = (river_shares(holes[i], board, companions, pays, lines, seen_lines, dealt)
                       if street == Street.RIVER.value else {})
             informed = {k: Informed(found[i, k], best_of(found[i, k]), shares.get(k)) for k in told[i]}
             if street == Street.FLOP.value and companions:  # the flop's draws shared by its seats (cached)
                 informed.update(flop_informed(holes[i], board, companions, options, fc.flop_runouts(seen),
-                                              lines, seen_lines))
+                                              lines, seen_lines, dealt))
             valued[i, street] = options, informed
     return valued
 

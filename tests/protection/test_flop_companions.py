@@ -108,11 +108,12 @@ def test_the_rule_follows_what_the_pair_does_to_the_exact_values():
 
 def test_each_seat_on_the_flop_carries_each_companion_s_verdict_and_its_shares():
     board, dealer = cards("2s 7s 9d Qh 3c"), cards("Kd Kc")
-    holes = [cards("As Ks"), cards("8h 8d"), cards("Jc Tc")]
-    decisions = ["fold", "flop_2x", "river_1x"]
+    holes = [cards("Ac Tc"), cards("8h 8d"), cards("Jd 4h")]  # A-T: a flop on the edge of 2x
+    decisions = ["river_1x", "flop_2x", "fold"]
     names = ["A", "B", "C"]
     others = [{n: h for n, h in zip(names, holes) if n != names[i]} for i in range(3)]
     scores = score_seats(holes, decisions, board, dealer, PAYS, shipped_table(), others)
+    marginal = 0
     for i, score in enumerate(scores):
         flop = next(d for d in score.decisions if d.street == "flop")
         pairs = fc.unseen_pairs(holes[i], board)
@@ -121,7 +122,13 @@ def test_each_seat_on_the_flop_carries_each_companion_s_verdict_and_its_shares()
             told = flop.informed[companion_knowledge(name)]
             assert told.values == {}  # a rule, not an exact valuation
             assert told.best == ("flop_2x" if bets[fc.pair_row(holes[i], board, hole)] else CHECK)
-            assert told.shares == pytest.approx({"flop_2x": bets.mean(), CHECK: 1 - bets.mean()})
+            # His pairs leave every card dealt elsewhere: the other seat's and the dealer's.
+            elsewhere = [*dealer, *(c for n, h in others[i].items() if n != name for c in h)]
+            free = ~np.isin(pairs, elsewhere).any(axis=1)
+            assert free.sum() == len(pairs) - 4 * 44 + 6
+            assert told.shares == pytest.approx({"flop_2x": bets[free].mean(), CHECK: 1 - bets[free].mean()})
+            marginal += 0 < told.shares["flop_2x"] < 1
+    assert marginal >= 2
     # Without companions (collusion not tested) the flop carries only the dealer's cards.
     alone = score_seats(holes, decisions, board, dealer, PAYS, shipped_table())
     assert all(not any(k.startswith("companion:") for k in d.informed) for s in alone for d in s.decisions)

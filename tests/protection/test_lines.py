@@ -127,6 +127,23 @@ def test_without_lines_every_pair_counts_alike():
         unseen.bet_with_dead_pair.mean())
 
 
+def test_a_companion_s_pairs_leave_every_card_dealt_elsewhere_but_his_own():
+    # Given the other seats' and the dealer's cards, the other seats' lines say nothing more of his.
+    hole, board = [43, 14], [1, 18, 26, 29, 48]  # a river where some pairs make the call best
+    companion, other, dealer = (0, 2), (3, 4), (5, 6)
+    unseen = v.river_unseen(hole, board, PAYS)
+    pairs = unseen.pairs()
+    free = ~np.isin(pairs, [*other, *dealer]).any(axis=1)
+    shares = river_shares(hole, board, {"C": companion, "D": other}, PAYS, elsewhere=(*companion, *other, *dealer))
+    assert shares[companion_knowledge("C")]["river_1x"] == pytest.approx(unseen.bet_with_dead_pair[free].mean())
+    assert 0 < shares[companion_knowledge("C")]["river_1x"] < 1
+    assert shares[companion_knowledge("C")]["river_1x"] != pytest.approx(
+        river_shares(hole, board, {"C": companion}, PAYS)[companion_knowledge("C")]["river_1x"])
+    # D's pairs leave C's cards, not his own.
+    free = ~np.isin(pairs, [*companion, *dealer]).any(axis=1)
+    assert shares[companion_knowledge("D")]["river_1x"] == pytest.approx(unseen.bet_with_dead_pair[free].mean())
+
+
 def test_where_no_pair_makes_an_option_best_its_weighted_share_is_exactly_nought():
     model = _days_of_the_rule(2_000, seed=1)
     rng = random.Random(4)
