@@ -20,10 +20,11 @@ moves the equity far less than the outs.
 **Why the chance stays exact.** Any fixed rule of the pair and of what the
 test conditions on keeps ``q`` exact; the draws are seeded by the flop alone
 (shared by the round's seats, never by a hidden card), and each seat's
-counts leave out only his own cards. ``q`` is counted over the pairs that
-are neither his nor on the whole board, as on the river: his flop choice,
-made before the turn and the river, is independent of the companion's
-cards given what he saw, and so also given the turn and river that came.
+counts leave out only his own cards. ``q`` is counted as on the river
+(``scoring.companion_shares``), over the pairs that are neither his nor on
+the whole board nor dealt elsewhere: his flop choice, made before the turn
+and the river, is independent of the companion's cards given what he saw,
+and so also given the turn and river that came.
 """
 
 from __future__ import annotations

@@ -17,9 +17,10 @@ seats' chips: the test models no player and no error rate.
   flop, on the river, and the hand's every street at once; and either of
   the dealer's two cards, whatever order the record lists them in.
 - **Collusion** (one companion's hole cards, on the flop and the river): the
-  chance is counted over the pairs of cards unseen to the player
-  (``values.river_unseen``, ``flop_companions``), each weighed by how likely
-  the companion's shown line is with it. The test of a pair has two parts a
+  chance is counted over the pairs of cards no one else at the table held
+  (``scoring.companion_shares``: given the others' cards, their lines say
+  nothing more of his), each weighed by how likely the companion's own
+  shown line is with it. The test of a pair has two parts a
   street: the player's choices about the companion's cards (``OWN``,
   ``OWN_FLOP``), and the hands the two shared read both ways at once
   (``PAIR``, ``PAIR_FLOP``: his steps about the companion's cards and the
