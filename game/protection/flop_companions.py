@@ -18,9 +18,10 @@ side of the removal (the pair is not the dealer's either) is left out: it
 moves the equity far less than the outs.
 
 **Why the chance stays exact.** Any fixed rule of the pair and of what the
-test conditions on keeps ``q`` exact; the draws are seeded by the flop alone
-(shared by the round's seats, never by a hidden card), and each seat's
-counts leave out only his own cards. ``q`` is counted as on the river
+test conditions on keeps ``q`` exact; the dealer hands are drawn once, by
+position among the cards a flop leaves (the same for every flop and seat,
+never by a hidden card), and each seat's counts leave out only his own
+cards. ``q`` is counted as on the river
 (``scoring.companion_shares``), over the pairs that are neither his nor on
 the whole board nor dealt elsewhere: his flop choice, made before the turn
 and the river, is independent of the companion's cards given what he saw,
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -62,40 +63,58 @@ class FlopRunouts:
 
 def flop_runouts(flop: Sequence[Card]) -> FlopRunouts:
     """A flop's turn-and-river pairs and dealer hands, the same whatever order the flop is listed in
-    (the seed is the flop alone: every seat of a round shares them)."""
+    (every seat of a round shares them)."""
     return _flop_runouts(tuple(sorted(flop)))
+
+
+@cache
+def _draws() -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of 49 positions (a flop's cards left, in order) and, for each, ``RUNOUT_DEALERS``
+    pairs of the positions it leaves, drawn once: which cards they are is the flop's."""
+    positions = v._combos(52 - 3, 2)
+    rng = np.random.default_rng([len(positions), RUNOUT_DEALERS])
+    shape = (len(positions), RUNOUT_DEALERS)
+    first = rng.integers(0, 52 - 3 - 2, size=shape)
+    second = rng.integers(0, 52 - 3 - 3, size=shape)
+    second += second >= first
+    drawn = np.stack([first, second], axis=2)
+    # The j-th position a pair leaves: step past its two, the lower first.
+    drawn += drawn >= positions[:, 0, None, None]
+    drawn += drawn >= positions[:, 1, None, None]
+    return positions, drawn
 
 
 @lru_cache(maxsize=4)
 def _flop_runouts(flop: tuple[Card, ...]) -> FlopRunouts:
     cards = np.array([c for c in range(52) if c not in flop], dtype=np.int64)
-    positions = v._combos(len(cards), 2)
-    rng = np.random.default_rng([*flop, RUNOUT_DEALERS])
-    shape = (len(positions), RUNOUT_DEALERS)
-    first = rng.integers(0, len(cards) - 2, size=shape)
-    second = rng.integers(0, len(cards) - 3, size=shape)
-    second += second >= first
-    drawn = np.stack([first, second], axis=2)
-    # The j-th card a runout leaves: step past its two positions, the lower first.
-    drawn += drawn >= positions[:, 0, None, None]
-    drawn += drawn >= positions[:, 1, None, None]
+    positions, drawn = _draws()
+    shape = drawn.shape[:2]
     runouts, dealers = cards[positions], cards[drawn]
     key, mask = ha.key_of(flop)
-    keys = key + ha.CARD_KEYS[runouts].sum(axis=1)[:, None] + ha.CARD_KEYS[dealers].sum(axis=2)
-    runout_masks = mask + ha.CARD_MASKS[runouts].sum(axis=1)
+    # Each pair's two cards added, not summed over an axis of two: numpy's sum is slower there.
+    keys = (key + ha.CARD_KEYS[runouts[:, 0]] + ha.CARD_KEYS[runouts[:, 1]])[:, None] + (
+        ha.CARD_KEYS[dealers[..., 0]] + ha.CARD_KEYS[dealers[..., 1]])
+    runout_masks = mask + ha.CARD_MASKS[runouts[:, 0]] + ha.CARD_MASKS[runouts[:, 1]]
 
     def masks(at: np.ndarray) -> np.ndarray:
         r, k = np.divmod(at, RUNOUT_DEALERS)
         return runout_masks[r] + ha.CARD_MASKS[dealers[r, k]].sum(axis=-1)
 
     values = ha.values(keys.ravel(), masks).reshape(shape)
-    return FlopRunouts(cards, runouts, _bits(dealers), values, _bits(runouts))
+    return FlopRunouts(cards, runouts, card_bits(dealers), values, card_bits(runouts))
 
 
-def _bits(cards: np.ndarray) -> np.ndarray:
-    """Each row of cards (the last axis) as one ``int64`` with a bit a card: whether two share a
-    card is one AND."""
-    return np.bitwise_or.reduce(np.left_shift(np.int64(1), cards), axis=-1)
+def card_bits(cards) -> np.ndarray:
+    """Each row of cards (the last axis; a plain sequence is one row) as one ``int64`` with a bit a
+    card: whether two share a card is one AND."""
+    cards = np.asarray(cards, dtype=np.int64)
+    if cards.ndim == 1:
+        return np.bitwise_or.reduce(np.left_shift(np.int64(1), cards))
+    bits = np.left_shift(np.int64(1), cards)
+    found = bits[..., 0].copy()
+    for column in range(1, cards.shape[-1]):
+        found |= bits[..., column]
+    return found
 
 
 def _unseen(hole: Sequence[Card], board: Sequence[Card]) -> np.ndarray:
@@ -135,7 +154,7 @@ def equity_moved(hole: Sequence[Card], flop: Sequence[Card], found: FlopRunouts,
     """Per pair (rows of ``pairs``), what it does to his equity when it cannot come on the turn or
     the river: the mean of each turn-and-river pair's equity over those without its cards (and his),
     less the mean over all without his."""
-    his = int(_bits(np.asarray(hole, dtype=np.int64)))
+    his = int(card_bits(hole))
     clear = found.runout_bits & his == 0  # the turn-and-river pairs without his cards
     key, mask = ha.key_of((*hole, *flop))
     player = np.zeros(len(clear), dtype=np.int64)

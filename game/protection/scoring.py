@@ -193,14 +193,13 @@ def companion_shares(
     ``game.protection.lines``); all alike without. Each side is summed apart:
     where no pair makes an option best its share is exactly 0, a step not read.
     """
-    held = np.zeros(52, dtype=bool)
-    held[list(elsewhere)] = True
+    held = fc.card_bits(elsewhere)
+    held_pairs = fc.card_bits(pairs)
     bigger, smaller = options[0], options[-1]
     shares = {}
     for c, cards in companions.items():
-        others = held.copy()
-        others[list(cards)] = False
-        weight = (weigh(c) if weigh is not None else 1.0) * ~others[pairs].any(axis=1)
+        free = held_pairs & (held & ~fc.card_bits(cards)) == 0
+        weight = (weigh(c) if weigh is not None else 1.0) * free
         bet, other = float(weight[bets].sum()), float(weight[~bets].sum())
         shares[companion_knowledge(c)] = {bigger: bet / (bet + other), smaller: other / (bet + other)}
     return shares
