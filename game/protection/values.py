@@ -462,10 +462,6 @@ class Unseen:
     bet_with_dealer_card: np.ndarray
     bet_with_dead_pair: np.ndarray
 
-    def dead_pair_share(self, option: str) -> float:
-        """The share of the unseen pairs that, known to be elsewhere, make ``option`` best."""
-        return _share(self.bet_with_dead_pair, option)
-
     def pair_row(self, pair: Sequence[Card]) -> int:
         a, b = sorted(self.cards.index(card) for card in pair)
         return a + b * (b - 1) // 2
@@ -473,11 +469,6 @@ class Unseen:
     def pairs(self) -> np.ndarray:
         """``(n, 2)``: the unseen pairs' cards, row ``r`` the pair of ``pair_row`` ``r``."""
         return np.asarray(self.cards, dtype=np.int64)[_combos(len(self.cards), 2)]
-
-
-def _share(bets: np.ndarray, option: str) -> float:
-    betting = float(np.count_nonzero(bets)) / len(bets)
-    return betting if option == Decision.RIVER_1X.value else 1.0 - betting
 
 
 def river_unseen(hole: Sequence[Card], board: Sequence[Card], pays: PayTable) -> Unseen:
