@@ -25,9 +25,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.models import TableCount
-from infra.gaming_day import gaming_day_window
 from infra import locks
-from infra.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of, gaming_day_window
 from infra.validation import CENT, ErrorList, FieldErrors, money_check
 from rounds.models import Round, Table, TableConfigVersion
 from rounds.window import window_opens

@@ -42,9 +42,8 @@ from audit.notices import notices_unsent
 from audit.tonight import late_rounds
 from audit.reconciliation.config import day_to_reconcile
 from audit.reconciliation.selectors import reports_kept
-from infra.gaming_day import gaming_day_window
 from infra.client_address import client_address, within
-from infra.gaming_day import gaming_day_of
+from infra.gaming_day import gaming_day_of, gaming_day_window
 from infra.work import State
 from progressive.models import Pool
 from rounds.models import Finding, Round, Table

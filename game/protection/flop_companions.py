@@ -38,16 +38,13 @@ import numpy as np
 
 from game import hand_arrays as ha
 from game.cards import Card
-from game.vocabulary import Decision
-
 from . import values as v
-from .seen import FLOP_SLOPE
+from .seen import FLOP_2X, FLOP_SLOPE
 from .streets import CHECK
 
 RUNOUT_DEALERS = 12  # dealer hands drawn for each turn-and-river pair
 CLEAR = 47 * 46 // 2  # the turn-and-river pairs of a flop without a player's cards
 MOST_TAKEN = 2 * 46 - 1  # of those, the ones that hold a card of a pair (of two cards neither his nor the flop's)
-FLOP_2X = Decision.FLOP_2X.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +127,7 @@ def unseen_pairs(hole: Sequence[Card], board: Sequence[Card]) -> np.ndarray:
 
 def pair_row(hole: Sequence[Card], board: Sequence[Card], pair: Sequence[Card]) -> int:
     """The row of ``unseen_pairs`` holding ``pair``."""
-    a, b = sorted(np.searchsorted(_unseen(hole, board), pair).tolist())
-    return a + b * (b - 1) // 2
+    return v.pair_row(_unseen(hole, board), pair)
 
 
 def pair_bets(

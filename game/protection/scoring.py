@@ -160,17 +160,16 @@ def river_shares(
     if not companions:
         return {}
     unseen = v.river_unseen(hole, board, pays)
-    pairs = unseen.pairs()
-    weigh = _weigher(pairs, board, lines, shown, alike=False)
-    return companion_shares(unseen.bet_with_dead_pair, pairs, companions, OPTIONS[Street.RIVER.value],
-                            weigh, elsewhere)
+    pairs, bets = unseen.pairs(), unseen.bet_with_dead_pair
+    weigh = _weigher(pairs, board, lines, shown, bets)
+    return companion_shares(bets, pairs, companions, OPTIONS[Street.RIVER.value], weigh, elsewhere)
 
 
 def _weigher(pairs: np.ndarray, board: Sequence[Card], lines: LineModel | None, shown: Mapping[str, Plan] | None,
-             alike: bool) -> Callable[[str], np.ndarray] | None:
+             bets: np.ndarray) -> Callable[[str], np.ndarray] | None:
     """How likely each companion's shown line is with each pair, or None: every pair alike (no model,
-    or every pair gives one verdict, which no weighing moves off a share of 0 or 1)."""
-    if lines is None or shown is None or alike:
+    or every pair gives one verdict in ``bets``, which no weighing moves off a share of 0 or 1)."""
+    if lines is None or shown is None or bets.all() or not bets.any():
         return None
     found = buckets(pairs, board)
     return lambda companion: lines.weights(companion, found, shown.get(companion, ()))
@@ -233,11 +232,11 @@ def flop_informed(
         return {}
     pairs = fc.unseen_pairs(hole, board)
     bets = fc.pair_bets(hole, board[: BOARD_SEEN[Street.FLOP.value]], runouts, options, pairs)
-    weigh = _weigher(pairs, board, lines, shown, alike=bool(bets.all()) or not bets.any())
+    weigh = _weigher(pairs, board, lines, shown, bets)
     shares = companion_shares(bets, pairs, companions, OPTIONS[Street.FLOP.value], weigh, elsewhere)
     return {
         companion_knowledge(c): Informed(
-            {}, fc.FLOP_2X if bets[fc.pair_row(hole, board, cards)] else CHECK, shares[companion_knowledge(c)])
+            {}, sn.FLOP_2X if bets[fc.pair_row(hole, board, cards)] else CHECK, shares[companion_knowledge(c)])
         for c, cards in companions.items()
     }
 

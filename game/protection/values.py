@@ -242,6 +242,12 @@ def _dealer_hands(
     )
 
 
+def pair_row(cards: Sequence[Card], pair: Sequence[Card]) -> int:
+    """The colex row of ``pair`` among the pairs of ``cards`` (sorted), as ``_combos`` orders them."""
+    a, b = sorted(np.searchsorted(np.asarray(cards), pair).tolist())
+    return a + b * (b - 1) // 2
+
+
 @cache
 def _pairs_holding(count: int) -> np.ndarray:
     """Row ``q``: the colex rows of the pairs of ``range(count)`` that hold position ``q``."""
@@ -463,8 +469,7 @@ class Unseen:
     bet_with_dead_pair: np.ndarray
 
     def pair_row(self, pair: Sequence[Card]) -> int:
-        a, b = sorted(self.cards.index(card) for card in pair)
-        return a + b * (b - 1) // 2
+        return pair_row(self.cards, pair)
 
     def pairs(self) -> np.ndarray:
         """``(n, 2)``: the unseen pairs' cards, row ``r`` the pair of ``pair_row`` ``r``."""
