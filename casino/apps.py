@@ -24,6 +24,17 @@ class CasinoConfig(AppConfig):
         from .people import people_baseline_once, people_watched
         from .roles import roles_sync_after_the_last_app
 
+        from trail.record_proofs import RecordProof, record_proof_register
+
+        from .proof_people import people_differences
+        from .proof_sign_in import sign_in_differences
+
+        record_proof_register(RecordProof(
+            "people", people_differences, "people or roles not what the audit trail and casino/roles.py say",
+            "every person is what the audit trail last recorded, every role what casino/roles.py gives"))
+        record_proof_register(RecordProof(
+            "sign_in", sign_in_differences, "tokens or authenticators the audit trail did not record",
+            "every token and authenticator is one its person made"))
         decimal_context_widen()
         celery_outcomes_count()
         post_migrate.connect(roles_sync_after_the_last_app, dispatch_uid="casino.roles_sync")

@@ -8,6 +8,7 @@ secret and turns on every secure-transport setting; see README, "Production".
 from __future__ import annotations
 
 import os
+import sys
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -16,6 +17,8 @@ from urllib.parse import urlsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+
+from infra.process_names import of_command_line
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -228,8 +231,11 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
     )
 }
+# Each process names its connections (the web, a worker, beat, a manage.py command): the
+# database writes the name onto every audit event, so the trail tells which process wrote it.
+PROCESS_NAME = of_command_line(sys.argv, under_tests="pytest" in sys.modules)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("application_name", PROCESS_NAME)
     if env_bool("DB_POOL", False):
         # psycopg 3's pool inside each worker process; incompatible with CONN_MAX_AGE.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -273,6 +279,7 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
     _replica.setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2"))
     )
+    _replica["OPTIONS"].setdefault("application_name", PROCESS_NAME)
     _replica["TEST"] = {"MIRROR": "default"}
     _alias = "replica" if _number == 1 else f"replica_{_number}"
     DATABASES[_alias] = _replica

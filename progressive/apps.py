@@ -7,7 +7,14 @@ class ProgressiveConfig(AppConfig):
     verbose_name = "Progressive pools"
 
     def ready(self) -> None:
-        from .proof_versions import pool_versions_record
+        from trail.record_proofs import RecordProof, record_proof_register
+
+        from .proof_versions import pool_versions_differences, pool_versions_record
+
+        record_proof_register(RecordProof(
+            "pool_versions", pool_versions_differences,
+            "differences between pool versions and what the audit chain recorded",
+            "every pool version is what the audit chain recorded"))
 
         # The shipped pool is made by a migration, where no chain writer runs: the chain
         # records its version as the migrate that made it ends.

@@ -193,7 +193,7 @@ class AuditEventAdmin(CsvExportAdmin, ReadOnlyAdmin):
     show_full_result_count = False
     fieldsets = (
         (None, {"fields": ("seq", "at", "action", "request_id")}),
-        ("Who", {"fields": ("actor_kind", "actor_id", "actor_name")}),
+        ("Who", {"fields": ("actor_kind", "actor_id", "actor_name", "origin", "origin_address")}),
         ("What", {"fields": ("object_type", "object_id", "object_link")}),
         ("Change", {"fields": ("before_json", "after_json")}),
         ("Chain", {"fields": ("prev_hash", "hash")}),

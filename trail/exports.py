@@ -19,6 +19,8 @@ AUDIT_COLUMNS: list[Column] = [
     *plain("actor_kind", "actor_id", "actor_name", "action", "object_type", "object_id", "object_repr"),
     Column("before", "before", json_text), Column("after", "after", json_text),
     *plain("request_id", "prev_hash", "hash"),
+    # The database's account of the writer (trail migration 0002): outside the hash.
+    *plain("origin", "origin_address"),
 ]
 
 

@@ -38,6 +38,11 @@ class AuditEvent(ImmutableModel):
     request_id = models.CharField(max_length=64, blank=True)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    # Which process wrote the event, as the database saw its connection: PostgreSQL sets both
+    # as the row is inserted, whatever the application sends (trail migration 0002). Outside
+    # the hash: the chain is the application's account, these the database's.
+    origin = models.CharField(max_length=63, blank=True, default="")  # the connection's application_name
+    origin_address = models.GenericIPAddressField(null=True, blank=True)  # none over a local socket
 
     class Meta:
         db_table = "audit_auditevent"  # made by the audit app, before the trail had one of its own
@@ -50,6 +55,9 @@ class AuditEvent(ImmutableModel):
             models.Index(fields=["object_type", "object_id"]),
             # A day's events (the report's count, the export) read without the years before it.
             models.Index(fields=["at"], name="audit_event_at_idx"),
+            # People's acts, held to the process that wrote them (trail.proof_origins), without
+            # reading the rounds' events around them.
+            models.Index(fields=["seq"], condition=models.Q(actor_kind="user"), name="audit_event_people_idx"),
         ]
 
     def __str__(self) -> str:

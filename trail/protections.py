@@ -2,8 +2,9 @@
 
 The triggers that refuse UPDATE, DELETE and TRUNCATE of the records (audit
 migrations 0003, 0010 and 0023, progressive 0005, 0012 and 0014, rounds 0003, 0009 and 0023)
-and the ones that keep a pool's meter equal to its ledger (progressive 0008,
-0011) and an archived month out of the default partitions (rounds 0017) are
+the ones that keep a pool's meter equal to its ledger (progressive 0008,
+0011), an archived month out of the default partitions (rounds 0017) and the
+one that writes on each audit event which connection wrote it (trail 0002) are
 raw SQL in migrations. A trigger dropped or disabled by anyone
 with the owner's rights leaves no trace in the data, and every write goes on
 succeeding: nothing would say the protection is gone. So the list of what
@@ -24,10 +25,13 @@ from dataclasses import dataclass
 
 # Table → the triggers the migrations give it. Every one is a protection:
 # a refusal of change (``*_append_only``, ``*_changes_allowed``,
-# ``*_decided_once``), of TRUNCATE (``*_never_truncated``), or the ledger's
-# own checks at each commit.
+# ``*_decided_once``), of TRUNCATE (``*_never_truncated``), the ledger's
+# own checks at each commit, or the database's account of an event's writer
+# (``audit_auditevent_origin_stamped``).
 PROTECTIONS: dict[str, tuple[str, ...]] = {
-    "audit_auditevent": ("audit_auditevent_append_only", "audit_auditevent_never_truncated"),
+    "audit_auditevent": (
+        "audit_auditevent_append_only", "audit_auditevent_never_truncated", "audit_auditevent_origin_stamped",
+    ),
     "audit_chainhead": ("audit_chainhead_never_truncated",),
     "audit_tablecount": ("audit_tablecount_append_only", "audit_tablecount_never_truncated"),
     "audit_variancefinding": ("audit_variancefinding_changes_allowed", "audit_variancefinding_never_truncated"),

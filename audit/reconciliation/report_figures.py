@@ -319,12 +319,16 @@ class Held(Figures):
 
 
 class RecordsChecked(Figures):
-    """Configuration versions, findings' work and held rounds against what the chain recorded."""
+    """Configuration versions, findings' work, held rounds and every other record the trail vouches
+    for (``trail.record_proofs``) against what the chain recorded."""
 
     versions: int
     findings: int
     held: int
     examples: list[str]
+    # Differences by proof beyond those three (people, sign_in, table_keys, counts, acts); none in
+    # a report made before the nightly held them.
+    others: dict[str, int] | None = None
 
 
 class Change(Figures):

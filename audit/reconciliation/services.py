@@ -23,14 +23,11 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from audit.models import ReconciliationPart, ReconciliationReport
-from audit.proof_findings import finding_states_unrecorded
 from infra import locks, replicas
 from progressive.models import Pool, PoolVersion
-from progressive.proof_versions import pool_versions_differences
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
-from rounds.proof_held import held_differences
-from rounds.proof_versions import config_versions_differences
+from trail.record_proofs import record_proofs
 from trail.services import SYSTEM, audit_record
 
 from . import selectors
@@ -464,13 +461,16 @@ def _bodies_checked(day_from: date, day_to: date) -> BodiesChecked:
 
 
 def _records_checked() -> RecordsChecked:
-    """The configuration versions against what the chain recorded of them, and the findings' work
-    against its audit events (``verify_audit`` does the same): whatever day it was edited on."""
-    versions = [str(d) for d in (*config_versions_differences(), *pool_versions_differences())]
-    findings = [str(d) for d in finding_states_unrecorded()]
-    held = [str(d) for d in held_differences()]
+    """Every record the trail vouches for (versions, findings' work, people, tokens, keys, counts,
+    held rounds, people's acts) against it, as ``verify_audit`` holds them: whatever day it was
+    edited on."""
+    found = {proof.name: [str(d) for d in proof.differences()] for proof in record_proofs()}
+    versions = found.pop("config_versions", []) + found.pop("pool_versions", [])
+    findings, held = found.pop("findings", []), found.pop("held", [])
+    others = [line for lines in found.values() for line in lines]
     return RecordsChecked(versions=len(versions), findings=len(findings), held=len(held),
-                          examples=(versions + findings + held)[:EXAMPLES_KEPT])
+                          others={name: len(lines) for name, lines in found.items()},
+                          examples=(versions + findings + held + others)[:EXAMPLES_KEPT])
 
 
 def _alerts(figures: ReportFigures) -> list[str]:
@@ -487,11 +487,14 @@ def _alerts(figures: ReportFigures) -> list[str]:
                       f"apart from every report until a supervisor places them (the oldest received "
                       f"{oldest}); their finding is dealt_outside_window")
     records = figures.records
-    if records and (records.versions or records.findings or records.held):
+    others = {name: n for name, n in ((records.others or {}) if records else {}).items() if n}
+    if records and (records.versions or records.findings or records.held or others):
         alerts.append(f"RECORDS: {records.versions} configuration or pool version(s) differ from what the audit "
                       f"chain recorded, {records.findings} finding(s) hold a state no audit event made, "
-                      f"{records.held} round(s) held apart or not against their finding and "
-                      "placements: " + "; ".join(records.examples[:3]))
+                      f"{records.held} round(s) held apart or not against their finding and placements"
+                      + "".join(f", {n} of {name.replace('_', ' ')} not what the audit trail recorded"
+                                for name, n in sorted(others.items()))
+                      + ": " + "; ".join(records.examples[:3]))
     drift = figures.reverification.drift
     if drift:
         # The versions are immutable and checked above, the engine is versioned: a round that

@@ -229,7 +229,9 @@ def test_the_nightly_report_names_paid_amounts_a_forged_dismissal_and_an_edited_
     from audit.reconciliation.services import report_run
 
     day = us_rounds.rounds.first().gaming_day
-    assert report_run(day_from=day).figures["records"] == {"versions": 0, "findings": 0, "held": 0, "examples": []}
+    assert report_run(day_from=day).figures["records"] == {
+        "versions": 0, "findings": 0, "held": 0, "examples": [],
+        "others": {"acts": 0, "counts": 0, "people": 0, "sign_in": 0, "table_keys": 0}}
     seat = Seat.objects.filter(round__table=us_rounds.table, paid_reported=True).first()
     finding = Finding.objects.filter(round__table=us_rounds.table, informational=False).first()
     _sql("UPDATE rounds_finding SET state = 'dismissed', state_note = 'fine', state_changed_by_name = 'aud1' "

@@ -31,7 +31,9 @@ at the end if there was any (the last line counts them):
   (``casino.proof_sign_in``); each
   table's keys against the events that issued them (``rounds.proof_keys``);
   each count and correction against its event (``audit.proof_counts``); a round held apart from the books
-  only if found outside the window and never placed (``rounds.proof_held``);
+  only if found outside the window and never placed (``rounds.proof_held``); each person's act
+  written where he proved who he is (``trail.proof_origins``). These are
+  ``trail.record_proofs``, the list the nightly report runs too;
 - the pools: each pool's meter, overflow and reserve against its ledger,
   every event following the one before (``progressive.selectors``), from
   where the latest anchor's chain kept each ledger's position (its event
@@ -56,6 +58,7 @@ from django.db import connection
 
 from audit.anchors import AnchorRefused, anchors_earlier, anchors_read, ledger_positions_anchored
 from trail.protections import protections_missing
+from trail.record_proofs import record_proofs
 from trail.selectors import anchor_latest, audit_chain_verify
 
 ANCHOR = re.compile(r"(?P<seq>[0-9]+):(?P<hash>[0-9a-f]{64})")
@@ -145,16 +148,9 @@ class Command(BaseCommand):
         # Rounds, versions and pools stand above the audit log.
         from audit.reconciliation.derived import stored_columns_differences
         from progressive.models import Pool
-        from progressive.proof_versions import pool_versions_differences
         from progressive.selectors import pool_ledger_check_since
         from rounds.proof import bodies_differences, rounds_stored_after
-        from audit.proof_findings import finding_states_unrecorded
-        from rounds.proof_held import held_differences
-        from rounds.proof_versions import config_versions_differences, config_versions_recorded
-        from rounds.proof_keys import table_keys_differences
-        from audit.proof_counts import counts_differences
-        from casino.proof_people import people_differences
-        from casino.proof_sign_in import sign_in_differences
+        from rounds.proof_versions import config_versions_recorded
 
         recorded = config_versions_recorded()
         rounds = None if since is None else rounds_stored_after(since[0])
@@ -168,30 +164,8 @@ class Command(BaseCommand):
         self._each(damage, stored_columns_differences(recorded=recorded, rounds=rounds), str,
                    "stored columns differ from what their rounds' bodies, versions and ledgers derive",
                    "every stored round's computed columns are what it derives")
-        self._each(damage, config_versions_differences(recorded=recorded), str,
-                   "differences between configuration versions and what the audit chain recorded",
-                   "every configuration version is what the audit chain recorded")
-        self._each(damage, pool_versions_differences(), str,
-                   "differences between pool versions and what the audit chain recorded",
-                   "every pool version is what the audit chain recorded")
-        self._each(damage, finding_states_unrecorded(), str,
-                   "findings' states not made by an audit event",
-                   "every worked finding's state is its last audit event's")
-        self._each(damage, people_differences(), str,
-                   "people or roles not what the audit trail and casino/roles.py say",
-                   "every person is what the audit trail last recorded, every role what casino/roles.py gives")
-        self._each(damage, sign_in_differences(), str,
-                   "tokens or authenticators the audit trail did not record",
-                   "every token and authenticator is one its person made")
-        self._each(damage, table_keys_differences(), str,
-                   "tables' keys the audit trail did not issue as they are",
-                   "every table key is one the audit trail recorded issued")
-        self._each(damage, counts_differences(), str,
-                   "counts not what the audit trail recorded",
-                   "every count and correction is what the audit trail recorded")
-        self._each(damage, held_differences(), str,
-                   "rounds held apart, or not, against their finding and the chain's placements",
-                   "every round held apart is one found outside the window and never placed")
+        for proof in record_proofs():
+            self._each(damage, proof.differences(), str, proof.differs, proof.holds)
         # From where the anchored chain says each ledger stood (the whole ledger with --full).
         positions = {} if since is None else ledger_positions_anchored(at_or_before=since[0])
         if positions:
