@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
 
 from audit.counts import AMOUNTS, CSV_COLUMNS, CountError, count_enter, counts_import
 from audit.models import TableCount
@@ -78,6 +78,8 @@ class TableCountAdmin(ReadOnlyAdmin):
         return [
             path("enter/", self.admin_site.admin_view(self.enter_view), name="audit_tablecount_enter"),
             path("import/", self.admin_site.admin_view(self.import_view), name="audit_tablecount_import"),
+            # The address the admin gives every other model's form: the same page, not a 403.
+            path("add/", self.admin_site.admin_view(self.add_moved), name="audit_tablecount_add"),
             *super().get_urls(),
         ]
 
@@ -85,6 +87,10 @@ class TableCountAdmin(ReadOnlyAdmin):
         return TemplateResponse(request, "admin/audit/tablecount/enter.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta, "title": title, "form": form,
         })
+
+    def add_moved(self, request):
+        enter = reverse("admin:audit_tablecount_enter")
+        return redirect(f"{enter}?{request.GET.urlencode()}" if request.GET else enter)
 
     def enter_view(self, request):
         """One count, entered or corrected (``count_enter``); the list again."""

@@ -98,6 +98,18 @@ class RequestContextFilter(logging.Filter):
         return True
 
 
+class RefusalsWithoutTraceback(logging.Filter):
+    """A request refused as the person's own doing (403, 400: ``status_code`` below 500) is one log
+    line: Django passes the exception along, and its traceback says nothing wrong with the service
+    while it buries the lines that do."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and 400 <= getattr(record, "status_code", 500) < 500:
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 class JsonFormatter(_JsonFormatter):
     """One JSON object per line: when, how bad, which logger, the message, the request's context."""
 

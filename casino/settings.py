@@ -566,13 +566,14 @@ if LOG_FORMAT not in {"json", "plain"}:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_context": {"()": "casino.logs.RequestContextFilter"}},
+    "filters": {"request_context": {"()": "casino.logs.RequestContextFilter"},
+                "refusals": {"()": "casino.logs.RefusalsWithoutTraceback"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
         "json": {"()": "casino.logs.JsonFormatter"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
-                             "filters": ["request_context"]}},
+                             "filters": ["request_context", "refusals"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from audit.models import ReconciliationReport
 from progressive.models import MeterEvent, Pool
 from rounds.models import Round, Seat, Submission, Table
+from trail.models import AuditEvent
 
 
 @pytest.fixture(autouse=True)
@@ -20,21 +21,37 @@ def fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def _load(rounds: int = 5, **options) -> dict[str, str]:
-    """Run the command and return the passwords and keys it printed, by login and table."""
+def _load(rounds: int = 5, printed: list | None = None, **options) -> dict[str, str]:
+    """Run the command and return the passwords and keys it printed, by login and table (and what
+    it printed, into ``printed``)."""
     out = StringIO()
     call_command("load_demo", rounds=rounds, stdout=out, stderr=StringIO(), no_color=True, **options)
     text = out.getvalue()
+    if printed is not None:
+        printed.append(text)
     assert "http://127.0.0.1:8000/admin/" in text and "/api/docs/" in text
-    return dict(re.findall(r"^  (admin|auditor|[SU]0\d)\s+(\S+)", text, re.MULTILINE))
+    return dict(re.findall(r"^  (admin|auditor|supervisor|[SU]0\d)\s+(\S+)", text, re.MULTILINE))
 
 
 @pytest.mark.django_db
 def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
-    passwords = _load()
+    printed = []
+    passwords = _load(printed=printed)
 
     users = get_user_model().objects
     admin, auditor = users.get(username="admin"), users.get(username="auditor")
+    supervisor = users.get(username="supervisor")
+    assert supervisor.check_password(passwords["supervisor"]) and not supervisor.is_superuser
+    assert list(supervisor.groups.values_list("name", flat=True)) == ["supervisor"]
+    assert supervisor.has_perm("audit.add_tablecount")
+    # What it says it posted is what its summary counts: the demo day's rounds, then S01's evenings.
+    [text] = printed
+    assert "Gaming day " in text and ": posted 20 rounds to POST /api/v1/rounds/, and 20 of S01's 4 evenings" in text
+    assert re.search(r"'s rounds by status: .*", text)
+    statuses = re.search(r"'s rounds by status: (.*)", text).group(1)
+    assert sum(int(n) for n in re.findall(r"(\d+)", statuses)) == 20
+    # It says what it is doing while it deals: a line as each day starts.
+    assert len(re.findall(r"^Dealing gaming day \S+ at ", text, re.MULTILINE)) == 5
     assert admin.is_superuser and admin.is_staff and admin.check_password(passwords["admin"])
     assert not auditor.is_superuser and auditor.is_staff
     assert auditor.check_password(passwords["auditor"])
@@ -77,14 +94,15 @@ def test_load_demo_creates_logins_tables_and_a_day_of_rounds():
 def test_running_it_again_changes_nothing_and_keeps_the_logins_and_keys_unless_asked(client):
     first = _load()
     counts = (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count(),
-              ReconciliationReport.objects.count())
+              ReconciliationReport.objects.count(), AuditEvent.objects.count())
 
     second = _load()
 
+    # Nothing changed, so nothing is recorded either: no role set again, no person saved.
     assert (Round.objects.count(), Submission.objects.count(), MeterEvent.objects.count(),
-            ReconciliationReport.objects.count()) == counts
+            ReconciliationReport.objects.count(), AuditEvent.objects.count()) == counts
     assert Table.objects.count() == 4
-    assert get_user_model().objects.filter(username__in=["admin", "auditor"]).count() == 2
+    assert get_user_model().objects.filter(username__in=["admin", "auditor", "supervisor"]).count() == 3
     admin = get_user_model().objects.get(username="admin")
     assert second == dict.fromkeys(first, "kept") and admin.check_password(first["admin"])
     # The key S01 was given first still posts: the demo's table was not cut off.

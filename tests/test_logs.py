@@ -178,3 +178,26 @@ def test_access_log_on_by_default_and_off_when_emptied():
     off = subprocess.run([sys.executable, "-c", read], cwd=ROOT, env={**env, "GUNICORN_ACCESS_LOG": ""},
                          capture_output=True, text=True, check=True)
     assert (on.stdout.strip(), off.stdout.strip()) == ("-", "None")
+
+
+def test_a_refusal_is_one_line_and_a_failure_keeps_its_traceback():
+    """A 403 (Django passes its PermissionDenied along) is logged without a traceback; a 500's is kept."""
+    from casino.logs import RefusalsWithoutTraceback
+
+    def logged(status: int) -> logging.LogRecord:
+        try:
+            raise RuntimeError("refused")
+        except RuntimeError:
+            record = logging.LogRecord("django.request", logging.WARNING, __file__, 1, "Forbidden: %s",
+                                       ("/admin/x/",), sys.exc_info())
+        record.status_code = status
+        assert RefusalsWithoutTraceback().filter(record)
+        return record
+
+    assert logged(403).exc_info is None and logged(400).exc_info is None
+    assert logged(500).exc_info is not None
+
+
+def test_the_console_handler_drops_a_refusal_s_traceback(settings):
+    assert "refusals" in settings.LOGGING["handlers"]["console"]["filters"]
+    assert settings.LOGGING["filters"]["refusals"]["()"] == "casino.logs.RefusalsWithoutTraceback"

@@ -136,6 +136,12 @@ def test_the_report_page_sets_the_count_against_what_was_paid(s01, staff):
     assert staff("auditor", "reader").get("/admin/audit/tablecount/enter/").status_code == 403
 
 
+def test_the_admin_s_usual_add_address_opens_the_count_form(staff):
+    """Every other model's form is at …/add/: a supervisor who goes there gets the count's form."""
+    moved = staff("supervisor").get("/admin/audit/tablecount/add/", {"table": "S01"})
+    assert (moved.status_code, moved["Location"]) == (302, "/admin/audit/tablecount/enter/?table=S01")
+
+
 def test_a_count_is_in_the_currency_the_table_dealt_in_that_day(s01, cashier):
     """A table moved to a configuration in another currency: a count of a day before the move is in the
     currency its rounds were dealt in, not the table's new one."""

@@ -1,7 +1,7 @@
 """``python manage.py load_demo``: something to look at on the embedded development default.
 
-Logins ``admin`` (superuser) and ``auditor`` (the auditor role) with random
-passwords, tables S01 and S02 on ``se-50kr`` and U01 and U02 on ``us-30k``, and
+Logins ``admin`` (superuser), ``auditor`` (the auditor role) and
+``supervisor`` (the floor's supervisor role) with random passwords, tables S01 and S02 on ``se-50kr`` and U01 and U02 on ``us-30k``, and
 one gaming day of simulated rounds (the last complete one, 18:00 to 02:00)
 posted through the real API: a Bearer key lent to each table for the load,
 JSON to ``POST /api/v1/rounds/``, the whole HTTP stack but the socket.
@@ -45,6 +45,7 @@ from django.http.request import validate_host
 from django.test import Client
 from django.utils import timezone
 
+from casino.roles import ROLES
 from casino.services import user_roles_set
 from infra import locks
 from infra.gaming_day import gaming_day_of
@@ -57,6 +58,8 @@ from rounds.simulation import TableSimulator
 from trail.services import SYSTEM, Actor
 
 DEMO_TABLES = (("S01", "se-50kr"), ("S02", "se-50kr"), ("U01", "us-30k"), ("U02", "us-30k"))
+# Each login's role (casino/roles.py), and whether it is the superuser.
+LOGINS = (("admin", "admin", True), ("auditor", "auditor", False), ("supervisor", "supervisor", False))
 CHEATS_AT = "S01"  # the table where the planted cheats sit (rounds.simulation.PLANTED)
 OPENS, SESSION = clock(18), timedelta(hours=8)  # 18:00 to 02:00, local time
 # What a login or key kept from an earlier run is printed as: its secret is not kept to print.
@@ -97,10 +100,8 @@ class Command(BaseCommand):
         if history < 0:
             raise CommandError("--history must be 0 or more")
 
-        passwords = {
-            "admin": _demo_user("admin", role="admin", superuser=True, new_password=new_secrets),
-            "auditor": _demo_user("auditor", role="auditor", new_password=new_secrets),
-        }
+        passwords = {login: _demo_user(login, role=role, superuser=superuser, new_password=new_secrets)
+                     for login, role, superuser in LOGINS}
         keys = {code: _demo_table(code, config, new_key=new_secrets) for code, config in DEMO_TABLES}
         codes = [code for code, _ in DEMO_TABLES]
         # The last complete gaming day, so that no round is dealt in the future.
@@ -109,23 +110,22 @@ class Command(BaseCommand):
             self.stdout.write(f"Gaming day {day} is already loaded; no rounds posted.")
         else:
             started = time.monotonic()
-            posted = disagreements = 0
+            earlier_posted = disagreements = 0
             # Keys lent for the load: the tables' own keys, in use by whoever posts with them, are kept.
             lent = {code: table_key_lend(table=Table.objects.get(code=code), actor=SYSTEM, lifetime=LOAN).key
                     for code in codes}
             for evening in range(history, 0, -1):
                 earlier = day - timedelta(days=evening)
-                counts = _post_gaming_day(day=earlier, keys={CHEATS_AT: lent[CHEATS_AT]}, rounds=rounds,
+                counts = self._day_posted(earlier, keys={CHEATS_AT: lent[CHEATS_AT]}, rounds=rounds,
                                           evening=evening)
-                posted, disagreements = posted + counts[0], disagreements + counts[1]
-                call_command("reconcile", day=earlier.isoformat(), no_progress=True, stdout=StringIO())
-            counts = _post_gaming_day(day=day, keys=lent, rounds=rounds, evening=0)
-            posted, disagreements = posted + counts[0], disagreements + counts[1]
+                earlier_posted, disagreements = earlier_posted + counts[0], disagreements + counts[1]
             # The demo day reconciled, as the nightly job would: the tonight page and the report show it.
-            call_command("reconcile", day=day.isoformat(), no_progress=True, stdout=StringIO())
+            posted, wrong = self._day_posted(day, keys=lent, rounds=rounds, evening=0)
+            disagreements += wrong
             self.stdout.write(
-                f"Gaming day {day}" + (f" and {history} evenings of {CHEATS_AT} before it" if history else "")
-                + f": posted {posted} rounds to POST /api/v1/rounds/ in {time.monotonic() - started:.1f} s."
+                f"Gaming day {day}: posted {posted} rounds to POST /api/v1/rounds/"
+                + (f", and {earlier_posted} of {CHEATS_AT}'s {history} evenings before it" if history else "")
+                + f", in {time.monotonic() - started:.1f} s."
             )
             if disagreements:
                 self.stderr.write(
@@ -135,6 +135,18 @@ class Command(BaseCommand):
         self._summary(day, codes)
         self._access(url, keys, passwords)
 
+    def _day_posted(self, day, *, keys: dict[str, str], rounds: int, evening: int) -> tuple[int, int]:
+        """One gaming day posted and reconciled, saying so as it goes (a demo takes a while)."""
+        tables = ", ".join(sorted(keys))
+        self.stdout.write(f"Dealing gaming day {day} at {tables}: {rounds * len(keys)} rounds …")
+        self.stdout.flush()
+        started = time.monotonic()
+        counts = _post_gaming_day(day=day, keys=keys, rounds=rounds, evening=evening)
+        call_command("reconcile", day=day.isoformat(), no_progress=True, stdout=StringIO())
+        self.stdout.write(f"  posted and reconciled in {time.monotonic() - started:.1f} s")
+        self.stdout.flush()
+        return counts
+
     def _summary(self, day, codes) -> None:
         rounds = Round.objects.filter(table__code__in=codes, gaming_day=day)
         by_status = dict(rounds.values_list("status").annotate(n=Count("id")).order_by("status"))
@@ -142,7 +154,7 @@ class Command(BaseCommand):
             Finding.objects.filter(round__in=rounds)
             .values_list("code").annotate(n=Count("id")).order_by("code")
         )
-        self.stdout.write(f"Rounds by status: {_counts(by_status)}")
+        self.stdout.write(f"Gaming day {day}'s rounds by status: {_counts(by_status)}")
         self.stdout.write(f"Findings by code: {_counts(by_code)}")
         for pool in Pool.objects.order_by("code"):
             self.stdout.write(f"Pool {pool.code}: meter {pool.meter} {pool.currency}")
@@ -159,10 +171,10 @@ class Command(BaseCommand):
         out.write(f"API docs: {url}/api/docs/")
         out.write("")
         out.write("Logins:")
-        out.write(self.style.SUCCESS(f"  admin    {passwords['admin'] or KEPT}    (superuser)"))
-        out.write(self.style.SUCCESS(
-            f"  auditor  {passwords['auditor'] or KEPT}    (role auditor: reads everything, works findings)"
-        ))
+        described = {role.name: role.description for role in ROLES}
+        for login, role, superuser in LOGINS:
+            what = "superuser" if superuser else f"role {role}: {described[role]}"
+            out.write(self.style.SUCCESS(f"  {login:<10}  {passwords[login] or KEPT}    ({what})"))
 
 
 def _demo_user(username: str, *, role: str, superuser: bool = False, new_password: bool = False) -> str | None:
@@ -172,10 +184,13 @@ def _demo_user(username: str, *, role: str, superuser: bool = False, new_passwor
     password = secrets.token_urlsafe(12) if created or new_password else None
     if password is not None:
         user.set_password(password)
-    user.is_active = True
-    user.is_superuser = superuser
-    user.save()
-    user_roles_set(user=user, roles=[role], actor=Actor.of_command("load_demo"))
+    # Saved and given its role only where something changes: a demo run again writes no event.
+    if password is not None or not user.is_active or user.is_superuser != superuser:
+        user.is_active = True
+        user.is_superuser = superuser
+        user.save()
+    if created or sorted(user.groups.values_list("name", flat=True)) != [role]:
+        user_roles_set(user=user, roles=[role], actor=Actor.of_command("load_demo"))
     return password
 
 
