@@ -38,7 +38,7 @@ from .admin_floor import FloorPages, dealer_url, table_url
 from .counts import current_counts
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
-from .reconciliation.config import day_to_reconcile
+from .reconciliation.config import day_to_reconcile, report_maker
 from .reconciliation.figures import dealer_order
 from .reconciliation.report_figures import (
     ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json, stored_name,
@@ -296,8 +296,8 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
 
     @admin.display(description="stale", boolean=True)
     def stale(self, report) -> bool:
-        """Rounds of its days were stored after it opened: a new version is to come."""
-        return bool(getattr(report, "is_stale", False))
+        """Rounds of its days it did not count were stored after it: a new version is to be made."""
+        return bool(getattr(report, "may_be_stale", False)) and bool(late_rounds_of(report))
 
     def changelist_view(self, request, extra_context=None):
         # What an operator must not have to look for: ended days without their report, stale ones, a stuck run.
@@ -305,10 +305,10 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         kept = reports_kept(books_open=window_opens(), last_ended=day_to_reconcile())
         if kept.days_missing:
             messages.warning(request, f"{kept.days_missing} ended gaming day(s) have no current report "
-                             f"(the oldest {kept.oldest_missing}): the hourly healing job starts them.")
+                             f"(the oldest {kept.oldest_missing}): {report_maker()}.")
         if kept.days_stale:
-            messages.warning(request, f"{kept.days_stale} day(s) have a stale report: rounds of the day were "
-                             f"stored after it (the oldest {kept.oldest_stale}); a new version is to come.")
+            messages.warning(request, f"{kept.days_stale} day(s) have a stale report: rounds of the day it did not "
+                             f"count were stored after it (the oldest {kept.oldest_stale}); {report_maker()}.")
         if kept.oldest_running_since and timezone.now() - kept.oldest_running_since > timedelta(hours=1):
             messages.warning(request, f"A report has been running since {kept.oldest_running_since:%Y-%m-%d %H:%M} "
                              "(UTC): longer than any day takes.")
@@ -357,13 +357,13 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     @admin.display(description="rounds stored after it")
     def late_rounds(self, report) -> SafeString | str:
         """Rounds of its days stored after it opened (``staleness``): it undercounts until superseded."""
-        late = late_rounds_of(report)
+        late = late_rounds_of(report, self._figures(report))
         if not late:
             return "none"
         return format_html(
             '<strong class="report-alert">stale: {} round(s) of its days stored after it ({})</strong>; '
-            "the hourly healing job makes a new version", sum(late.values()),
-            ", ".join(f"{code}: {n}" for code, n in late.items()))
+            "{} (a new version)", sum(late.values()),
+            ", ".join(f"{code}: {n}" for code, n in late.items()), report_maker())
 
     @admin.display(description="alerts")
     def alerts(self, report) -> SafeString | str:

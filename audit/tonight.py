@@ -48,6 +48,7 @@ from trail.models import AuditEvent, ChainHead
 
 from .models import ProtectionFinding, ReconciliationReport, VarianceFinding
 from .notices import notices_unsent
+from .reconciliation.config import report_maker
 from .reconciliation.figures import dealer_order, hours_of, per_hour, percent
 from .reconciliation.report_figures import stored_name
 from .reconciliation.report_reader import read_groups
@@ -208,6 +209,7 @@ class Tonight:
     late: list[Late] = field(default_factory=list)  # by table, most first
     unsent: dict[str, int] = field(default_factory=dict)  # notices of the last day not sent, by why
     late_alert: int = 0  # LATE_ROUNDS_ALERT_PER_HOUR
+    report_maker: str = ""  # what makes a missing or stale day's report (reconciliation.config)
 
     @property
     def protection_url(self) -> str:
@@ -237,6 +239,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
+        report_maker=report_maker(),
         late=late_rounds(since=now - LATE_OVER, now=now),
         unsent=notices_unsent(since=now - LATE_OVER), late_alert=settings.LATE_ROUNDS_ALERT_PER_HOUR,
     )

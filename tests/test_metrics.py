@@ -256,9 +256,13 @@ def test_ended_days_without_their_report_and_a_report_stuck_running(settings):
     from audit.reconciliation.config import day_to_reconcile
     from rounds.window import window_opens
 
+    from tests.reconciliation.test_missing_days import _dealt_on
+
     settings.ROUND_WINDOW_OPENS = day_to_reconcile() - timedelta(days=40)
     opens, ended = window_opens(), day_to_reconcile()
-    days = (ended - opens).days + 1
+    # The days that had rounds: a day nothing was dealt on is missing no report.
+    _dealt_on(opens, ended - timedelta(days=1), ended)
+    days = 3
     text = scrape()
     assert value(text, "table_audit_reconciliation_days_missing") == days
     assert value(text, "table_audit_reconciliation_oldest_running_seconds") == 0

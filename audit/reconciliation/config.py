@@ -114,3 +114,13 @@ def day_to_reconcile(*, now: datetime | None = None) -> date:
     clock = reconciliation_settings()
     today = gaming_day_of(now or timezone.now(), time_zone=clock.time_zone, cutoff_hour=clock.cutoff_hour)
     return today - timedelta(days=1)
+
+
+def report_maker() -> str:
+    """What makes a missing or stale day's report, as a page says it: the hourly healing job where a
+    scheduler runs (a broker is configured); on the embedded default (no broker, tasks inline) no
+    scheduler runs, and nothing makes it but a person."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return ("no scheduler runs without a broker (the embedded default): "
+                "manage.py reconcile --day YYYY-MM-DD makes it")
+    return "the hourly healing job makes it"

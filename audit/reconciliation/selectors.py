@@ -31,6 +31,7 @@ from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from game.findings import PAYOUT_MISMATCH
 from game.record import Amounts
+from infra.gaming_day import gaming_day_window
 from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import OPENING
@@ -859,8 +860,10 @@ def reports_kept(*, books_open: date, last_ended: date) -> ReportsKept:
 
 
 def days_without_report(*, books_open: date, last_ended: date) -> list[date]:
-    """The ended gaming days from ``books_open`` to ``last_ended`` without a current report of their
-    own (never made, failed, or still running), oldest first: one read, however long the books."""
+    """The ended gaming days from ``books_open`` to ``last_ended`` that had rounds in the books and
+    have no current report of their own (never made, failed, or still running), oldest first: a
+    day nothing was dealt on needs none. One read of the reports, and one look for a round on each
+    day without one (its own month's partition, by the day's index)."""
     return _days_missing(books_open, last_ended, _days_reported(books_open, last_ended))
 
 
@@ -874,4 +877,12 @@ def _days_reported(books_open: date, last_ended: date) -> set[date]:
 
 def _days_missing(books_open: date, last_ended: date, reported: set[date]) -> list[date]:
     days = (books_open + timedelta(days=n) for n in range(max((last_ended - books_open).days + 1, 0)))
-    return [day for day in days if day not in reported]
+    return [day for day in days if day not in reported and _dealt_on(day)]
+
+
+def _dealt_on(day: date) -> bool:
+    start, end = gaming_day_window(day)
+    # The moments only bound the partitions read (a day's wide, whatever clock a round was judged
+    # by); the day is what decides.
+    return Round.objects.filter(gaming_day=day, held=False, dealt_at__gte=start - timedelta(days=1),
+                                dealt_at__lt=end + timedelta(days=1)).exists()

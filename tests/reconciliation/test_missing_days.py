@@ -3,7 +3,7 @@ the hourly job starts the report of each day left without a current one, oldest 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django_celery_beat.models import PeriodicTask
@@ -11,16 +11,32 @@ from django_celery_beat.models import PeriodicTask
 from audit.models import ReconciliationReport
 from audit.reconciliation.services import day_to_reconcile, days_to_reconcile
 from audit.tasks import reconcile_missing
+from infra.gaming_day import gaming_day_of
+from tests import examples
+from tests.reconciliation.days import client_for, moved
 from rounds.window import window_opens
 
 pytestmark = pytest.mark.django_db
 
 
+def _dealt_on(*days, table: str = "S01") -> None:
+    """One round of ``table`` on each of ``days``, posted through the API."""
+    client = client_for(table, "se-50kr")
+    example = examples.load("se-50kr.jsonl")[0]["record"]
+    dealt = datetime.fromisoformat(example["dealt_at"])
+    for n, day in enumerate(days):
+        record = dict(moved(example, hours=24 * (day - gaming_day_of(dealt)).days, prefix=f"d{n}-"), table=table)
+        assert client.post("/api/v1/rounds/", record, format="json").status_code == 201
+
+
 def test_days_left_without_their_report_are_reconciled_oldest_first_a_few_a_run(settings):
     settings.ROUND_WINDOW_OPENS = day_to_reconcile() - timedelta(days=40)
     opens, ended = window_opens(), day_to_reconcile()
+    dealt = [opens, opens + timedelta(days=1), opens + timedelta(days=7), ended]
+    _dealt_on(*dealt)
+    # A day nothing was dealt on needs no report: only the days that had rounds are missing.
     missing = days_to_reconcile(books_open=opens)
-    assert missing[0] == opens and missing[-1] == ended and len(missing) == (ended - opens).days + 1
+    assert missing == dealt
 
     first = reconcile_missing(most=2)
 
@@ -52,3 +68,19 @@ def test_the_job_is_in_the_schedule_every_hour():
 def test_the_watch_is_in_the_schedule_every_minute():
     entry = PeriodicTask.objects.get(task="audit.reconcile_watch")
     assert entry.enabled and entry.interval.every == 1 and entry.interval.period == "minutes"
+
+
+def test_the_pages_say_what_makes_a_missing_report_and_count_only_days_dealt(settings, admin_client):
+    """On the embedded default no scheduler runs: the tonight page and the reports' list say a person
+    must make it, not that an hourly job will. Days nothing was dealt on are not counted."""
+    settings.ROUND_WINDOW_OPENS = day_to_reconcile() - timedelta(days=20)
+    _dealt_on(day_to_reconcile())
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    tonight = admin_client.get("/admin/").content.decode()
+    assert "1 ended day without a current report" in tonight
+    assert "no scheduler runs without a broker (the embedded default)" in tonight
+    assert "healing job" not in tonight
+    listed = admin_client.get("/admin/audit/reconciliationreport/").content.decode()
+    assert "1 ended gaming day(s) have no current report" in listed and "manage.py reconcile --day" in listed
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert "the hourly healing job makes it" in admin_client.get("/admin/").content.decode()
