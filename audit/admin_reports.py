@@ -10,7 +10,7 @@ Registered by ``audit/admin.py``. Reports are written by the nightly job and
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from django.contrib import admin
@@ -28,6 +28,7 @@ from game.rules import BETS
 from infra import charts
 from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
 from infra.json_columns import WithoutKey
+from infra.money_display import percent
 from rounds.models import Table
 from rounds.window import window_opens
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
@@ -48,7 +49,6 @@ from .reconciliation.staleness import late_rounds_of, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts
 
-CENT = Decimal("0.01")
 # Charts of a table's or dealer's days on one page: the flagged first, then the largest handle.
 CHARTED_GROUPS = 6
 STANDING_GROUPS = 24  # in the chart of where each stands in its band
@@ -81,9 +81,7 @@ def hold(value) -> SafeString | str:
     """A hold the report keeps in percent to four places, shown to two ("5.76 %"), exact on hover."""
     if value in (None, ""):
         return "–"
-    shown = number_format(Decimal(str(value)).quantize(CENT, ROUND_HALF_UP), decimal_pos=2,
-                          use_l10n=True, force_grouping=True)
-    return format_html('<span title="{} %" class="nowrap">{} %</span>', value, shown)
+    return format_html('<span title="{} %" class="nowrap">{}</span>', value, percent(value))
 
 
 def band_text(low, high, currency: str) -> SafeString:

@@ -22,3 +22,11 @@ def money(amount: Decimal | None, currency: str = "") -> str:
     cents = Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP)
     text = number_format(cents, decimal_pos=2, use_l10n=True, force_grouping=True)
     return f"{text} {currency}" if currency else text
+
+
+def percent(value: Decimal | str | None) -> str:
+    """A percentage kept to more places (a hold's four), written to two: ``"5.76 %"``; None → ``"–"``."""
+    if value in (None, ""):
+        return "–"
+    shown = Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+    return f"{number_format(shown, decimal_pos=2, use_l10n=True, force_grouping=True)} %"

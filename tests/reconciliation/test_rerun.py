@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import logging
 
 import pytest
@@ -150,6 +151,9 @@ def test_the_reconcile_command_prints_progress_and_the_figures(few_rounds):
     text = out.getvalue()
     assert "] 4/4" in text  # the table S01, the players, the pool and the audit chain
     assert "rounds 12" in text and "drift 0" in text and "audit chain intact" in text
+    # Money as every page writes it: grouped, to the cent, with its currency; never a Decimal's digits.
+    assert re.search(r"house win -?[0-9,]+\.[0-9]{2} SEK, hold", text), text
+    assert not re.search(r"[0-9]\.[0-9]{3,}", text), text
     assert report_current(day_from=DAY).requested_by == "manage.py reconcile"
 
 

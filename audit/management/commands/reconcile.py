@@ -18,6 +18,7 @@ from audit.models import ReconciliationReport
 from audit.protection.services import day_protect
 from audit.reconciliation.report_reader import read_figures
 from audit.reconciliation.services import day_to_reconcile, report_run
+from infra.money_display import money, percent
 
 BAR = 30
 
@@ -83,18 +84,19 @@ class Command(BaseCommand):
             write("no rounds were dealt in the range")
         for currency, casino in figures.casino.items():
             write(f"{currency}: rounds {casino.rounds} (void {casino.void_rounds}), hands {casino.hands}, "
-                  f"handle {casino.handle_total} {currency}, house win {casino.win_total} {currency}, "
-                  f"hold {'-' if casino.hold_percent['total'] is None else casino.hold_percent['total']} %")
+                  f"handle {money(casino.handle_total, currency)}, house win {money(casino.win_total, currency)}, "
+                  f"hold {percent(casino.hold_percent['total'])}")
             if casino.win_paid_total is not None:
-                write(f"{currency}: house win by what the dealers paid {casino.win_paid_total} {currency} "
-                      f"(dealer difference {casino.dealer_difference:+} {currency})")
+                difference = casino.dealer_difference
+                write(f"{currency}: house win by what the dealers paid {money(casino.win_paid_total, currency)} "
+                      f"(dealer difference {'+' if difference >= 0 else '−'}{money(abs(difference), currency)})")
             write(f"{currency}: payout mismatches {casino.mismatches} "
                   f"({casino.mismatches_per_1000} per 1,000 hands), "
-                  f"overpaid {casino.overpaid} {currency}, underpaid {casino.underpaid} {currency}")
+                  f"overpaid {money(casino.overpaid, currency)}, underpaid {money(casino.underpaid, currency)}")
         for code, pool in figures.pools.items():
             failed = [c.check for c in pool.checks if not c.ok]
-            write(f"pool {code}: opening {pool.opening} + in {pool.inflow} - out {pool.outflow} "
-                  f"= closing {pool.closing} {pool.currency} "
+            write(f"pool {code}: opening {money(pool.opening)} + in {money(pool.inflow)} - out {money(pool.outflow)} "
+                  f"= closing {money(pool.closing, pool.currency)} "
                   f"({'balanced' if pool.balanced else 'DOES NOT BALANCE: ' + ', '.join(failed)})")
         write(f"re-verified {figures.reverification.rounds} rounds, drift {report.drift}")
         chain = figures.chain
