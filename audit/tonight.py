@@ -263,11 +263,13 @@ def late_rounds(*, since: datetime, now: datetime | None = None) -> list[Late]:
 
 
 def _backlog(*, before: date) -> int:
-    """Findings still to work whose round was dealt before ``before``: all of them less those of
-    the days since. Asked the other way, every unresolved finding is joined to its round in
-    every month's partition; this way only the days since are."""
+    """Findings still to work whose round was dealt before ``before``, one a mistake as the queue the
+    count links to lists them: all of them less those of the days since. Asked the other way,
+    every unresolved finding is joined to its round in every month's partition; this way only the
+    days since are."""
     unresolved = Finding.objects.filter(WORK)
-    return unresolved.count() - unresolved.filter(round__gaming_day__gte=before).count()
+    return (mistakes.one_row_each(unresolved).count()
+            - mistakes.one_row_each(unresolved.filter(round__gaming_day__gte=before)).count())
 
 
 def _day(day: date, *, now: datetime, current: bool) -> Day:

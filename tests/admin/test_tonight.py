@@ -80,6 +80,21 @@ def test_findings_left_from_earlier_days_and_their_link(last_day, table_client, 
     assert {f.pk for f in listed} == set(old.values_list("pk", flat=True))
 
 
+def test_the_count_of_findings_left_is_the_length_of_the_list_it_opens(last_day, table_client, staff):
+    """A seat's Ante off the unit is one mistake raised on three bets: the queue lists it once, and the
+    count beside the link says one, not three."""
+    auditor = staff("auditor")
+    earlier = examples.last_gaming_day_evening(timezone.now()) - timedelta(days=3)
+    client = table_client("S02", "se-50kr")
+    off = next(e for e in examples.load("se-50kr.jsonl") if e["expect"]["codes"] == ["bet_off_unit"])
+    body = examples.redated({**off["record"], "table": "S02"}, earlier)
+    assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+    assert Finding.objects.filter(round__table__code="S02").count() > 1
+    figures = tonight()
+    listed = auditor.get(figures.backlog_url).context["cl"]
+    assert figures.backlog == listed.result_count == len(listed.result_list) == 1
+
+
 def test_dealers_are_ranked_by_the_money_their_mismatches_put_at_stake_with_their_direction(last_day):
     figures = _day(tonight(), last_day)
     mismatches = Finding.objects.filter(code="payout_mismatch", round__gaming_day=last_day).select_related("round")
