@@ -14,6 +14,7 @@ from infra import exports as shared
 from infra.exports import Column, Export, Period, formed, header, moment, plain, rows_of
 
 from .models import Finding, Round, Seat
+from .selectors import seat_handle
 
 # A row a seat, read of the seat; the round's amounts are in its configuration's currency.
 ROUND_COLUMNS: list[Column] = [
@@ -25,6 +26,9 @@ ROUND_COLUMNS: list[Column] = [
     *plain("seat", "player", "hole", "hand", "decision"),
     Column("currency", "round__config_version__currency"),
     *plain(*BETS), *plain(*[f"settled_{bet}" for bet in BETS]), *plain(*[f"paid_{bet}" for bet in BETS]),
+    # What the seat adds to the handle, as the reports count it: 0 in a void round (its bets were
+    # returned) or one held apart from the books, the Progressive only when lit.
+    *plain("progressive_lit", "handle"),
 ]
 
 FINDING_COLUMNS: list[Column] = [
@@ -53,6 +57,7 @@ def round_rows_of(rounds: QuerySet[Round]) -> Iterator[list]:
             Seat.objects.using(rounds.db)
             .filter(round_id__in=[pk for pk, _ in chunk], gaming_day__in={day for _, day in chunk})
             .order_by("round_id", "seat")
+            .annotate(handle=seat_handle())
             .values_list(*fields, "round_id")
         )
         for seat in read:

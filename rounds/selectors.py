@@ -12,6 +12,7 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
 from django.db.models import (
     BooleanField,
+    Case,
     Exists,
     F,
     Func,
@@ -21,6 +22,7 @@ from django.db.models import (
     QuerySet,
     Sum,
     Value,
+    When,
 )
 from django.db.models.functions import Abs, Coalesce
 
@@ -128,17 +130,32 @@ def finding_list() -> QuerySet[Finding]:
 class RoundMoney:
     """A round's money over its seats, in its configuration's currency.
 
+    ``handle`` is what the round adds to the handle, as every report counts it (``seat_handle``):
+    nothing for a void round (its bets were returned) or one held apart from the books.
     ``paid`` and ``difference`` (paid − settled) are over the seats that said what the
     dealer paid; None when none did.
     """
 
-    wagered: Decimal
+    handle: Decimal
     settled: Decimal
     paid: Decimal | None
     difference: Decimal | None
 
 
 ZERO = Value(Decimal(0))
+# A seat whose bets count in the books: its round not void (a void round's bets are returned)
+# and not held apart from them (``rounds.window``).
+LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID) & Q(round__held=False)
+
+
+def bet_handled(bet: str) -> Q:
+    """When a seat's ``bet`` counts in the handle: a live seat's, and the Progressive only when lit."""
+    return LIVE_SEAT & Q(progressive_lit=True) if bet == "progressive" else LIVE_SEAT
+
+
+def seat_handle():
+    """A seat's handle, as every report and page counts it: each bet where ``bet_handled``, else 0."""
+    return reduce(operator.add, (Case(When(bet_handled(bet), then=F(bet)), default=ZERO) for bet in BETS))
 
 
 def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:
@@ -155,13 +172,13 @@ def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:
         Seat.objects.filter(round_id__in=[r.pk for r in rounds], gaming_day__in={r.gaming_day for r in rounds})
         .order_by().values("round_id")
         .annotate(
-            wagered=Sum(total("")), settled=Sum(total("settled_")),
+            handle=Sum(seat_handle()), settled=Sum(total("settled_")),
             paid=Sum(total("paid_"), filter=reported), settled_reported=Sum(total("settled_"), filter=reported),
         )
     )
     return {
         row["round_id"]: RoundMoney(
-            wagered=row["wagered"], settled=row["settled"], paid=row["paid"],
+            handle=row["handle"], settled=row["settled"], paid=row["paid"],
             difference=None if row["paid"] is None else row["paid"] - row["settled_reported"],
         )
         for row in rows

@@ -36,7 +36,7 @@ from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import OPENING
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
-from rounds.selectors import OVERPAID, UNDERPAID
+from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, bet_handled
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
@@ -204,7 +204,6 @@ def _seats_of_days(day_from: date, day_to: date) -> dict:
     return {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
 
 
-LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID) & Q(round__held=False)
 
 
 def seat_money_annotations() -> dict:
@@ -212,11 +211,9 @@ def seat_money_annotations() -> dict:
     hands, and by bet the handle (``handle_*``: wagers of rounds not void, the Progressive only
     when lit), the players' settled results (``result_*``) and what they were paid (``paid_*``:
     where the table reported it, else what the rules give)."""
-    live = LIVE_SEAT
-    annotations = {"hands": Count("id", filter=live)}
+    annotations = {"hands": Count("id", filter=LIVE_SEAT)}
     for bet in BETS:
-        wagered = live & Q(progressive_lit=True) if bet == "progressive" else live
-        annotations[f"handle_{bet}"] = Coalesce(Sum(bet, filter=wagered), ZERO)
+        annotations[f"handle_{bet}"] = Coalesce(Sum(bet, filter=bet_handled(bet)), ZERO)
         annotations[f"result_{bet}"] = Coalesce(Sum(f"settled_{bet}"), ZERO)
         annotations[f"paid_{bet}"] = Coalesce(Sum(Coalesce(f"paid_{bet}", f"settled_{bet}")), ZERO)
     return annotations

@@ -132,7 +132,7 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
 
     list_display = (
         "status_shown", "table", "round_id", "dealt", "dealer", "dealer_hand", "finding_count",
-        "wagered", "settled", "paid", "difference",
+        "handle", "settled", "paid", "difference",
     )
     list_display_links = ("round_id",)
     list_select_related = ("table", "config_version")
@@ -205,9 +205,10 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
         amounts = getattr(round_, "money", None)
         return money(getattr(amounts, part, None), round_.config_version.currency) if amounts else "–"
 
-    @admin.display(description="wagered")
-    def wagered(self, round_: Round) -> str:
-        return self._money(round_, "wagered")
+    @admin.display(description="handle")
+    def handle(self, round_: Round) -> str:
+        """What the round adds to the handle: a void round's bets were returned, so nothing."""
+        return self._money(round_, "handle")
 
     @admin.display(description="settled")
     def settled(self, round_: Round) -> str:
