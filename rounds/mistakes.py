@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_objects
 
 from game.vocabulary import BETS, ONE_PER_BET_CODES
 from infra import locks
@@ -49,6 +49,9 @@ def locked_with_mates(model, ids: Iterable[int]) -> tuple[list, list]:
     ids = set(ids)
     reached = _reach(model, ids)
     locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
+    if model is Finding:
+        # Each is named by its table and round in its audit event and its messages (Finding.__str__).
+        prefetch_related_objects(locked, "round__table")
     named = [finding for finding in locked if finding.pk in ids]
     return named, _standing_with(named, locked)
 

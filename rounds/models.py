@@ -372,7 +372,10 @@ class Finding(WorkedFinding):
         ]
 
     def __str__(self) -> str:
-        return f"{self.code} on {self.round_id}"
+        """The finding as people name it: its code, the table and round id, the seat and bet
+        (``payout_mismatch on S01/20261204-000137 seat 3 blind``), never a database id."""
+        where = [f"seat {self.seat}"] if self.seat else []
+        return " ".join([f"{self.code} on {self.round}", *where, *([self.bet] if self.bet else [])])
 
 
 class Submission(ImmutableModel):

@@ -417,7 +417,7 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
     # second scan of every row.
     show_full_result_count = False
     fields = (
-        "round_link", "code", "informational", "seat", "bet", "same_mistake", "expected", "claimed",
+        "round_link", "code", "informational", "seat", "bet", "same_mistake", "expected_money", "claimed_money",
         "detail", "state", "state_changed_at", "state_changed_by_name", "state_note", "video", "created_at",
     )
     # Working a finding is the one thing this admin changes, and only through the service.
@@ -478,6 +478,15 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
     def claimed_shown(self, finding: Finding) -> str:
         bets = getattr(finding, "mistake_bets", [])
         return " · ".join(money(claimed) for _, claimed in bets) if bets else money(finding.claimed)
+
+    @admin.display(description="expected")
+    def expected_money(self, finding: Finding) -> str:
+        """On the finding's page, in its round's currency (the list's column names it in "at stake")."""
+        return money(finding.expected, finding.round.config_version.currency)
+
+    @admin.display(description="claimed")
+    def claimed_money(self, finding: Finding) -> str:
+        return money(finding.claimed, finding.round.config_version.currency)
 
     @admin.display(description="moved by", ordering="state_changed_by_name")
     def worked_by(self, finding: Finding) -> str:
