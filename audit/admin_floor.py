@@ -118,6 +118,6 @@ def _charts(who: str, scope: str, weeks, mondays: list[date], last_day: date):
         bands = series.bands["day", who, currency]
         if any(bands.get(day) for day in window):
             parts.append(charts.band_chart(
-                title=f"{who}, {currency}: house win by day against its band", currency=currency,
+                title=f"{who}, {currency}: {charts.BANDED}, by day against its band", currency=currency,
                 days=[charts.BandDay(day=day, band=bands.get(day)) for day in window], narrow=True))
     return mark_safe(charts.chart_row(parts)) if parts else ""

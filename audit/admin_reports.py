@@ -433,12 +433,13 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                              amount(g.handle_total, currency), amount(g.win_total, currency),
                              hold(g.hold_percent.get("total")), amount(g.win_paid_total, currency),
                              _difference(g.win_paid_total, g.win_total, currency), *theoretical_cells(g, currency),
-                             band_text(band.low_95, band.high_95, currency),
+                             format_html("{} in {}", amount(band.actual, currency),
+                                         band_text(band.low_95, band.high_95, currency)),
                              _flag_link(f"{band.outside} %", url) if band.outside else "",
                              band_text(optimal.low_95, optimal.high_95, currency),
                              f"{optimal.outside} %" if optimal.outside else ""])
         return _table(["", "rounds", "hands", "handle", "house win, settled", "hold", "house win, paid",
-                       "dealer difference", *THEORETICAL_HEADERS, "95 % band", "outside",
+                       "dealer difference", *THEORETICAL_HEADERS, f"{charts.BANDED} in its 95 % band", "outside",
                        "95 % band, optimal play", "outside, optimal play"], rows)
 
     @admin.display(description="tables")
@@ -559,7 +560,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             for key, currency, g in pairs[:STANDING_GROUPS]
         ]
         parts = [charts.standing_chart(
-            title=f"{label.capitalize()}s: house win against theoretical, in standard deviations",
+            title=f"{label.capitalize()}s: {charts.BANDED} against theoretical, in standard deviations",
             groups=standings, day_label="the day" if single else "the report's days")]
         charted = pairs[:CHARTED_GROUPS]
         series = selectors.report_band_series(scope=scope, groups=[(k, c) for k, c, _ in charted],
@@ -571,7 +572,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         for key, currency, _ in charted:
             bands = series.bands["day", key, currency]
             days.append(charts.band_chart(
-                title=f"{label} {key}, {currency}: house win by day", currency=currency,
+                title=f"{label} {key}, {currency}: {charts.BANDED}, by day", currency=currency,
                 days=[charts.BandDay(day=d, band=bands.get(d), link=links.get(d, "")) for d in window],
                 narrow=True))
         note = charts.caption(

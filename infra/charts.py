@@ -176,7 +176,10 @@ class BandDay:
     link: str = ""
 
 
-BAND_SERIES = ("house win", "theoretical", "95 % low", "95 % high")
+# What a band judges: the house win on the bets with a theoretical win of their own. The Progressive
+# is the pool's (its ledger's checks), so a table's "house win, settled" holds more than this.
+BANDED = "house win, Ante to Trips"
+BAND_SERIES = (BANDED, "theoretical", "95 % low", "95 % high")
 
 
 def band_chart(*, title: str, currency: str, days: Sequence[BandDay], narrow: bool = False) -> SafeString:
@@ -228,7 +231,7 @@ def band_day(*, title: str, currency: str, day: BandDay) -> SafeString:
     """One gaming day against its band, in words: what a chart of one point would only pretend to show."""
     band = day.band or {}
     outside = f" — outside the {band['outside']} % band" if band.get("outside") else ""
-    words = (f"gaming day {day.day:%Y-%m-%d}, the only day of these with a report for it: house win "
+    words = (f"gaming day {day.day:%Y-%m-%d}, the only day of these with a report for it: {BANDED} "
              f"{amount_text(_amount(band.get('actual')), currency)}, theoretical "
              f"{amount_text(_amount(band.get('expected')), currency)}, 95 % band "
              f"{amount_text(_amount(band.get('low_95')), '')} … {amount_text(_amount(band.get('high_95')), currency)}"
@@ -400,7 +403,7 @@ def standing_chart(*, title: str, groups: Sequence[Standing], day_label: str = "
             values.append({
                 "value": z,
                 "formatter": lambda _value, text=text: text,
-                "tooltip": f"{g.label} {name}: house win {amount_text(band['actual'], g.currency)}, "
+                "tooltip": f"{g.label} {name}: {BANDED} {amount_text(band['actual'], g.currency)}, "
                            f"theoretical {amount_text(band['expected'], g.currency)}, 95 % band "
                            f"{amount_text(band['low_95'], '')} … {amount_text(band['high_95'], g.currency)} "
                            f"({text})",

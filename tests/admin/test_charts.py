@@ -69,13 +69,13 @@ def test_a_chart_is_inline_svg_with_no_script_nothing_fetched_and_its_values_as_
     assert not re.search(r'(href|src)="(https?:)?//', svg) and "@import" not in svg and "url(" not in svg
     tree = ET.fromstring(svg)
     # The axis starts at the first day with a report, each labelled as the gaming day it is.
-    assert values_of(tree, "house win") == ["100.00 SEK", "68,235.00 SEK"]
+    assert values_of(tree, charts.BANDED) == ["100.00 SEK", "68,235.00 SEK"]
     assert values_of(tree, "theoretical") == ["90.00 SEK", "1,200.50 SEK"]
     assert values_of(tree, "95 % low") == ["-900.00 SEK", "-9,000.00 SEK"]
     assert values_of(tree, "95 % high") == ["1,100.00 SEK", "11,401.00 SEK"]
     assert "2026-11-27" in svg and "2026-11-26" not in svg and "gaming day" in svg
     # The day outside its band is red, says so on hover and opens its report.
-    dots = next(g for series in tree.iter(f"{SVG}g") if series.get("data-series") == "house win"
+    dots = next(g for series in tree.iter(f"{SVG}g") if series.get("data-series") == charts.BANDED
                 for g in series.iter(f"{SVG}g") if g.get("class") == "dots" and g.find(f"{SVG}a") is not None)
     assert "outside the 99.7 % band" in dots.find(f"{SVG}a/{SVG}title").text
     assert "#cc0000" in ET.tostring(dots, encoding="unicode")
@@ -86,7 +86,7 @@ def test_money_keeps_every_digit_of_a_decimal():
     big = {"actual": "123456789012.34", "expected": "0.01", "low_95": "-1.00", "high_95": "1.00", "outside": None}
     svg = charts.band_chart(title="big", currency="USD", days=[
         charts.BandDay(date(2026, 11, 27), big), charts.BandDay(date(2026, 11, 28), big)])
-    assert values_of(ET.fromstring(svg), "house win") == ["123,456,789,012.34 USD"] * 2
+    assert values_of(ET.fromstring(svg), charts.BANDED) == ["123,456,789,012.34 USD"] * 2
 
 
 def test_a_single_day_is_said_in_words_not_drawn_as_a_trend():
@@ -95,7 +95,7 @@ def test_a_single_day_is_said_in_words_not_drawn_as_a_trend():
     one = charts.band_chart(title="S01, SEK", currency="SEK", days=[
         charts.BandDay(date(2026, 11, 27), None), charts.BandDay(date(2026, 11, 28), band, link="/r/1/")])
     assert "<svg" not in one and 'class="chart-single" data-day="2026-11-28"' in one
-    assert "house win 68,235.00 SEK" in one and "outside the 99.7 % band" in one and 'href="/r/1/"' in one
+    assert f"{charts.BANDED} 68,235.00 SEK" in one and "outside the 99.7 % band" in one and 'href="/r/1/"' in one
 
 
 def test_the_report_pages_numbers_are_written_one_way():
@@ -184,14 +184,14 @@ def test_the_report_page_charts_each_tables_days_with_the_reports_figures(admin_
     first_page = admin_client.get(f"/admin/audit/reconciliationreport/{first.pk}/change/").content.decode()
     for key in ("S01", "S02", "U01"):
         currency = "USD" if key == "U01" else "SEK"
-        assert titled(pages[first.pk], f"table {key}, {currency}: house win by day") is None
+        assert titled(pages[first.pk], f"table {key}, {currency}: {charts.BANDED}, by day") is None
         band = first.figures["tables"][key][currency]["bands"]["total"]
-        single = first_page.split(f"table {key}, {currency}: house win by day</strong>", 1)[1].split("</div>", 1)[0]
+        single = first_page.split(f"table {key}, {currency}: {charts.BANDED}, by day</strong>", 1)[1].split("</div>", 1)[0]
         assert f"gaming day {first.day_from:%Y-%m-%d}, the only day of these with a report for it" in single
-        assert f"house win {amount(band['actual'], currency)}" in single
+        assert f"{charts.BANDED} {amount(band['actual'], currency)}" in single
         assert f"theoretical {amount(band['expected'], currency)}" in single
     # The day, the month and the year to date of every table, in standard deviations, in one chart.
-    standing = titled(pages[first.pk], "Tables: house win against theoretical")
+    standing = titled(pages[first.pk], f"Tables: {charts.BANDED} against theoretical")
     labels = [t.text for t in standing.iter(f"{SVG}text") if t.text in ("S01 SEK", "S02 SEK", "U01 USD")]
     assert sorted(labels) == ["S01 SEK", "S02 SEK", "U01 USD"]
     for period, series in (("day", "the day"), ("month_to_date", "month to date"), ("year_to_date", "year to date")):
@@ -206,8 +206,8 @@ def test_the_report_page_charts_each_tables_days_with_the_reports_figures(admin_
     assert values_of(meter, "meter")[-1] == amount(pool["closing"], "USD")
     assert values_of(meter, "meter")[0] == amount(pool["opening"], "USD")
     # The next day's page: S02 dealt on both days, two points, each from its own day's report.
-    svg = titled(pages[second.pk], "table S02, SEK: house win by day")
-    assert values_of(svg, "house win") == [
+    svg = titled(pages[second.pk], f"table S02, SEK: {charts.BANDED}, by day")
+    assert values_of(svg, charts.BANDED) == [
         amount(r.figures["tables"]["S02"]["SEK"]["bands"]["total"]["actual"], "SEK") for r in reports]
     html = "".join(ET.tostring(s, encoding="unicode") for svgs in pages.values() for s in svgs)
     assert "script" not in html

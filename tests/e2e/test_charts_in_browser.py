@@ -16,6 +16,7 @@ import pytest
 from audit.admin_reports import amount
 from audit.models import ReconciliationReport
 from audit.reconciliation.services import report_run
+from infra.charts import BANDED
 from progressive.models import MeterEvent, Pool
 from tests.browser import chromium, signed_in
 from tests.reconciliation.days import DAY, NEXT_DAY, post_day
@@ -66,24 +67,24 @@ def test_the_report_and_pool_charts_show_the_reports_figures(live_server, table_
         # The next day's report: S02 dealt on both days, so its chart has two points.
         page.goto(f"{live_server.url}/admin/audit/reconciliationreport/{report.pk}/change/")
         page.wait_for_selector("svg.pygal-chart")
-        shown = page.evaluate(POINT_VALUES, ["table S02, SEK: house win by day", "house win"])
+        shown = page.evaluate(POINT_VALUES, [f"table S02, SEK: {BANDED}, by day", BANDED])
         stored = [r.figures["tables"]["S02"]["SEK"]["bands"]["total"]["actual"] for r in (first, report)]
         assert [_money(t) for t in shown] == [(Decimal(v), "SEK") for v in stored]
-        band = page.evaluate(POINT_VALUES, ["table S02, SEK: house win by day", "95 % high"])
+        band = page.evaluate(POINT_VALUES, [f"table S02, SEK: {BANDED}, by day", "95 % high"])
         assert band == [amount(r.figures["tables"]["S02"]["SEK"]["bands"]["total"]["high_95"], "SEK")
                         for r in (first, report)]
         # The month and the year to date stand beside the day, in standard deviations.
         for period, series in (("month_to_date", "month to date"), ("year_to_date", "year to date")):
             z = report.figures[period]["tables"]["S02"]["SEK"]["bands"]["total"]["z"]
-            assert page.evaluate(POINT_VALUES, ["Tables: house win against theoretical", series]) == [
+            assert page.evaluate(POINT_VALUES, [f"Tables: {BANDED} against theoretical", series]) == [
                 f"z {Decimal(z):+}"]
         # The chart is drawn, within the screen: no wider than the page.
         box = page.locator("svg.pygal-chart[aria-label*='table S02, SEK']").bounding_box()
         assert box and box["width"] > 300 and box["x"] + box["width"] <= 1366
         assert page.evaluate("document.documentElement.scrollWidth") <= 1366
         # A point opens its day's report.
-        page.click("svg.pygal-chart[aria-label*='table S02, SEK: house win'] "
-                   "g.series[data-series='house win'] g.dots a >> nth=0", force=True)
+        page.click(f"svg.pygal-chart[aria-label*='table S02, SEK: {BANDED}'] "
+                   f"g.series[data-series='{BANDED}'] g.dots a >> nth=0", force=True)
         page.wait_for_url(f"**/admin/audit/reconciliationreport/{first.pk}/change/")
         if SHOTS:
             for i, section in enumerate(page.locator("fieldset.module").all()):
