@@ -492,14 +492,15 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             for key, by_currency in rolled.tables.items():
                 for currency, g in by_currency.items():
                     band = g.bands.total
-                    rows.append([label, key, count(len(rolled.days)),
+                    dealt = (rolled.days_dealt or {}).get("tables", {}).get(key, {}).get(currency)
+                    rows.append([label, key, count(dealt),
                                  amount(g.handle_total, currency), amount(g.win_total, currency),
                                  hold(g.hold_percent.get("total")), *theoretical_cells(g, currency),
                                  band_text(band.low_95, band.high_95, currency),
                                  f"{band.outside} %" if band.outside else ""])
         if not rows:
             return "only a single day's report carries its month and year to date"
-        return _table(["period", "table", "days", "handle", "house win", "hold", *THEORETICAL_HEADERS,
+        return _table(["period", "table", "days dealt", "handle", "house win", "hold", *THEORETICAL_HEADERS,
                        "95 % band", "outside"], rows)
 
     @admin.display(description="shifts")

@@ -426,6 +426,10 @@ class ToDate(ByScope):
     scoring: Scoring | None = None
     pools: dict[str, RolledPool]
     drift: int
+    # How many of the days each group dealt on (had rounds), {scope: {key: {currency: days}}}: a
+    # table that dealt one day of the month is not "4 days" because four days were reported.
+    # None in a roll-up kept before it was counted.
+    days_dealt: dict[str, dict[str, dict[str, int]]] | None = None
 
 
 class ReportFigures(ByScope):

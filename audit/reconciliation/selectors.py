@@ -693,6 +693,7 @@ def report_rollup_on(
         isinstance(kept, dict) and before >= day_from and kept.get("day_from") == str(day_from)
         and kept.get("day_to") == str(before) and isinstance(kept.get("reports"), list)
         and all(isinstance(kept.get(scope), dict) for scope in scopes)
+        and all(isinstance((kept.get("days_dealt") or {}).get(scope), dict) for scope in scopes)
         and sorted(kept["reports"]) == sorted(_current_single_days(day_from=day_from, day_to=before))
     )
     try:
@@ -735,6 +736,7 @@ class _Rolling:
         self.casino = ByCurrency()
         self.pools: dict[str, dict] = {}
         self.days: list[date] = []
+        self.days_dealt: dict[str, dict[str, dict[str, int]]] = {scope: {} for scope in scopes}
         self.reports: list[int] = []
         self.drift = 0
 
@@ -746,6 +748,8 @@ class _Rolling:
             rolling.groups[scope] = {key: ByCurrency.of_groups(by) for key, by in kept.groups(scope).items()}
         rolling.pools = {code: figures_json(pool) for code, pool in kept.pools.items()}
         rolling.days = list(kept.days)
+        rolling.days_dealt = {scope: {key: dict(by) for key, by in (kept.days_dealt or {})[scope].items()}
+                              for scope in scopes}
         rolling.reports = list(kept.reports)
         rolling.drift = kept.drift
         return rolling
@@ -757,6 +761,10 @@ class _Rolling:
         for scope, by_key in self.groups.items():
             for key, data in (row[f"figures__{scope}"] or {}).items():
                 by_key.setdefault(key, ByCurrency()).add_all(ByCurrency.from_json(data))
+                dealt = self.days_dealt[scope].setdefault(key, {})
+                for currency, group in data.items():
+                    if int(group.get("rounds", 0)):
+                        dealt[currency] = dealt.get(currency, 0) + 1
         self.drift += (row["figures__reverification"] or {}).get("drift", 0)
         for code, pool in (row["figures__pools"] or {}).items():
             _roll_pool(self.pools, code, pool, row["day_from"])
@@ -775,6 +783,7 @@ class _Rolling:
             scoring=scoring_of(self.casino, derived),
             pools=self.pools,
             drift=self.drift,
+            days_dealt=self.days_dealt,
         )
 
 

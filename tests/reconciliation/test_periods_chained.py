@@ -4,6 +4,7 @@ was reconciled again since."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -83,15 +84,41 @@ def test_a_day_reconciled_again_since_makes_the_next_read_every_day(posted, read
 def test_a_kept_period_that_does_not_fit_is_not_taken(reads):
     month = DAY.replace(day=1)
     fits = {"day_from": str(month), "day_to": str(DAY - timedelta(days=1)), "reports": [], "drift": 0,
-            "casino": {}, "tables": {}, "dealers": {}, "pools": {}, "days": []}
+            "casino": {}, "tables": {}, "dealers": {}, "pools": {}, "days": [],
+            "days_dealt": {"tables": {}, "dealers": {}}}
     selectors.report_rollup_on(kept=fits, day_from=month, day_to=DAY, scopes=("tables", "dealers"))
     assert reads == [(DAY, DAY)]
     unfits = [{**fits, "day_to": str(DAY - timedelta(days=2))}, {**fits, "reports": [12345]},
               {**fits, "day_from": str(month - timedelta(days=1))},
               {k: v for k, v in fits.items() if k != "reports"}, None,
               {k: v for k, v in fits.items() if k != "pools"}, {**fits, "casino": {"SEK": "x"}},
-              {**fits, "days": ["not a day"]}]
+              {**fits, "days": ["not a day"]},
+              # kept before it counted each group's days dealt
+              {k: v for k, v in fits.items() if k != "days_dealt"}]
     for unfit in unfits:
         reads.clear()
         selectors.report_rollup_on(kept=unfit, day_from=month, day_to=DAY, scopes=("tables", "dealers"))
         assert reads == [(month, DAY)], unfit
+
+
+def test_a_table_s_days_to_date_are_the_days_it_dealt(table_client, admin_client):
+    """Four days reported, and S02 dealt on only one of them: its month to date says 1 day dealt, on
+    the rolled-on figures and on the report's page."""
+    s01 = table_client("S01", "se-50kr")
+    s02 = table_client("S02", "se-50kr")
+    swedish = examples.load("se-50kr.jsonl")
+    for i, day in enumerate(DAYS):
+        hours = 24 * (day - DAY).days
+        posts = [(s01, "S01")] + ([(s02, "S02")] if day == DAYS[1] else [])
+        for client, code in posts:
+            record = dict(moved(swedish[i]["record"], hours=hours, prefix=f"{code}-{i}-"), table=code)
+            assert client.post("/api/v1/rounds/", record, format="json").status_code == 201
+    for day in DAYS:
+        report = report_run(day_from=day)
+    month = report.figures["month_to_date"]
+    assert len(month["days"]) == 4
+    assert month["days_dealt"]["tables"] == {"S01": {"SEK": 4}, "S02": {"SEK": 1}}
+    assert _whole("month_to_date", DAYS[-1])["days_dealt"] == month["days_dealt"]
+    page = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    to_date = page.split("days dealt", 1)[1]
+    assert re.search(r"<td>month to date</td>\s*<td>S02</td>\s*<td>1</td>", to_date), to_date[:2000]
