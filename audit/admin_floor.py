@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -34,6 +35,7 @@ from .tonight import silences_of
 WEEKS = 8
 BAND_DAYS = 30
 SILENT_DAYS = 7
+STINT_DAYS = 7
 READ = ("audit.view_reconciliationreport",)
 
 
@@ -60,9 +62,12 @@ class FloorPages:
     def dealer_view(self, request, dealer: str):
         last_day = self._last_day(request)
         weeks = selectors.dealer_weeks(dealer=dealer, day_to=last_day, weeks=WEEKS)
+        since = timezone.now() - timedelta(days=STINT_DAYS)
         return self._floor_page(request, f"Dealer {dealer}", who=dealer, scope="dealers", weeks=weeks,
                                 last_day=last_day, rounds_url=changelist_url(Round, dealer=dealer),
-                                findings=ProtectionFinding.objects.filter(dealer=dealer))
+                                findings=selectors.protection_findings_about(dealer=dealer),
+                                stints=selectors.dealer_stints(dealer=dealer, since=since), stint_days=STINT_DAYS,
+                                stint_break=settings.STINT_BREAK)
 
     def table_view(self, request, code: str):
         last_day = self._last_day(request)
@@ -72,7 +77,7 @@ class FloorPages:
         return self._floor_page(
             request, f"Table {code}", who=code, scope="tables", weeks=weeks, last_day=last_day,
             rounds_url=changelist_url(Round, table__id__exact=table.pk),
-            findings=ProtectionFinding.objects.filter(table=code),
+            findings=selectors.protection_findings_about(table=code),
             table=table, versions=table.config.versions.order_by("-version"),
             silences=[s for day in days for s in silences_of(day, table_id=table.pk)],
             assignments=selectors.table_configs(table=table),
@@ -90,7 +95,7 @@ class FloorPages:
         return TemplateResponse(request, "admin/audit/reconciliationreport/floor.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta, "title": title,
             "who": who, "weeks": weeks, "last_day": last_day, "rounds_url": rounds_url,
-            "findings": list(findings.order_by("-day_to", "-id")[:50]),
+            "findings": findings,
             "findings_url": changelist_url(ProtectionFinding, state="all", q=who),
             "charts": _charts(who, scope, weeks, mondays, last_day), **context,
         })

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, DateField, F, Max, Min, Q, Sum, Value
+from django.conf import settings
+from django.db.models import Count, DateField, F, Q, Sum, Value
 from django.db.models.functions import Coalesce, TruncWeek
 
 from game.findings import PAYOUT_MISMATCH
@@ -21,6 +22,7 @@ from trail.models import AuditEvent
 from .models import ProtectionFinding, ReconciliationReport, ReportBand
 from .reconciliation.figures import hours_of, per_hour
 from .reconciliation.selectors import seat_money_annotations
+from .stints import Stint, stints_of
 
 
 # ---- series for the staff pages' charts ------------------------------------------------------
@@ -127,7 +129,7 @@ class DealtWeek:
     currency: str
     rounds: int = 0
     hands: int = 0
-    hours: Decimal = Decimal(0)  # from each day's first round to its last
+    hours: Decimal = Decimal(0)  # dealt: each stint's first round to its last (``audit.stints``)
     handle: Decimal = Decimal(0)
     win: Decimal = Decimal(0)  # the house's, by the rules
     win_paid: Decimal = Decimal(0)  # the house's, by what he paid
@@ -164,22 +166,32 @@ ZERO = Value(Decimal(0))
 
 def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek]:
     """What ``dealer`` dealt in the ``weeks`` ISO weeks that end with ``day_to``'s (``weeks_dealt``),
-    by the (dealer, dealt at) index and the gaming-day partitions."""
-    return weeks_dealt(Q(dealer=dealer), day_to=day_to, weeks=weeks)
+    by the (dealer, dealt at) index and the gaming-day partitions; his hours are his stints'."""
+    return weeks_dealt(Q(dealer=dealer), day_to=day_to, weeks=weeks, by_dealer=True)
 
 
 def table_weeks(*, table_id: int, day_to: date, weeks: int = 8) -> list[DealtWeek]:
     """What a table dealt in the ``weeks`` ISO weeks that end with ``day_to``'s (``weeks_dealt``),
-    by the (gaming day, table, dealt at) index."""
-    return weeks_dealt(Q(table_id=table_id), day_to=day_to, weeks=weeks)
+    by the (gaming day, table, dealt at) index; its hours are its own stints' (any dealer)."""
+    return weeks_dealt(Q(table_id=table_id), day_to=day_to, weeks=weeks, by_dealer=False)
 
 
-def weeks_dealt(whose: Q, *, day_to: date, weeks: int) -> list[DealtWeek]:
+def dealer_stints(*, dealer: str, since: datetime) -> list[Stint]:
+    """``dealer``'s stints whose rounds were dealt since ``since``, newest first (``audit.stints``)."""
+    rounds = (Round.objects.filter(dealer=dealer, dealt_at__gte=since, held=False)
+              .order_by("table__code", "dealt_at").values_list("table__code", "dealer", "dealt_at", "gaming_day"))
+    return sorted(stints_of(rounds.iterator(chunk_size=2000), gap=settings.STINT_BREAK),
+                  key=lambda s: s.first, reverse=True)
+
+
+def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[DealtWeek]:
     """The rounds ``whose`` picks out (a dealer's, a table's) in the ``weeks`` ISO weeks that end
-    with ``day_to``'s, week by week and currency by currency: rounds and hours (by day), hands,
-    handle and the house's win settled and as paid (their seats, counted as the nightly report
-    counts them), and the payout mismatches over and under (never the informational findings).
-    Three grouped queries over the rounds' days."""
+    with ``day_to``'s, week by week and currency by currency: rounds and the hours dealt (over
+    stints, a break ending one: ``audit.stints``, a dealer's at each table where ``by_dealer``,
+    else the table's by any dealer), hands, handle and the house's win settled and as paid (their
+    seats, counted as the nightly report counts them), and the payout mismatches over and under
+    (never the informational findings). Three grouped queries over the rounds' days and one read
+    of their moments."""
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
     of_round = Q(*[(f"round__{name}", value) for name, value in whose.children])
     found: dict[tuple[date, str], DealtWeek] = {}
@@ -191,13 +203,18 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int) -> list[DealtWeek]:
         return found[key]
 
     rounds = Round.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to, held=False)
-    days = (rounds.values("gaming_day", "config_version__currency").order_by()
-            .annotate(n=Count("id"), opened=Min("dealt_at"), closed=Max("dealt_at")))
+    days = (rounds.values("gaming_day", "config_version__currency").order_by().annotate(n=Count("id")))
     for row in days:
         monday = row["gaming_day"] - timedelta(days=row["gaming_day"].weekday())
-        week = week_of(monday, row["config_version__currency"])
-        week.rounds += row["n"]
-        week.hours += hours_of(row["closed"] - row["opened"])
+        week_of(monday, row["config_version__currency"]).rounds += row["n"]
+    # A stint is credited to the week and currency of its first round's gaming day.
+    moments = (rounds.order_by("table_id", *(["dealer"] if by_dealer else []), "dealt_at")
+               .values_list("table_id", "dealer" if by_dealer else "table_id", "dealt_at",
+                            "gaming_day", "config_version__currency"))
+    rows = ((table, who, at, (day, currency)) for table, who, at, day, currency in moments.iterator(chunk_size=5000))
+    for stint in stints_of(rows, gap=settings.STINT_BREAK):
+        day, currency = stint.tag
+        week_of(day - timedelta(days=day.weekday()), currency).hours += hours_of(stint.span)
     seats = (Seat.objects.filter(of_round, gaming_day__gte=first, gaming_day__lte=day_to,
                                  round__gaming_day__gte=first, round__held=False)
              .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
@@ -266,3 +283,30 @@ def pools_opened(*, codes: list[str]) -> list[PoolOpened]:
     """Each pool's opening, at the moment its books open (``progressive.selectors.openings``)."""
     first = openings().filter(pool__code__in=codes).select_related("pool").order_by("pool__code")
     return [PoolOpened(e.pool.code, e.pool.currency, e.seq, e.books_open, e.amount) for e in first]
+
+
+# The latest of game protection's findings a page reads the evidence of: far more than a floor has.
+FINDINGS_READ = 500
+
+
+def protection_findings_about(*, table: str = "", dealer: str = "", most: int = 50) -> list[ProtectionFinding]:
+    """Game protection's findings that name ``table`` (or ``dealer``), or whose evidence's decisions
+    were dealt at that table (by that dealer): a hole-carder's finding names a player, yet every
+    step of it may have been dealt at one table. Newest first, at most ``most``; read over the latest
+    ``FINDINGS_READ`` findings (a floor's whole history of them)."""
+    latest = list(ProtectionFinding.objects.order_by("-day_to", "-id")[:FINDINGS_READ])
+    if dealer:
+        steps = {step.get("round") for f in latest for step in (f.evidence or {}).get("steps", [])}
+        his = set(Round.objects.filter(pk__in={pk for pk in steps if isinstance(pk, int)}, dealer=dealer)
+                  .values_list("pk", flat=True))
+    about = []
+    for finding in latest:
+        steps = (finding.evidence or {}).get("steps", [])
+        if table:
+            named = finding.table == table or any(step.get("table") == table for step in steps)
+        else:
+            named = finding.dealer == dealer or any(step.get("round") in his for step in steps)
+        if named:
+            finding.named_directly = (finding.table == table) if table else (finding.dealer == dealer)
+            about.append(finding)
+    return about[:most]

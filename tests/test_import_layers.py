@@ -35,7 +35,7 @@ PACKAGES = sorted({layer.split("/")[0] for layer in LAYERS})
 PURE = (
     "game", "game.protection", "audit.statistics", "audit.reconciliation.figures",
     "audit.reconciliation.report_figures", "audit.reconciliation.report_reader",
-    "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.trips_joint",
+    "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.stints", "audit.trips_joint",
 )
 
 

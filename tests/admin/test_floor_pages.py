@@ -78,3 +78,60 @@ def test_a_tables_week_is_its_seats_with_its_versions_and_silences(last_day, sta
     report = report_run(day_from=last_day)
     html = auditor.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
     assert reverse("admin:audit_reconciliationreport_table", args=["S01"]) in html
+
+
+def test_a_dealer_of_two_stints_deals_at_his_table_s_pace_and_his_page_lists_them(table_client, staff):
+    """D9 deals two stints of twenty rounds at S05, a round every three minutes (20 an hour), with a
+    two-hour break between: his hands an hour count the stints' time, and his page lists both."""
+    from django.utils import timezone
+
+    from tests import examples
+
+    client = table_client("S05", "se-50kr")
+    record = next(e for e in examples.load("se-50kr.jsonl") if not e["expect"]["codes"])["record"]
+    start = examples.last_gaming_day_evening(timezone.now())
+    every = timedelta(minutes=3)
+    moments = [start + i * every for i in range(20)] + [start + timedelta(hours=3) + i * every for i in range(20)]
+    for n, moment in enumerate(moments):
+        body = examples.redated({**record, "table": "S05", "round": f"st-{n}", "dealer": "D9"}, moment)
+        assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+    page = staff("auditor").get(reverse("admin:audit_reconciliationreport_dealer", args=["D9"]))
+    [week] = page.context["weeks"]
+    seats = len(record["seats"])
+    # 40 rounds over two stints of 57 minutes: not over the 3:57 h from his first round to his last.
+    assert week.hours == Decimal(2 * 57) / 60
+    assert week.hands_per_hour == (Decimal(40 * seats) / week.hours).quantize(Decimal(1))
+    stints = page.context["stints"]
+    assert [(s.table, s.rounds, s.span) for s in stints] == [("S05", 20, timedelta(minutes=57))] * 2
+    html = page.content.decode()
+    assert html.count('href="/admin/audit/reconciliationreport/tables/S05/"') >= 2
+
+
+def test_a_hole_carder_s_finding_is_on_the_page_of_the_table_and_dealer_who_dealt_its_decisions(
+        table_client, staff):
+    """The finding names a player; its evidence's decisions were dealt at S06 by D8: both pages list it."""
+    from audit.models import ProtectionFinding
+    from rounds.models import Round
+    from tests import examples
+    from django.utils import timezone
+
+    client = table_client("S06", "se-50kr")
+    record = examples.load("se-50kr.jsonl")[0]["record"]
+    body = examples.redated({**record, "table": "S06", "round": "hc-1", "dealer": "D8"},
+                            examples.last_gaming_day_evening(timezone.now()))
+    assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+    stored = Round.objects.get(round_id="hc-1")
+    finding = ProtectionFinding.objects.create(
+        code="suspected_hole_carding", key="player:P-HC", player="P-HC", day_from=stored.gaming_day, day_to=stored.gaming_day,
+        figure=Decimal(9), threshold=Decimal(4), detail="…",
+        evidence={"steps": [{"round": stored.pk, "table": "S06", "round_id": "hc-1", "seat": 1}]})
+    other = ProtectionFinding.objects.create(
+        code="suspected_hole_carding", key="player:P-X", player="P-X", day_from=stored.gaming_day, day_to=stored.gaming_day,
+        figure=Decimal(9), threshold=Decimal(4), detail="…", evidence={"steps": [{"round": 0, "table": "S07"}]})
+    auditor = staff("auditor")
+    for url in (reverse("admin:audit_reconciliationreport_table", args=["S06"]),
+                reverse("admin:audit_reconciliationreport_dealer", args=["D8"])):
+        page = auditor.get(url)
+        listed = [f.pk for f in page.context["findings"]]
+        assert listed == [finding.pk] and other.pk not in listed, url
+        assert "its evidence's decisions were dealt" in page.content.decode()
