@@ -20,15 +20,21 @@ import threading
 import time
 from dataclasses import dataclass
 
+from urllib.parse import quote
+
 import psycopg
 import pytest
 
 from bench.load import Throwaway, django_run
+from infra.process_names import WEB
 
 from .cluster import Cluster, postgres_bin
 
 pytestmark = pytest.mark.slow
 DATABASE = "ta_replica"
+# The driver's test client plays the web service's part, as the suite's does (infra.process_names):
+# its connections carry the web's name, so the people's acts it writes are the web's.
+AS_THE_WEB = f"?application_name={quote(WEB)}"
 ROUNDS = "SELECT count(*) FROM rounds_round"
 WRITE = re.compile(r"\b(INSERT|UPDATE|DELETE|TRUNCATE|CREATE|ALTER|DROP)\b|FOR (NO KEY )?UPDATE|FOR SHARE", re.I)
 
@@ -41,7 +47,7 @@ class Pair:
 
     def env(self, **more: str) -> dict:
         return {
-            "DATABASE_REPLICA_URL": f"{self.replica.url}/{DATABASE}",
+            "DATABASE_REPLICA_URL": f"{self.replica.url}/{DATABASE}{AS_THE_WEB}",
             "REPLICA_MAX_LAG_SECONDS": "0.5",
             "REPLICA_CHECK_SECONDS": "0",
             "ALLOWED_HOSTS": "testserver",
@@ -49,7 +55,7 @@ class Pair:
         }
 
     def run(self, step: str, given: dict | None = None, **env: str) -> dict:
-        out = django_run(f"{self.primary.url}/{DATABASE}", "-m", "tests.faults.replica_driver", step,
+        out = django_run(f"{self.primary.url}/{DATABASE}{AS_THE_WEB}", "-m", "tests.faults.replica_driver", step,
                          module=False, stdin=json.dumps(given or {}), env=self.env(**env))
         return json.loads(out.strip().splitlines()[-1])
 

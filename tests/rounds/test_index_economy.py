@@ -59,6 +59,8 @@ INDEXES = {
         # A day's events by their moment, each appended at the index's end: the report's count
         # and the export would otherwise read the whole log (audit 0017).
         "audit_event_at_idx",
+        # partial: only an event naming a person writes an entry, never a table's round (trail 0002)
+        "audit_event_people_idx",
     },
 }
 
