@@ -25,6 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
+from infra.moments import moment_shown
 from infra import charts
 from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
 from infra.json_columns import WithoutKey
@@ -308,8 +309,8 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             messages.warning(request, f"{kept.days_stale} day(s) have a stale report: rounds of the day it did not "
                              f"count were stored after it (the oldest {kept.oldest_stale}); {report_maker()}.")
         if kept.oldest_running_since and timezone.now() - kept.oldest_running_since > timedelta(hours=1):
-            messages.warning(request, f"A report has been running since {kept.oldest_running_since:%Y-%m-%d %H:%M} "
-                             "(UTC): longer than any day takes.")
+            messages.warning(request, f"A report has been running since {moment_shown(kept.oldest_running_since)}: "
+                             "longer than any day takes.")
         return super().changelist_view(request, extra_context)
     fieldsets = (
         (None, {"fields": ("day_from", "day_to", "version", "status", "late_rounds", "requested_by",

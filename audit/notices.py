@@ -34,6 +34,7 @@ from django.utils import timezone
 
 from audit.models import NoticeMark, ProtectionFinding, VarianceFinding
 from game.vocabulary import FindingCode, MeterEventKind
+from infra.moments import moment_shown
 from infra import locks
 from infra.money_display import money
 from infra.work import WorkedFinding
@@ -161,7 +162,7 @@ def _round_notice(finding: Finding) -> notices.Notice:
     round_ = finding.round
     currency = round_.config_version.currency
     where = f"{round_.table.code} round {round_.round_id}, seat {finding.seat}"
-    dealt = f"dealt {timezone.localtime(round_.dealt_at):%Y-%m-%d %H:%M}, gaming day {round_.gaming_day}"
+    dealt = f"dealt {moment_shown(round_.dealt_at)}, gaming day {round_.gaming_day}"
     if finding.code == FindingCode.PAYOUT_MISMATCH.value:
         return notices.Notice(
             finding, notices.Why.MISMATCH, f"Payout mismatch of {money(finding.stake, currency)} at {where}",

@@ -17,10 +17,10 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from infra.moments import moment_shown
 from infra import charts
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
 from trail.admin_decisions import SecondApprovalAdmin
@@ -82,7 +82,7 @@ def pool_meter_chart(pool: Pool) -> SafeString:
 
     def mark(moment, meter) -> charts.MeterPoint:
         what = f"{moment.kind.replace('_', ' ')} of {charts.amount_text(moment.amount, pool.currency)}"
-        when = f"{timezone.localtime(moment.at):%Y-%m-%d %H:%M}, " if not by_time else ""
+        when = f"{moment_shown(moment.at)}, " if not by_time else ""
         return charts.MeterPoint(at=at(moment), meter=meter,
                                  note=f"{when}{what}{f' (round {moment.round})' if moment.round else ''}, meter")
 
@@ -232,7 +232,7 @@ class PoolAdmin(admin.ModelAdmin):
     @admin.display(description="version in force")
     def current_version(self, pool):
         version = pool_version_current(pool=pool)
-        return f"v{version.version} from {version.effective_from:%Y-%m-%d %H:%M}" if version else "—"
+        return f"v{version.version} from {moment_shown(version.effective_from)}" if version else "—"
 
     @admin.display(description="ledger")
     def ledger_link(self, pool):
@@ -447,7 +447,7 @@ class PoolVersionRequestAdmin(SecondApprovalAdmin, ReadOnlyAdmin):
 
     def approved(self, asked: PoolVersionRequest, actor: Actor, request_id: str) -> str:
         decided = pool_version_approve(asked=asked, actor=actor, request_id=request_id)
-        return f"Approved: {decided.version} is in force from {decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}."
+        return f"Approved: {decided.version} is in force from {moment_shown(decided.version.effective_from)}."
 
     def rejected(self, asked: PoolVersionRequest, actor: Actor, note: str, request_id: str) -> str:
         pool_version_reject(asked=asked, actor=actor, note=note, request_id=request_id)

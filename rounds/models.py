@@ -12,6 +12,7 @@ from django.utils import timezone
 from game.evaluator import CATEGORIES
 from game.rules import TABLE_NUMBERS, TableRules, table_rules
 from game.vocabulary import BETS, Decision, FindingCode
+from infra.moments import moment_shown
 from infra.models import ImmutableModel, SecondApproval, money_field
 from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
 from rounds.video import validate_video_link
@@ -413,7 +414,7 @@ class Submission(ImmutableModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.table_id} {self.outcome} {self.received_at:%Y-%m-%d %H:%M:%S}"
+        return f"{self.table_id} {self.outcome} {moment_shown(self.received_at)}"
 
 
 class LateRound(ImmutableModel):
@@ -442,7 +443,7 @@ class LateRound(ImmutableModel):
         ]
 
     def __str__(self) -> str:
-        return f"round #{self.round_pk} of {self.gaming_day}, received {self.received_at:%Y-%m-%d %H:%M}"
+        return f"round #{self.round_pk} of {self.gaming_day}, received {moment_shown(self.received_at)}"
 
 
 class ArchivedMonth(models.Model):

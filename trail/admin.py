@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
+from infra.moments import moments_shown_in
 from infra.admin_paging import CappedCountPaginator
 from infra.request_ids import request_id_of
 
@@ -216,10 +217,12 @@ class AuditEventAdmin(CsvExportAdmin, ReadOnlyAdmin):
         label = event.object_repr or event.object_id
         return admin_change_link(label, event.object_type, event.object_id)
 
-    @admin.display(description="before")
+    # The trail's JSON keeps moments in UTC, as the chain hashed them; read on the casino's clock
+    # (the CSV export and the API give them as kept).
+    @admin.display(description="before (moments in casino time)")
     def before_json(self, event: AuditEvent) -> SafeString | str:
-        return json_block(event.before)
+        return json_block(moments_shown_in(event.before))
 
-    @admin.display(description="after")
+    @admin.display(description="after (moments in casino time)")
     def after_json(self, event: AuditEvent) -> SafeString | str:
-        return json_block(event.after)
+        return json_block(moments_shown_in(event.after))

@@ -22,6 +22,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.text import capfirst
 
+from infra.moments import moment_shown, moments_shown_in
 from infra.request_ids import request_id_of
 from infra.work import UNRESOLVED, Priority, WorkedFinding, priority_label
 from rounds.services.cases import (
@@ -79,7 +80,8 @@ def _line(event: AuditEvent, work_name: str) -> TrailLine:
         return TrailLine(event.at, event.actor_name, f"notice ({after.get('why', '')})",
                          f"{after.get('subject', '')} — {sent} to {to}")
     if action in ("case", "escalated"):
-        changed = [f"{key} {before.get(key) or '–'} → {after.get(key) or '–'}"
+        # The events keep moments in UTC (``moment_text``); a person reads them on the casino's clock.
+        changed = [f"{key} {moments_shown_in(before.get(key)) or '–'} → {moments_shown_in(after.get(key)) or '–'}"
                    for key in ("assignee", "priority", "due") if before.get(key) != after.get(key)]
         what = "escalated to the supervisors" if action == "escalated" else "changed the case"
         return TrailLine(event.at, event.actor_name, what, "; ".join(filter(None, [after.get("note", ""), *changed])))
@@ -125,7 +127,7 @@ class CaseWork:
             parts.append(priority_label(finding.priority))
         if finding.due_at:
             late = " (overdue)" if finding.due_at < timezone.now() and finding.state in UNRESOLVED else ""
-            parts.append(f"due {timezone.localtime(finding.due_at):%Y-%m-%d %H:%M}{late}")
+            parts.append(f"due {moment_shown(finding.due_at)}{late}")
         if finding.escalated_at:
             parts.append("escalated")
         return " · ".join(parts)

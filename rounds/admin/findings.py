@@ -26,6 +26,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 
+from infra.moments import moment_shown
 from infra.money_display import money
 from infra.partitioning import month_of
 from infra.request_ids import request_id_of
@@ -445,11 +446,11 @@ class FindingAdmin(CsvExportAdmin, CaseWork, WorkActions, ReadOnlyAdmin):
             finding.mistake_bets = bets.get(finding.pk, [])
         return super().work_labels(findings)
 
-    @admin.display(description="gaming day · dealt", ordering="round__dealt_at")
+    @admin.display(description="dealt at", ordering="round__dealt_at")
     def dealt(self, finding: Finding) -> str:
-        """When its round was dealt, by the gaming day it belongs to and the casino's clock (the
-        round names its table); when the finding was received is on its page."""
-        return f"{finding.round.gaming_day.isoformat()} · {timezone.localtime(finding.round.dealt_at):%H:%M}"
+        """When its round was dealt, by the casino's clock, as the rounds list writes it (the round
+        names its table); when the finding was received is on its page."""
+        return moment_shown(finding.round.dealt_at)
 
     @admin.display(description="round", ordering="round__round_id")
     def round_link(self, finding: Finding):

@@ -15,11 +15,11 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from game.findings import ALL_CODES
+from infra.moments import moment_shown
 from infra.money_display import money
 from infra.request_ids import request_id_of
 from rounds.admin.display import round_sheet, status_badge
@@ -189,7 +189,7 @@ class RoundAdmin(CsvExportAdmin, ReadOnlyAdmin):
 
     @admin.display(description="dealt at", ordering="dealt_at")
     def dealt(self, round_: Round) -> str:
-        return timezone.localtime(round_.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
+        return moment_shown(round_.dealt_at)
 
     @admin.display(description="actionable findings", ordering="finding_total")
     def finding_count(self, round_: Round) -> int:

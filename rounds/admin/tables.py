@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from infra.moments import moment_shown
 from infra.admin_links import changelist_url
 from infra.request_ids import request_id_of
 from infra.validation import FieldErrors
@@ -256,7 +257,7 @@ class ConfigVersionRequestAdmin(SecondApprovalAdmin, ReadOnlyAdmin):
 
     def approved(self, asked: ConfigVersionRequest, actor: Actor, request_id: str) -> str:
         decided = config_version_approve(asked=asked, actor=actor, request_id=request_id)
-        return f"Approved: {decided.version} is in force from {decided.version.effective_from:%Y-%m-%d %H:%M:%S %Z}."
+        return f"Approved: {decided.version} is in force from {moment_shown(decided.version.effective_from)}."
 
     def rejected(self, asked: ConfigVersionRequest, actor: Actor, note: str, request_id: str) -> str:
         config_version_reject(asked=asked, actor=actor, note=note, request_id=request_id)

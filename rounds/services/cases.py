@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from infra.moments import moment_shown
 from infra.work import UNRESOLVED, Priority, WorkedFinding, priority_label
 from rounds import mistakes, notices
 from trail.services import Actor, AuditEntry, audit_record_many
@@ -117,7 +118,7 @@ def case_escalate(*, model: type[WorkedFinding], finding_id: int, user, note: st
     with transaction.atomic():
         finding, *mates = _locked(model, finding_id)
         if finding.escalated_at is not None:
-            raise CaseError(f"finding {finding.pk} was escalated already, on {finding.escalated_at:%Y-%m-%d %H:%M}",
+            raise CaseError(f"{finding} was escalated already, on {moment_shown(finding.escalated_at)}",
                             field="findings")
         mates = [mate for mate in mates if mate.escalated_at is None]
         now, entries = timezone.now(), []

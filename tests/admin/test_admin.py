@@ -305,7 +305,13 @@ def test_no_record_can_be_added_or_deleted_even_by_a_superuser(admin_client, wor
         listing = page(admin_client, url(model, "changelist"))
         assert url(model, "add") not in listing, model
         assert 'value="delete_selected"' not in listing, model  # no bulk delete
-        assert admin_client.get(url(model, "add")).status_code == 403, model
+        added = admin_client.get(url(model, "add"))
+        if model._meta.label == "audit.TableCount":
+            # Counts are entered through their own form (audit.counts, an event each): the admin's
+            # usual address leads there, never to a generic form.
+            assert (added.status_code, added["Location"]) == (302, "/admin/audit/tablecount/enter/")
+        else:
+            assert added.status_code == 403, model
         obj = model._default_manager.first()
         assert admin_client.get(url(model, "delete", obj.pk)).status_code == 403, model
         refused = admin_client.post(url(model, "delete", obj.pk), {"post": "yes"})
