@@ -46,7 +46,7 @@ from .reconciliation.report_figures import (
     ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json, stored_name,
 )
 from .reconciliation.report_reader import Unreadable, read_figures
-from .reconciliation.staleness import late_rounds_of, stale_marked
+from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts
 
@@ -265,13 +265,30 @@ class PartInline(ReadOnlyTabularInline):
             "figures", "report__figures", "report__inputs")
 
 
+class StaleFilter(admin.SimpleListFilter):
+    """The ended days' current reports that did not count a round of their day: the list the pages'
+    count of stale reports opens (``staleness.stale_days_reports``)."""
+
+    title = "stale"
+    parameter_name = "stale"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "stale: rounds of its day it did not count")]
+
+    def queryset(self, request, queryset):
+        if self.value() != "yes":
+            return queryset
+        stale = stale_days_reports(books_open=window_opens(), last_ended=day_to_reconcile())
+        return queryset.filter(pk__in=[report.pk for report in stale])
+
+
 @admin.register(ReconciliationReport)
 class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     csv_export = REPORTS
 
     list_display = ("__str__", "status", "stale", "rounds", "flags", "drift", "chain_ok", "created_at",
                     "finished_at")
-    list_filter = ("status", "chain_ok")
+    list_filter = ("status", "chain_ok", StaleFilter)
     date_hierarchy = "day_from"
     inlines = [PartInline]
 

@@ -206,6 +206,7 @@ class Tonight:
     protection: list[ProtectionOpen] = field(default_factory=list)
     kept: ReportsKept | None = None  # whether every ended day has its current report
     reports_url: str = ""
+    stale_url: str = ""  # the stale days' reports, as many as the page counts
     late: list[Late] = field(default_factory=list)  # by table, most first
     unsent: dict[str, int] = field(default_factory=dict)  # notices of the last day not sent, by why
     late_alert: int = 0  # LATE_ROUNDS_ALERT_PER_HOUR
@@ -239,6 +240,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
+        stale_url=changelist_url(ReconciliationReport, stale="yes"),
         report_maker=report_maker(),
         late=late_rounds(since=now - LATE_OVER, now=now),
         unsent=notices_unsent(since=now - LATE_OVER), late_alert=settings.LATE_ROUNDS_ALERT_PER_HOUR,

@@ -69,10 +69,16 @@ def stale_marked(reports):
     return reports.annotate(may_be_stale=_late_after_report())
 
 
-def days_stale(*, books_open: date, last_ended: date) -> list[date]:
-    """The ended gaming days whose current report of their own is stale, oldest first."""
+def stale_days_reports(*, books_open: date, last_ended: date) -> list[ReconciliationReport]:
+    """The current reports of one ended gaming day each that are stale, oldest first: what the
+    pages count as stale days, and the list their count opens."""
     current = ReconciliationReport.objects.filter(
         status=ReconciliationReport.Status.COMPLETE, day_from=F("day_to"),
         day_from__gte=books_open, day_to__lte=last_ended,
     )
-    return sorted(report.day_from for report in reports_stale(current))
+    return sorted(reports_stale(current), key=lambda report: report.day_from)
+
+
+def days_stale(*, books_open: date, last_ended: date) -> list[date]:
+    """The ended gaming days whose current report of their own is stale, oldest first."""
+    return [report.day_from for report in stale_days_reports(books_open=books_open, last_ended=last_ended)]

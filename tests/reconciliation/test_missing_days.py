@@ -77,7 +77,7 @@ def test_the_pages_say_what_makes_a_missing_report_and_count_only_days_dealt(set
     _dealt_on(day_to_reconcile())
     settings.CELERY_TASK_ALWAYS_EAGER = True
     tonight = admin_client.get("/admin/").content.decode()
-    assert "1 ended day without a current report" in tonight
+    assert "1 ended day with rounds and without a current report" in tonight
     assert "no scheduler runs without a broker (the embedded default)" in tonight
     assert "healing job" not in tonight
     listed = admin_client.get("/admin/audit/reconciliationreport/").content.decode()
