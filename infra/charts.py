@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 import pygal
@@ -78,6 +78,8 @@ def _config(**options) -> dict:
         "legend_at_bottom": True,
         "legend_box_size": 10,
         "truncate_legend": -1,
+        # A label is a date or a name in full, or it says nothing ("2026-12…" is no day).
+        "truncate_label": -1,
         "margin": 8,
         "spacing": 8,
         "no_data_text": NO_DATA,
@@ -474,6 +476,14 @@ def leak_course_chart(*, title: str, courses: dict[str, Sequence[LeakStep]], thr
             points.append(point)
         chart.add(name, points, dots_size=2 if len(points) <= 200 else 1, stroke_style={"width": 1.5})
         names.append(name)
+    if shape == "%Y-%m-%d":
+        # One label a day at its midnight, on the casino's clock (at most about ten): pygal's own
+        # ticks fall anywhere in a day, naming one day twice and skipping the next.
+        first = datetime.fromtimestamp(min(stamps), zone).date()
+        last = datetime.fromtimestamp(max(stamps), zone).date()
+        days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+        every = max(1, -(-len(days) // 10))
+        chart.x_labels = [datetime.combine(day, time(), tzinfo=zone).timestamp() for day in days[::every]]
     if stamps:
         # Across the whole span, so that every line can be read against it; its two ends carry
         # its value as the other points carry theirs.

@@ -82,6 +82,27 @@ def test_a_chart_is_inline_svg_with_no_script_nothing_fetched_and_its_values_as_
     assert dots.find(f"{SVG}a").get("{http://www.w3.org/1999/xlink}href") == "/r/1/"
 
 
+def test_a_chart_s_day_labels_are_whole_days_each_once_and_none_skipped():
+    """A course over five days is labelled by each of its days once, on the casino's clock, never a
+    day twice and the next skipped; and a band chart's dates are never cut short."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo("Europe/Stockholm")
+    first = datetime(2026, 11, 29, 21, 30, tzinfo=zone)
+    steps = [charts.LeakStep(at=first + timedelta(hours=9 * n), figure=0.1 * n, chose_informed=bool(n % 2))
+             for n in range(12)]
+    svg = charts.leak_course_chart(title="P-1", courses={"first card": steps}, threshold=4.6)
+    labels = [t.text for t in ET.fromstring(svg).iter(f"{SVG}text")
+              if t.text and re.fullmatch(r"\d{4}-\d{2}-\d{2}", t.text)]
+    days = sorted({(first + timedelta(hours=9 * n)).date().isoformat() for n in range(12)})
+    assert labels == days
+    band = {"actual": "1.00", "expected": "0.50", "low_95": "-9.00", "high_95": "9.00", "outside": None}
+    narrow = charts.band_chart(title="S01, SEK", currency="SEK", narrow=True, days=[
+        charts.BandDay(date(2026, 12, 1) + timedelta(days=n), band) for n in range(30)])
+    assert "…" not in narrow and "2026-12-01" in narrow
+
+
 def test_money_keeps_every_digit_of_a_decimal():
     big = {"actual": "123456789012.34", "expected": "0.01", "low_95": "-1.00", "high_95": "1.00", "outside": None}
     svg = charts.band_chart(title="big", currency="USD", days=[
