@@ -65,3 +65,22 @@ def test_every_count_on_the_tonight_page_is_the_length_of_the_list_it_opens(busy
         assert _listed(busy, url) == n, (what, url)
     said = {what for _, _, what in counted}
     assert any("still to work from earlier days" in w for w in said) and any("stale" in w for w in said)
+
+
+def test_every_count_on_the_demo_s_tonight_page_is_the_length_of_the_list_it_opens(staff, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("load_demo", rounds=10, history=2, stdout=StringIO(), stderr=StringIO())
+    auditor = staff("auditor")
+    page = auditor.get("/admin/").content.decode()
+    counted = [(url, int(n.replace(",", ""))) for url, n, _ in COUNTED_LINK.findall(page)]
+    counted += [(url, int(n)) for n, url in COUNTED_ROW.findall(page)]
+    assert len(counted) >= 4, counted
+    for url, n in counted:
+        assert _listed(auditor, url) == n, url
+    # A fresh demo is reconciled within a minute of its rounds: nothing is stale, and every day
+    # it dealt has its report.
+    assert "stale" not in page and "without a current report" not in page
