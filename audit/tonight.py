@@ -67,7 +67,7 @@ class TableMoney:
     currency: str
     rounds: int  # in the books (not held apart)
     hands: int
-    hands_per_hour: Decimal | None  # over its first to its last round (``figures.per_hour``)
+    hands_per_hour: Decimal | None  # over its first to its last round, its breaks left out (``figures.per_hour``)
     handle: Decimal
     win: Decimal  # the house's, by the rules
     win_paid: Decimal  # the house's, by what the dealers paid
@@ -292,7 +292,7 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
               url=changelist_url(Round, gaming_day=day.isoformat(), currency=currency))
         for currency, (count, tables) in sorted(dealt.items())
     ]
-    result.money = _money(day, per_table, currency_of, now=now, current=current)
+    result.money = _money(day, per_table, currency_of, now=now, current=current, breaks=_breaks(rounds))
     result.findings, dealers = _findings(day)
     result.dealers, result.dealers_more = dealers[:TOP_DEALERS], max(0, len(dealers) - TOP_DEALERS)
     last_round = {}
@@ -352,8 +352,9 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
 
 
 def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now: datetime,
-           current: bool) -> list[TableMoney]:
-    """Each table's money of the day so far: one grouped pass over the day's seats (a partition)."""
+           current: bool, breaks: dict[int, timedelta]) -> list[TableMoney]:
+    """Each table's money of the day so far: one grouped pass over the day's seats (a partition);
+    its hands an hour over the time it dealt, its ``breaks`` left out."""
     seats = (Seat.objects.filter(gaming_day=day, round__gaming_day=day, round__held=False).order_by()
              .values("round__table_id", "round__config_version__currency").annotate(**seat_money_annotations()))
     rounds: dict[tuple[int, str], list] = {}
@@ -370,13 +371,35 @@ def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now
         win = -sum(row[f"result_{bet}"] for bet in BETS)
         money.append(TableMoney(
             table=codes[key[0]], currency=key[1], rounds=n, hands=row["hands"],
-            hands_per_hour=per_hour(row["hands"], hours_of(last - first)),
+            hands_per_hour=per_hour(row["hands"], hours_of(max(last - first - breaks.get(key[0], timedelta(0)),
+                                                                timedelta(0)))),
             handle=handle, win=win, win_paid=-sum(row[f"paid_{bet}"] for bet in BETS),
             hold_percent=percent(win, handle), dealing=current and now - last <= settings.TABLE_SILENT_AFTER,
             last_round=last,
             url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=key[0]),
         ))
     return sorted(money, key=lambda m: (m.currency, m.table))
+
+
+def _gaps(rounds, *, longer_than: timedelta):
+    """Each table's gaps between two of ``rounds`` longer than ``longer_than``: (table, the round before,
+    the round after), found in the database by the (gaming day, table, dealt at) index alone (only
+    the rounds after a gap come back)."""
+    return (
+        rounds.annotate(previous=Window(Lag("dealt_at"), partition_by=[F("table_id")], order_by=F("dealt_at").asc()))
+        .annotate(gap=ExpressionWrapper(F("dealt_at") - F("previous"), output_field=DurationField()))
+        .filter(gap__gt=longer_than)
+        .values_list("table_id", "previous", "dealt_at")
+    )
+
+
+def _breaks(rounds) -> dict[int, timedelta]:
+    """Each table's breaks of the day, added up: its gaps longer than ``STINT_BREAK`` (``audit.stints``),
+    which its hands an hour leave out, as a dealer's page does."""
+    breaks: dict[int, timedelta] = {}
+    for table_id, previous, dealt_at in _gaps(rounds, longer_than=settings.STINT_BREAK):
+        breaks[table_id] = breaks.get(table_id, timedelta(0)) + (dealt_at - previous)
+    return breaks
 
 
 def silences_of(day: date, *, table_id: int) -> list[Silence]:
@@ -393,14 +416,8 @@ def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]
     only the rounds after a gap come back.
     """
     gap = settings.TABLE_SILENT_AFTER
-    after_gaps = (
-        rounds.annotate(previous=Window(Lag("dealt_at"), partition_by=[F("table_id")], order_by=F("dealt_at").asc()))
-        .annotate(gap=ExpressionWrapper(F("dealt_at") - F("previous"), output_field=DurationField()))
-        .filter(gap__gt=gap)
-        .values_list("table_id", "previous", "dealt_at")
-    )
     longest: dict[int, tuple[timedelta, datetime, datetime | None]] = {}
-    for table_id, previous, dealt_at in after_gaps:
+    for table_id, previous, dealt_at in _gaps(rounds, longer_than=gap):
         if table_id not in longest or dealt_at - previous > longest[table_id][0]:
             longest[table_id] = (dealt_at - previous, previous, dealt_at)
     for table_id, last in last_round.items():
