@@ -204,8 +204,6 @@ def _seats_of_days(day_from: date, day_to: date) -> dict:
     return {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
 
 
-
-
 def seat_money_annotations() -> dict:
     """What a group of seats adds up to in money, as every report and page counts it: its live
     hands, and by bet the handle (``handle_*``: wagers of rounds not void, the Progressive only
