@@ -372,3 +372,16 @@ def test_the_migration_copies_the_bands_of_reports_made_before_as_a_completed_re
     ReportBand.objects.all().delete()
     importlib.import_module("audit.migrations.0019_report_bands").copy_bands(apps, None)
     assert sorted(ReportBand.objects.values_list(*fields), key=repr) == written
+
+
+def test_each_table_s_rounds_on_the_report_are_the_rounds_its_link_lists(admin_client, reports):
+    """One unit per count: a table's rounds on the report's page is the length of the list its
+    "rounds" link opens."""
+    import html as html_module
+
+    report, _ = reports
+    page = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    rows = re.findall(r'\(<a href="([^"]+)">rounds</a>\)</td><td>([0-9,]+)</td>', page)
+    assert len(rows) >= 3, rows
+    for url, shown in rows:
+        assert len(_listed(admin_client, html_module.unescape(url))) == int(shown.replace(",", "")), url
