@@ -470,6 +470,29 @@ def admin_lists(report_pk) -> list[tuple[str, str]]:
         pages.append(("admin a finding's page", f"/admin/rounds/finding/{finding}/change/"))
     if report_pk:
         pages.append(("admin the report's page", f"/admin/audit/reconciliationreport/{report_pk}/change/"))
+    pages += _floor_pages(last_round)
+    return pages
+
+
+def _floor_pages(last_round) -> list[tuple[str, str]]:
+    """The workspace pages of one table, one dealer, one pool and one suspicion (issue 46): the
+    last round's table and dealer, the first pool, the latest protection finding."""
+    from audit.models import ProtectionFinding
+    from progressive.models import Pool
+    from rounds.models import Round
+
+    pages = []
+    table, dealer = Round.objects.filter(pk=last_round).values_list("table__code", "dealer").first() or ("", "")
+    if table:
+        pages.append(("admin a table's page", f"/admin/audit/reconciliationreport/tables/{table}/"))
+    if dealer:
+        pages.append(("admin a dealer's page", f"/admin/audit/reconciliationreport/dealers/{dealer}/"))
+    pool = Pool.objects.order_by("pk").values_list("pk", flat=True).first()
+    if pool:
+        pages.append(("admin a pool's page", f"/admin/progressive/pool/{pool}/change/"))
+    suspicion = ProtectionFinding.objects.order_by("-id").values_list("pk", flat=True).first()
+    if suspicion:
+        pages.append(("admin a protection finding's page", f"/admin/audit/protectionfinding/{suspicion}/change/"))
     return pages
 
 
