@@ -881,12 +881,28 @@ def _days_reported(books_open: date, last_ended: date) -> set[date]:
 
 def _days_missing(books_open: date, last_ended: date, reported: set[date]) -> list[date]:
     days = (books_open + timedelta(days=n) for n in range(max((last_ended - books_open).days + 1, 0)))
-    return [day for day in days if day not in reported and _dealt_on(day)]
+    unreported = [day for day in days if day not in reported]
+    dealt = _dealt_on(unreported)
+    return [day for day in unreported if day in dealt]
 
 
-def _dealt_on(day: date) -> bool:
-    start, end = gaming_day_window(day)
-    # The moments only bound the partitions read (a day's wide, whatever clock a round was judged
-    # by); the day is what decides.
-    return Round.objects.filter(gaming_day=day, held=False, dealt_at__gte=start - timedelta(days=1),
-                                dealt_at__lt=end + timedelta(days=1)).exists()
+def _dealt_on(days: list[date]) -> set[date]:
+    """Which of ``days`` (in order) had rounds in the books: one query for each run of consecutive
+    days, so that books opened years before the first round, or a year of reported days with a
+    few gaps, cost a few reads, not one a day."""
+    dealt: set[date] = set()
+    runs: list[list[date]] = []
+    for day in days:
+        if runs and day - runs[-1][-1] == timedelta(days=1):
+            runs[-1].append(day)
+        else:
+            runs.append([day])
+    for run in runs:
+        start, end = gaming_day_window(run[0])[0], gaming_day_window(run[-1])[1]
+        # The moments only bound the partitions read (a day's wide, whatever clock a round was
+        # judged by); the gaming day is what decides.
+        dealt |= set(Round.objects.filter(
+            gaming_day__gte=run[0], gaming_day__lte=run[-1], held=False,
+            dealt_at__gte=start - timedelta(days=1), dealt_at__lt=end + timedelta(days=1),
+        ).order_by().values_list("gaming_day", flat=True).distinct())
+    return dealt

@@ -84,3 +84,20 @@ def test_the_pages_say_what_makes_a_missing_report_and_count_only_days_dealt(set
     assert "1 ended gaming day(s) have no current report" in listed and "manage.py reconcile --day" in listed
     settings.CELERY_TASK_ALWAYS_EAGER = False
     assert "the hourly healing job makes it" in admin_client.get("/admin/").content.decode()
+
+
+def test_books_open_for_years_cost_a_few_reads_not_one_a_day(settings):
+    """Books opened four years before the first round: which days had rounds is one read for the
+    run of days without a report, not one for each of its 1,400 days."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from audit.reconciliation.selectors import reports_kept
+
+    ended = day_to_reconcile()
+    settings.ROUND_WINDOW_OPENS = ended - timedelta(days=4 * 365)
+    _dealt_on(ended)
+    with CaptureQueriesContext(connection) as queries:
+        kept = reports_kept(books_open=window_opens(), last_ended=ended)
+    assert (kept.days_missing, kept.oldest_missing) == (1, ended)
+    assert len(queries) <= 8, [q["sql"][:100] for q in queries]
