@@ -30,8 +30,14 @@ def test_a_supervisor_with_an_authenticator_is_let_in_only_with_its_code():
     # A wrong code makes the next try wait (1 s, then doubling): a guesser is slowed down.
     device.refresh_from_db()
     assert device.throttling_failure_count == 1
+    # While the wait lasts, even the right code is refused. The wait is made longer here (as five
+    # failures make it, 16 s) than the one second a loaded machine may spend on the next sign-in.
+    from django.utils import timezone
+
+    device.throttling_failure_count, device.throttling_failure_timestamp = 5, timezone.now()
+    device.save(update_fields=["throttling_failure_count", "throttling_failure_timestamp"])
     assert _sign_in("sara", code(device.bin_key))[1].status_code == 200
-    device.throttle_reset()  # as the second that passes would
+    device.throttle_reset()  # as the seconds that pass would
 
     client, signed_in = _sign_in("sara", code(device.bin_key))
     assert signed_in.status_code == 302 and signed_in["Location"] == "/admin/"
