@@ -25,7 +25,9 @@ from audit.reconciliation.healing import last_day_to_heal
 from audit.reconciliation.selectors import report_current
 from tests.insider import as_owner
 
-from .days import DAY, post_day
+from tests import examples
+
+from .days import DAY, client_for, moved, post_day
 from .workers import (  # noqa: F401 — fixtures
     WAIT, BrokerLine, Status, assert_figures, broker_queue, complete, queue_on, send_nightly, send_scheduled,
     shipped, shipped_after, wait_for, worker,
@@ -115,6 +117,13 @@ def _other_days_reported(*, missing: list[date], books_open: date) -> None:
 def test_the_broker_down_across_three_nights_every_day_is_reconciled_when_it_returns(broker_queue, tmp_path):
     expected = post_day(per_table=15)
     nights = [DAY - timedelta(days=2), DAY - timedelta(days=1), DAY]
+    # A day with rounds needs its report (one nothing was dealt on needs none): a round on each of
+    # the two nights before.
+    earlier = client_for("S09", "se-50kr")
+    for n, night in enumerate(nights[:2]):
+        record = dict(moved(examples.load("se-50kr.jsonl")[n]["record"], hours=24 * (night - DAY).days,
+                            prefix=f"night-{n}-"), table="S09")
+        assert earlier.post("/api/v1/rounds/", record, format="json").status_code == 201
     _other_days_reported(missing=nights, books_open=DAY.replace(day=1))
     line = BrokerLine(broker_queue.url)
     broker_queue.use(line.url)
@@ -133,7 +142,7 @@ def test_the_broker_down_across_three_nights_every_day_is_reconciled_when_it_ret
     line.cut()
     assert "Connection to broker lost" in log.read_text() or "Cannot connect" in log.read_text()
     assert_figures(report_current(day_from=DAY), expected)
-    assert [report_current(day_from=night).rounds for night in nights[:2]] == [0, 0]
+    assert [report_current(day_from=night).rounds for night in nights[:2]] == [1, 1]
 
 
 def test_a_worker_back_before_the_broker_dropped_its_old_connection_keeps_working(tmp_path):
