@@ -295,6 +295,7 @@ def protection_findings_about(*, table: str = "", dealer: str = "", most: int = 
     step of it may have been dealt at one table. Newest first, at most ``most``; read over the latest
     ``FINDINGS_READ`` findings (a floor's whole history of them)."""
     latest = list(ProtectionFinding.objects.order_by("-day_to", "-id")[:FINDINGS_READ])
+    his: set[int] = set()
     if dealer:
         steps = {step.get("round") for f in latest for step in (f.evidence or {}).get("steps", [])}
         his = set(Round.objects.filter(pk__in={pk for pk in steps if isinstance(pk, int)}, dealer=dealer)

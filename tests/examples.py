@@ -69,3 +69,21 @@ def post_all_on(table_client, start: datetime) -> None:
         for i, example in enumerate(load(name)):
             body = redated(example["record"], start + timedelta(seconds=75 * i))
             assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+
+
+def post_two_stints(table_client, code: str, *, dealer: str = "") -> dict:
+    """Twenty rounds at ``code``, one every three minutes from the last gaming day's evening, a
+    two-hour break, and twenty more (two stints of 57 minutes, 3:57 h from first to last), all of
+    one verified example by ``dealer`` (the example's own if none); the example's record."""
+    from django.utils import timezone
+
+    client = table_client(code, "se-50kr")
+    record = next(e for e in load("se-50kr.jsonl") if not e["expect"]["codes"])["record"]
+    start = last_gaming_day_evening(timezone.now())
+    every = timedelta(minutes=3)
+    moments = [start + i * every for i in range(20)] + [start + timedelta(hours=3) + i * every for i in range(20)]
+    for n, moment in enumerate(moments):
+        body = redated({**record, "table": code, "round": f"stint-{n}", **({"dealer": dealer} if dealer else {})},
+                       moment)
+        assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+    return record

@@ -83,18 +83,9 @@ def test_a_tables_week_is_its_seats_with_its_versions_and_silences(last_day, sta
 def test_a_dealer_of_two_stints_deals_at_his_table_s_pace_and_his_page_lists_them(table_client, staff):
     """D9 deals two stints of twenty rounds at S05, a round every three minutes (20 an hour), with a
     two-hour break between: his hands an hour count the stints' time, and his page lists both."""
-    from django.utils import timezone
-
     from tests import examples
 
-    client = table_client("S05", "se-50kr")
-    record = next(e for e in examples.load("se-50kr.jsonl") if not e["expect"]["codes"])["record"]
-    start = examples.last_gaming_day_evening(timezone.now())
-    every = timedelta(minutes=3)
-    moments = [start + i * every for i in range(20)] + [start + timedelta(hours=3) + i * every for i in range(20)]
-    for n, moment in enumerate(moments):
-        body = examples.redated({**record, "table": "S05", "round": f"st-{n}", "dealer": "D9"}, moment)
-        assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
+    record = examples.post_two_stints(table_client, "S05", dealer="D9")
     page = staff("auditor").get(reverse("admin:audit_reconciliationreport_dealer", args=["D9"]))
     [week] = page.context["weeks"]
     seats = len(record["seats"])

@@ -215,15 +215,9 @@ def test_staff_who_may_not_read_rounds_see_no_tiles(django_user_model, last_day)
 def test_a_table_s_hands_an_hour_leave_its_break_out(table_client):
     """S05 deals twenty rounds a round every three minutes, breaks for two hours, and deals twenty
     more: its hands an hour count its 1:54 h of dealing, not the 3:57 h from first to last."""
-    client = table_client("S05", "se-50kr")
-    record = next(e for e in examples.load("se-50kr.jsonl") if not e["expect"]["codes"])["record"]
-    start = examples.last_gaming_day_evening(timezone.now())
-    every = timedelta(minutes=3)
-    moments = [start + i * every for i in range(20)] + [start + timedelta(hours=3) + i * every for i in range(20)]
-    for n, moment in enumerate(moments):
-        body = examples.redated({**record, "table": "S05", "round": f"br-{n}"}, moment)
-        assert client.post("/api/v1/rounds/", body, format="json").status_code == 201
-    [row] = [m for m in _day(tonight(), gaming_day_of(start)).money if m.table == "S05"]
+    record = examples.post_two_stints(table_client, "S05")
+    day = gaming_day_of(examples.last_gaming_day_evening(timezone.now()))
+    [row] = [m for m in _day(tonight(), day).money if m.table == "S05"]
     hands = 40 * len(record["seats"])
     assert row.hands == hands
     assert row.hands_per_hour == (Decimal(hands) / (Decimal(2 * 57) / 60)).quantize(Decimal(1))

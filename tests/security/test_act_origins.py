@@ -10,12 +10,9 @@ origin on the row, nor change it after.
 
 from __future__ import annotations
 
-import io
 from contextlib import contextmanager
 
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
 
 from infra.process_names import BEAT, WEB, WORKER, command, of_command_line
@@ -23,6 +20,7 @@ from rounds.models import Finding, Round
 from rounds.services import finding_transition
 from tests import examples
 from tests.security.people import person
+from tests.security.test_third_pass_people import _verify
 from trail.models import AuditEvent
 from trail.services import SYSTEM, audit_record
 
@@ -44,15 +42,6 @@ def connection_named(name: str):
     finally:
         with connection.cursor() as cursor:
             cursor.execute("RESET application_name")
-
-
-def _verify() -> tuple[str, str]:
-    output = io.StringIO()
-    try:
-        call_command("verify_audit", "--full", stdout=output)
-    except CommandError as failed:
-        return output.getvalue(), str(failed)
-    return output.getvalue(), ""
 
 
 @pytest.fixture
