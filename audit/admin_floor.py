@@ -14,6 +14,7 @@ given over time, its configuration's versions and its silences of the last week.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -94,11 +95,19 @@ class FloorPages:
                    for n in range(WEEKS - 1, -1, -1)]
         return TemplateResponse(request, "admin/audit/reconciliationreport/floor.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta, "title": title,
-            "who": who, "weeks": weeks, "last_day": last_day, "rounds_url": rounds_url,
+            "who": who, "weeks": weeks, "week_rows": [(w, _week_rounds_url(rounds_url, w, last_day)) for w in weeks],
+            "last_day": last_day, "rounds_url": rounds_url,
             "findings": findings,
             "findings_url": changelist_url(ProtectionFinding, state="all", q=who),
             "charts": _charts(who, scope, weeks, mondays, last_day), **context,
         })
+
+
+def _week_rounds_url(rounds_url: str, week, last_day: date) -> str:
+    """The rounds a week's row counts: its days up to ``last_day``, its currency, none held."""
+    last = min(week.week + timedelta(days=6), last_day)
+    return f"{rounds_url}&" + urlencode({"gaming_day__gte": week.week, "gaming_day__lt": last + timedelta(days=1),
+                                         "currency": week.currency, "held__exact": 0})
 
 
 def _charts(who: str, scope: str, weeks, mondays: list[date], last_day: date):

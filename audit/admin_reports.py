@@ -18,7 +18,6 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
@@ -29,7 +28,7 @@ from infra.moments import moment_shown
 from infra import charts
 from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
 from infra.json_columns import WithoutKey
-from infra.money_display import percent
+from infra.money_display import percent, whole
 from rounds.models import Table
 from rounds.window import window_opens
 from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
@@ -75,7 +74,7 @@ def count(value) -> str:
     """Rounds, hands, events: digits grouped ("100,000")."""
     if value in (None, ""):
         return "–"
-    return number_format(int(value), use_l10n=True, force_grouping=True)
+    return whole(int(value))
 
 
 def hold(value) -> SafeString | str:
@@ -293,12 +292,14 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     inlines = [PartInline]
 
     def get_queryset(self, request):
-        return stale_marked(super().get_queryset(request))
+        # The list's rows (and its stale column, ``staleness``) never read the figures or inputs,
+        # megabytes each on a busy day; the report's page reads them (``get_object``).
+        return stale_marked(super().get_queryset(request)).defer("figures", "inputs")
 
     def get_object(self, request, object_id, from_field=None):
         """The report with its figures but for its players, which the page does not show: the database
         leaves them out (megabytes on a busy day), and they are read through their declaration."""
-        queryset = self.get_queryset(request).defer("figures").annotate(
+        queryset = self.get_queryset(request).defer(None).defer("figures").annotate(
             figures_shown=WithoutKey("figures", stored_name("players")))
         meta = ReconciliationReport._meta
         field = meta.pk if from_field is None else meta.get_field(from_field)
@@ -446,7 +447,8 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                 band, optimal = g.bands.total, g.bands_optimal.total
                 url = self._rounds_url(report, scope, key)
                 name = _flag_link(key, url) if scope != "table" else format_html(
-                    '<a href="{}" title="its page">{}</a> (<a href="{}">rounds</a>)', table_url(key), key, url)
+                    '<a href="{}" title="its page">{}</a> (<a href="{}" data-count="{}">rounds</a>)',
+                    table_url(key), key, url, g.rounds)
                 rows.append([name, count(g.rounds), count(g.hands),
                              amount(g.handle_total, currency), amount(g.win_total, currency),
                              hold(g.hold_percent.get("total")), amount(g.win_paid_total, currency),

@@ -29,7 +29,6 @@ from django.conf import settings
 from django.db.models import (
     Count, DurationField, Exists, ExpressionWrapper, F, Max, Min, OuterRef, Q, Sum, Value, Window,
 )
-from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
@@ -38,6 +37,7 @@ from game.rules import BETS
 from game.vocabulary import FindingCode
 from infra.admin_links import changelist_url
 from infra.gaming_day import gaming_day_of
+from infra.json_columns import KeysOf
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds import mistakes
@@ -236,7 +236,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     return Tonight(
         now=now, days=days, backlog=_backlog(before=days[-1].day),
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
-        pools=_pools(), last_report=_reports().order_by("-created_at", "-id").first(),
+        pools=_pools(), last_report=_with_parts(_reports("alerts").order_by("-created_at", "-id").first()),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
@@ -299,7 +299,7 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
     for row in per_table:
         last_round[row["table_id"]] = max(row["last"], last_round.get(row["table_id"], row["last"]))
     result.silent = _silent(rounds, day, now=now, last_round=last_round if current else {})
-    result.report = (_reports().filter(
+    result.report = _with_parts(_reports("tables", "currencies").filter(
         day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first())
     result.outside = _outside(result.report, day) if result.report else []
     return result
@@ -432,11 +432,20 @@ def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]
     )
 
 
-def _reports():
-    """Reports without their figures, megabytes on a busy day: only the parts the page shows."""
-    return ReconciliationReport.objects.defer("figures", "inputs").annotate(**{
-        f"figure_{name}": KeyTransform(stored_name(name), "figures") for name in ("alerts", "tables", "currencies")
-    })
+def _reports(*parts: str):
+    """Reports without their figures, megabytes on a busy day: only the ``parts`` the page shows,
+    as ``figure_<part>`` (``report_figures.stored_name``), read out of them in one pass."""
+    reports = ReconciliationReport.objects.defer("figures", "inputs")
+    if not parts:
+        return reports
+    return reports.annotate(figure_parts=KeysOf("figures", [stored_name(part) for part in parts]))
+
+
+def _with_parts(report: ReconciliationReport | None) -> ReconciliationReport | None:
+    if report is not None:
+        for name, value in (getattr(report, "figure_parts", None) or {}).items():
+            setattr(report, f"figure_{name}", value)
+    return report
 
 
 def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:

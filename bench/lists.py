@@ -125,7 +125,7 @@ def _clone(cursor, table: str, source: str, changed: dict[str, str]) -> int:
 
 
 def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, ledger: bool = False,
-          then=None) -> dict[str, int]:
+          then=None, tag: str = "", source_day=None, first_shift: int = 1) -> dict[str, int]:
     """Clone the stored rounds in SQL up to ``rounds`` over ``days`` gaming days; counts of what was made.
 
     ``every``: the submissions (kept bodies) and audit events of every ``every``-th copy are
@@ -134,17 +134,22 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
     last event, each one's meter, overflow and reserve after it the one before's plus its
     deltas (otherwise they keep their sources' figures). ``then(cursor)`` is called inside the
     transaction once the clones are in, while the temporary table ``clone_of`` (source, k, id,
-    shift) exists; the counts it answers, if any, are added to these.
+    shift) exists; the counts it answers, if any, are added to these. ``tag`` marks the copies'
+    round ids, so that two clonings of the same rounds never take the same id. ``source_day``:
+    only that gaming day's rounds are cloned (all of them otherwise); ``first_shift``: the
+    nearest day a copy lands on, so many days before its source's.
     """
     from django.db import connection, transaction
 
     from rounds.models import Round
     from rounds.partitions import partitions_make
 
-    seeds = Round.objects.count()
+    sources = Round.objects.filter(gaming_day=source_day) if source_day else Round.objects.all()
+    seeds = sources.count()
     copies = max(1, -(-(rounds - seeds) // seeds))
-    first_day = min(Round.objects.values_list("gaming_day", flat=True))
-    partitions_make(first_day - timedelta(days=n) for n in range(1, days + 1))
+    first_day = min(sources.values_list("gaming_day", flat=True))
+    partitions_make(first_day - timedelta(days=n) for n in range(first_shift, first_shift + days))
+    chosen = f"WHERE r.gaming_day = '{source_day.isoformat()}'" if source_day else ""
     counts: dict[str, int] = {}
     with transaction.atomic(), connection.cursor() as cursor:
         # The clones copy rows that were checked when they were posted: a throwaway
@@ -154,19 +159,19 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
         cursor.execute(f"""
             CREATE TEMP TABLE clone_of ON COMMIT DROP AS
             SELECT r.id AS source, k, nextval(pg_get_serial_sequence('rounds_round', 'id')) AS id,
-                   make_interval(days => 1 + k % {days}) AS shift
-            FROM rounds_round r CROSS JOIN generate_series(1, {copies}) AS k
+                   make_interval(days => {first_shift} + k % {days}) AS shift
+            FROM rounds_round r CROSS JOIN generate_series(1, {copies}) AS k {chosen}
             ORDER BY k DESC, r.id LIMIT {rounds - seeds}""")
         cursor.execute("CREATE INDEX ON clone_of (source)")
         cursor.execute("ANALYZE clone_of")
         joined = "clone_of c JOIN {} s ON s.{} = c.source"
         day = "(s.gaming_day - c.shift)::date"
         counts["rounds"] = seeds + _clone(cursor, "rounds_round", joined.format("rounds_round", "id"), {
-            "id": "c.id", "round_id": "s.round_id || '.' || c.k", "gaming_day": day,
+            "id": "c.id", "round_id": f"s.round_id || '.{tag}' || c.k", "gaming_day": day,
             "dealt_at": "s.dealt_at - c.shift", "received_at": "s.received_at - c.shift",
             "dealer": "s.dealer || '.' || c.k % 20"})
         _clone(cursor, "rounds_roundkey", joined.format("rounds_roundkey", "id"), {
-            "id": "c.id", "round_id": "s.round_id || '.' || c.k", "gaming_day": day})
+            "id": "c.id", "round_id": f"s.round_id || '.{tag}' || c.k", "gaming_day": day})
         counts["seats"] = _clone(cursor, "rounds_seat", joined.format("rounds_seat", "round_id"), {
             "round_id": "c.id", "gaming_day": day, "player": "s.player || CASE s.player WHEN '' THEN '' ELSE '.' || c.k % 50 END"})
         counts["findings"] = _clone(cursor, "rounds_finding", joined.format("rounds_finding", "round_id"), {
@@ -189,7 +194,7 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
         counts["submissions"] = _clone(
             cursor, "rounds_submission", quarter.format("rounds_submission", "round_id"), {
                 "round_id": "c.id", "received_at": "s.received_at - c.shift",
-                "claimed_round": "s.claimed_round || '.' || c.k"})
+                "claimed_round": f"s.claimed_round || '.{tag}' || c.k"})
         if audit_events:
             cursor.execute("SELECT coalesce(max(seq), 0) FROM audit_auditevent")
             (last,) = cursor.fetchone()

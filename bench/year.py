@@ -497,7 +497,6 @@ def _floor_pages(last_round) -> list[tuple[str, str]]:
 
 
 def _client():
-    from django.contrib.auth import get_user_model
     from django.test import Client
     from django.test.utils import setup_test_environment
 
@@ -505,11 +504,9 @@ def _client():
         setup_test_environment()
     except RuntimeError:
         pass  # set up already
-    user, _ = get_user_model().objects.get_or_create(
-        username="bench-year", defaults={"is_staff": True, "is_superuser": True})
-    client = Client()
-    client.force_login(user)
-    return client
+    from bench.workspace import signed_in
+
+    return signed_in(Client(), "bench-year")
 
 
 PLAIN_STATIC = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import urljoin
 from datetime import timedelta
 
 import pytest
@@ -84,3 +85,99 @@ def test_every_count_on_the_demo_s_tonight_page_is_the_length_of_the_list_it_ope
     # A fresh demo is reconciled within a minute of its rounds: nothing is stale, and every day
     # it dealt has its report.
     assert "stale" not in page and "without a current report" not in page
+
+
+# A list's own filters ("100 or more") and its dates ("2 December") are choices, not counts.
+# A link that says which count it stands for, where the count is not its text ("rounds" beside it).
+DATA_COUNT = re.compile(r'<a href="([^"]+)"[^>]*data-count="([0-9]+)"')
+CHOICES = re.compile(r'<search id="changelist-filter".*?</search>|<nav class="toplinks">.*?</nav>', re.S)
+
+
+def _content(page: str) -> str:
+    return CHOICES.sub("", page)
+
+
+def _workspace_pages(day) -> list[str]:
+    """Every page of the workspace over ``day`` (reported): lists, a case, a report, the floor's pages."""
+    from audit.models import ReconciliationReport
+    from progressive.models import Pool
+    from rounds.models import Round
+
+    report = ReconciliationReport.objects.filter(day_from=day, day_to=day).order_by("-pk").first()
+    round_ = Round.objects.filter(gaming_day=day).order_by("pk").first()
+    finding = Finding.objects.filter(informational=False).order_by("pk").first()
+    return [
+        "/admin/", "/admin/rounds/round/", f"/admin/rounds/round/{round_.pk}/change/",
+        "/admin/rounds/finding/", "/admin/rounds/finding/?case=mine", f"/admin/rounds/finding/{finding.pk}/change/",
+        "/admin/audit/reconciliationreport/", f"/admin/audit/reconciliationreport/{report.pk}/change/",
+        f"/admin/audit/reconciliationreport/tables/{round_.table.code}/",
+        f"/admin/audit/reconciliationreport/dealers/{round_.dealer}/",
+        "/admin/audit/protectionfinding/", "/admin/audit/protectionfinding/players/",
+        f"/admin/progressive/pool/{Pool.objects.get(code='us-progressive').pk}/change/",
+        "/admin/trail/auditevent/", "/admin/audit/tablecount/",
+    ]
+
+
+def _counts_held(client, pages: list[str]) -> dict[str, int]:
+    """Wherever a count links a list on ``pages`` (a tile, a table's rounds, a week's rounds), the
+    list it opens holds that many rows: the counts held, by page. Links to a page that is not a
+    list (a report, a round) carry no count to hold."""
+    checked: dict[str, int] = {}
+    for page_url in pages:
+        page = client.get(page_url)
+        assert page.status_code == 200, page_url
+        content = _content(page.content.decode())
+        counted = COUNTED_LINK.findall(content) + [(url, n, "data-count") for url, n in DATA_COUNT.findall(content)]
+        for url, n, what in counted:
+            if what.split()[:1] in (["%"], ["min"], ["h"], ["s"]):
+                continue  # a share ("95 %" outside its band) or a silence ("58 min"), not a count
+            opened = client.get(urljoin(page_url, html.unescape(url)))
+            if opened.status_code != 200 or "cl" not in (opened.context or {}):
+                assert what != "data-count", (page_url, url)  # a count said to open a list opens one
+                continue
+            assert opened.context["cl"].result_count == int(n.replace(",", "")), (page_url, url, n, what)
+            checked[page_url] = checked.get(page_url, 0) + 1
+    return checked
+
+
+def test_every_count_on_every_workspace_page_is_the_length_of_the_list_it_opens(busy):
+    day = gaming_day_of(examples.last_gaming_day_evening(timezone.now()))
+    services.report_run(day_from=day)
+    checked = _counts_held(busy, _workspace_pages(day))
+    # The tonight page's, the report's (each table's rounds) and the floor pages' (each week's).
+    assert "/admin/" in checked and any("/tables/" in page for page in checked), checked
+    assert any("/change/" in page for page in checked) and sum(checked.values()) >= 20, checked
+
+
+def test_every_count_on_every_workspace_page_of_the_demo_is_the_length_of_the_list_it_opens(staff, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from audit.models import ReconciliationReport
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("load_demo", rounds=10, history=2, stdout=StringIO(), stderr=StringIO())
+    auditor = staff("auditor")
+    day = ReconciliationReport.objects.order_by("-day_from").values_list("day_from", flat=True).first()
+    checked = _counts_held(auditor, _workspace_pages(day))
+    assert "/admin/" in checked and any("/change/" in page for page in checked), checked
+    assert any("/tables/" in page for page in checked), checked
+
+
+def test_a_stale_report_s_counts_fall_short_of_its_lists_by_the_rounds_it_says_came_after_it(busy):
+    """A stale report counted what was stored when it ran; its page says how many rounds of which
+    table came after it, and each table's list holds exactly that many more."""
+    from audit.models import ReconciliationReport
+    from rounds.models import Table
+
+    stale = next(r for r in ReconciliationReport.objects.order_by("pk") if staleness.late_rounds_of(r))
+    late = staleness.late_rounds_of(stale)
+    page = busy.get(f"/admin/audit/reconciliationreport/{stale.pk}/change/").content.decode()
+    rows = DATA_COUNT.findall(page)
+    assert rows
+    for url, n in rows:
+        opened = busy.get(html.unescape(url)).context["cl"]
+        code = Table.objects.get(pk=opened.get_filters_params()["table__id__exact"][0]).code
+        assert opened.result_count == int(n) + late.get(code, 0), (url, late)
+    assert sum(late.values()) == 1
