@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
-from infra.moments import moment_shown
+from infra.moments import moment_shown, moments_shown_in
 from infra import charts
 from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
 from infra.json_columns import WithoutKey
@@ -147,9 +147,11 @@ def _table_shown(report, section: str, headers: list[str], rows: list, cells) ->
 
 
 def key_values(value) -> SafeString | str:
-    """A nested record (a report's inputs, its re-verification) as key/value tables, not JSON."""
+    """A nested record (a report's inputs, its re-verification) as key/value tables, not JSON; its
+    moments on the casino's clock, as every page writes them."""
     if isinstance(value, Figures):
         value = figures_json(value)
+    value = moments_shown_in(value)
     if value is None or value == {} or value == []:
         return "–"
     if isinstance(value, dict):
