@@ -14,7 +14,6 @@ given over time, its configuration's versions and its silences of the last week.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -65,7 +64,7 @@ class FloorPages:
         weeks = selectors.dealer_weeks(dealer=dealer, day_to=last_day, weeks=WEEKS)
         since = timezone.now() - timedelta(days=STINT_DAYS)
         return self._floor_page(request, f"Dealer {dealer}", who=dealer, scope="dealers", weeks=weeks,
-                                last_day=last_day, rounds_url=changelist_url(Round, dealer=dealer),
+                                last_day=last_day, whose={"dealer": dealer},
                                 findings=selectors.protection_findings_about(dealer=dealer),
                                 stints=selectors.dealer_stints(dealer=dealer, since=since), stint_days=STINT_DAYS,
                                 stint_break=settings.STINT_BREAK)
@@ -77,7 +76,7 @@ class FloorPages:
         days = [last_day - timedelta(days=n) for n in range(SILENT_DAYS)]
         return self._floor_page(
             request, f"Table {code}", who=code, scope="tables", weeks=weeks, last_day=last_day,
-            rounds_url=changelist_url(Round, table__id__exact=table.pk),
+            whose={"table__id__exact": table.pk},
             findings=selectors.protection_findings_about(table=code),
             table=table, versions=table.config.versions.order_by("-version"),
             silences=[s for day in days for s in silences_of(day, table_id=table.pk)],
@@ -89,25 +88,26 @@ class FloorPages:
             raise PermissionDenied
         return gaming_day_of(timezone.now())
 
-    def _floor_page(self, request, title: str, *, who: str, scope: str, weeks, last_day: date, rounds_url: str,
+    def _floor_page(self, request, title: str, *, who: str, scope: str, weeks, last_day: date, whose: dict,
                     findings, **context) -> TemplateResponse:
         mondays = [last_day - timedelta(days=last_day.weekday()) - timedelta(weeks=n)
                    for n in range(WEEKS - 1, -1, -1)]
         return TemplateResponse(request, "admin/audit/reconciliationreport/floor.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta, "title": title,
-            "who": who, "weeks": weeks, "week_rows": [(w, _week_rounds_url(rounds_url, w, last_day)) for w in weeks],
-            "last_day": last_day, "rounds_url": rounds_url,
+            "who": who, "weeks": weeks, "week_rows": [(w, _week_rounds_url(whose, w, last_day)) for w in weeks],
+            "last_day": last_day, "rounds_url": changelist_url(Round, **whose),
             "findings": findings,
             "findings_url": changelist_url(ProtectionFinding, state="all", q=who),
             "charts": _charts(who, scope, weeks, mondays, last_day), **context,
         })
 
 
-def _week_rounds_url(rounds_url: str, week, last_day: date) -> str:
-    """The rounds a week's row counts: its days up to ``last_day``, its currency, none held."""
+def _week_rounds_url(whose: dict, week, last_day: date) -> str:
+    """The rounds a week's row counts: ``whose`` (the rounds list's filter of the dealer or table)
+    on the week's days up to ``last_day``, in its currency, none held."""
     last = min(week.week + timedelta(days=6), last_day)
-    return f"{rounds_url}&" + urlencode({"gaming_day__gte": week.week, "gaming_day__lt": last + timedelta(days=1),
-                                         "currency": week.currency, "held__exact": 0})
+    return changelist_url(Round, **whose, gaming_day__gte=week.week, gaming_day__lt=last + timedelta(days=1),
+                          currency=week.currency, held__exact=0)
 
 
 def _charts(who: str, scope: str, weeks, mondays: list[date], last_day: date):

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -374,7 +375,8 @@ def _painted(job: dict) -> dict:
     client = signed_in(Client())
     session = client.cookies["sessionid"].value
     figures = {}
-    chromium = "/usr/bin/chromium"
+    # The system's Chromium, as the browser tests launch it (tests/browser.py), whichever tree runs.
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         context = browser.new_context(viewport={"width": 1366, "height": 768})

@@ -6,21 +6,14 @@ workspace page over a protected evening and a reconciled day."""
 from __future__ import annotations
 
 import pytest
-from django.utils import timezone
 
 from audit.models import ProtectionFinding
-from audit.reconciliation.services import report_run
-from casino.services import user_roles_set
-from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
 from rounds.models import Finding, Round
 from rounds.services.cases import case_change
-from tests import examples
-from tests.admin.test_protection_admin import protected_evening
 from tests.browser import chromium, signed_in
-from trail.services import SYSTEM
+from tests.e2e.evening import PASSWORD, reconciled_evening
 
-PASSWORD = "browser-test-password"
 WIDTH = 1366
 # Each table wider than its place, and how it is held: inside a box that scrolls, marked as
 # overflowing, its first cell kept at the box's left edge.
@@ -42,13 +35,7 @@ def test_every_workspace_page_fits_1366_pixels(live_server, table_client, django
     from playwright.sync_api import sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    protected_evening(table_client)
-    start = examples.last_gaming_day_evening(timezone.now())
-    examples.post_all_on(table_client, start)
-    day = gaming_day_of(start)
-    report = report_run(day_from=day)
-    user = django_user_model.objects.create_user("auditor-w", password=PASSWORD)
-    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
+    start, day, report, user = reconciled_evening(table_client, django_user_model, "auditor-w")
     finding = Finding.objects.filter(informational=False).order_by("pk").first()
     case_change(model=Finding, finding_id=finding.pk, user=user, assignee=user, due_at=start)
     hole_carding = ProtectionFinding.objects.order_by("pk").first()

@@ -15,20 +15,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.utils import timezone
 
 from audit.models import ProtectionFinding
-from audit.reconciliation.services import report_run
-from casino.services import user_roles_set
-from infra.gaming_day import gaming_day_of
 from rounds.models import Finding, Round
-from tests import examples
 from tests.admin.test_one_clock import STRANGERS
-from tests.admin.test_protection_admin import protected_evening
 from tests.browser import chromium, signed_in
-from trail.services import SYSTEM
+from tests.e2e.evening import PASSWORD, reconciled_evening
 
-PASSWORD = "browser-test-password"
 # A shift's hours ("14:00-22:00") are a range of the casino's clock, not a time and its offset.
 SHIFT_HOURS = re.compile(r"\b\d{2}:\d{2}-\d{2}:\d{2}\b")
 # The counts a person follows: a link whose text is a number and what it counts.
@@ -53,13 +46,7 @@ def test_the_workspace_says_nothing_false(live_server, table_client, django_user
     from playwright.sync_api import sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    protected_evening(table_client)
-    start = examples.last_gaming_day_evening(timezone.now())
-    examples.post_all_on(table_client, start)
-    day = gaming_day_of(start)
-    report = report_run(day_from=day)
-    user = django_user_model.objects.create_user("auditor-nf", password=PASSWORD)
-    user_roles_set(user=user, roles=["auditor"], actor=SYSTEM)
+    _, day, report, user = reconciled_evening(table_client, django_user_model, "auditor-nf")
     finding = Finding.objects.filter(informational=False).select_related("round__table").order_by("pk").first()
     hole_carding = ProtectionFinding.objects.order_by("pk").first()
     dealer = Round.objects.filter(table__code="S01", gaming_day=day).values_list("dealer", flat=True).first()
@@ -77,7 +64,8 @@ def test_the_workspace_says_nothing_false(live_server, table_client, django_user
             texts[url] = page.locator("#content").inner_text()
             read = SHIFT_HOURS.sub(" ", texts[url])
             for stranger, pattern in STRANGERS.items():
-                assert not pattern.search(read), (url, stranger, [read[max(0, m.start() - 200):m.end() + 40] for m in pattern.finditer(read)][:2])
+                found = pattern.search(read)
+                assert not found, (url, stranger, read[max(0, found.start() - 200):found.end() + 40])
 
         tonight, table_page = texts["/admin/"], texts["/admin/audit/reconciliationreport/tables/S01/"]
         assert "stale" not in tonight and "without a current report" not in tonight
