@@ -15,13 +15,14 @@ from django.db.models.functions import Coalesce, TruncWeek
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from progressive.selectors import openings
-from rounds.models import Finding, Round, Seat
+from rounds.models import DayTotal, Finding, Round
 from rounds.selectors import OVERPAID, UNDERPAID
+from rounds.services.day_totals import MONEY
 from trail.models import AuditEvent
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand
 from .reconciliation.figures import hours_of, per_hour
-from .reconciliation.selectors import seat_money_annotations
+
 from .stints import Stint, stints_of
 
 
@@ -188,10 +189,10 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
     """The rounds ``whose`` picks out (a dealer's, a table's) in the ``weeks`` ISO weeks that end
     with ``day_to``'s, week by week and currency by currency: rounds and the hours dealt (over
     stints, a break ending one: ``audit.stints``, a dealer's at each table where ``by_dealer``,
-    else the table's by any dealer), hands, handle and the house's win settled and as paid (their
-    seats, counted as the nightly report counts them), and the payout mismatches over and under
-    (never the informational findings). Three grouped queries over the rounds' days and one read
-    of their moments."""
+    else the table's by any dealer), hands, handle and the house's win settled and as paid (the
+    days' totals, ``rounds.DayTotal``, counted as the nightly report counts seats), and the payout
+    mismatches over and under (never the informational findings). Two grouped queries (the
+    totals, the mismatches) and one read of the rounds' moments."""
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
     of_round = Q(*[(f"round__{name}", value) for name, value in whose.children])
     found: dict[tuple[date, str], DealtWeek] = {}
@@ -202,11 +203,19 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
             found[key] = DealtWeek(week=key[0], currency=currency)
         return found[key]
 
+    # Rounds, hands and money from the days' totals (``rounds.DayTotal``): a few rows a day.
+    totals = (DayTotal.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to, rounds__gt=0)
+              .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
+              .values("week", currency=F("config_version__currency")).order_by()
+              .annotate(n=Sum("rounds"), **{name: Sum(name) for name in ("hands", *MONEY)}))
+    for row in totals:
+        week = week_of(row["week"], row["currency"])
+        week.rounds += row["n"]
+        week.hands += row["hands"]
+        week.handle += sum(row[f"handle_{bet}"] for bet in BETS)
+        week.win -= sum(row[f"result_{bet}"] for bet in BETS)
+        week.win_paid -= sum(row[f"paid_{bet}"] for bet in BETS)
     rounds = Round.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to, held=False)
-    days = (rounds.values("gaming_day", "config_version__currency").order_by().annotate(n=Count("id")))
-    for row in days:
-        monday = row["gaming_day"] - timedelta(days=row["gaming_day"].weekday())
-        week_of(monday, row["config_version__currency"]).rounds += row["n"]
     # A stint is credited to the week and currency of its first round's gaming day.
     moments = (rounds.order_by("table_id", *(["dealer"] if by_dealer else []), "dealt_at")
                .values_list("table_id", "dealer" if by_dealer else "table_id", "dealt_at",
@@ -215,16 +224,6 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
     for stint in stints_of(rows, gap=settings.STINT_BREAK):
         day, currency = stint.tag
         week_of(day - timedelta(days=day.weekday()), currency).hours += hours_of(stint.span)
-    seats = (Seat.objects.filter(of_round, gaming_day__gte=first, gaming_day__lte=day_to,
-                                 round__gaming_day__gte=first, round__held=False)
-             .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
-             .values("week", "round__config_version__currency").order_by().annotate(**seat_money_annotations()))
-    for row in seats:
-        week = week_of(row["week"], row["round__config_version__currency"])
-        week.hands += row["hands"]
-        week.handle += sum(row[f"handle_{bet}"] for bet in BETS)
-        week.win -= sum(row[f"result_{bet}"] for bet in BETS)
-        week.win_paid -= sum(row[f"paid_{bet}"] for bet in BETS)
     mismatches = (
         Finding.objects.filter(of_round, code=PAYOUT_MISMATCH, informational=False,
                                round__gaming_day__gte=first, round__gaming_day__lte=day_to)

@@ -7,9 +7,10 @@ A tile knows the address of the filtered list behind it, so the page links each
 figure to the rows it counts.
 
 Each table's money leads: rounds, hands per hour, handle, the house's win by
-the rules and by what its dealers paid, and hold, live from the day's seats
-(counted as the nightly report counts them: ``seat_money_annotations``), with
-whether it is dealing now. Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
+the rules and by what its dealers paid, and hold, from the day's totals that
+every stored round adds to as it is stored (``rounds.DayTotal``: counted as
+the nightly report counts seats, which recounts them), with whether it is
+dealing now. Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
 ``payout_mismatch`` finding (as the nightly report counts them), over- or
 underpaid by the sign of claimed − expected. Findings still to work are the
 actionable ones open or acknowledged (``infra.work.UNRESOLVED``): acknowledged
@@ -41,7 +42,7 @@ from infra.json_columns import KeysOf
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds import mistakes
-from rounds.models import Finding, LateRound, Round, Seat, Table, TableConfigVersion
+from rounds.models import DayTotal, Finding, LateRound, Round, Table
 from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
@@ -52,7 +53,7 @@ from .reconciliation.config import report_maker
 from .reconciliation.figures import dealer_order, hours_of, per_hour, percent
 from .reconciliation.report_figures import stored_name
 from .reconciliation.report_reader import read_groups
-from .reconciliation.selectors import ReportsKept, reports_kept, seat_money_annotations
+from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
@@ -277,22 +278,22 @@ def _backlog(*, before: date) -> int:
 def _day(day: date, *, now: datetime, current: bool) -> Day:
     rounds = Round.objects.filter(gaming_day=day).order_by()
     result = Day(day=day, current=current)
-    # One pass over the day's rounds, grouped by table and configuration version (a handful
-    # of rows): the dealt tile, and each table's last round for the current day's silence.
-    per_table = list(rounds.values("table_id", "config_version_id").annotate(
-        n=Count("id"), in_books=Count("id", filter=Q(held=False)), first=Min("dealt_at"), last=Max("dealt_at")))
-    currency_of = dict(TableConfigVersion.objects.filter(
-        pk__in={row["config_version_id"] for row in per_table}).values_list("pk", "currency"))
+    # The day's totals by table and currency (``rounds.DayTotal``: a few rows a table): the dealt
+    # tile, each table's money, and each table's last round for the current day's silence.
+    per_table = list(DayTotal.objects.filter(gaming_day=day).order_by()
+                     .values("table_id", currency=F("config_version__currency"))
+                     .annotate(in_books=Sum("rounds"), held=Sum("held"), first=Min("first_at"),
+                               last=Max("last_at"), **_money_sums()))
     dealt: dict[str, tuple[int, set]] = {}
     for row in per_table:
-        count, tables = dealt.setdefault(currency_of[row["config_version_id"]], (0, set()))
-        dealt[currency_of[row["config_version_id"]]] = (count + row["n"], tables | {row["table_id"]})
+        count, tables = dealt.get(row["currency"], (0, set()))
+        dealt[row["currency"]] = (count + row["in_books"] + row["held"], tables | {row["table_id"]})
     result.dealt = [
         Dealt(currency=currency, rounds=count, tables=len(tables),
               url=changelist_url(Round, gaming_day=day.isoformat(), currency=currency))
         for currency, (count, tables) in sorted(dealt.items())
     ]
-    result.money = _money(day, per_table, currency_of, now=now, current=current, breaks=_breaks(rounds))
+    result.money = _money(day, per_table, now=now, current=current, breaks=_breaks(rounds))
     result.findings, dealers = _findings(day)
     result.dealers, result.dealers_more = dealers[:TOP_DEALERS], max(0, len(dealers) - TOP_DEALERS)
     last_round = {}
@@ -303,6 +304,12 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
         day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first())
     result.outside = _outside(result.report, day) if result.report else []
     return result
+
+
+def _money_sums() -> dict:
+    """A group of day totals' hands and money (``rounds.DayTotal``'s columns, summed)."""
+    return {name: Sum(name) for name in ("hands", *(f"{kind}_{bet}" for kind in ("handle", "result", "paid")
+                                                       for bet in BETS))}
 
 
 def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
@@ -351,32 +358,27 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
     return open_findings, dealers
 
 
-def _money(day: date, per_table: list[dict], currency_of: dict[int, str], *, now: datetime,
-           current: bool, breaks: dict[int, timedelta]) -> list[TableMoney]:
-    """Each table's money of the day so far: one grouped pass over the day's seats (a partition);
-    its hands an hour over the time it dealt, its ``breaks`` left out."""
-    seats = (Seat.objects.filter(gaming_day=day, round__gaming_day=day, round__held=False).order_by()
-             .values("round__table_id", "round__config_version__currency").annotate(**seat_money_annotations()))
-    rounds: dict[tuple[int, str], list] = {}
-    for row in per_table:
-        key = (row["table_id"], currency_of[row["config_version_id"]])
-        n, first, last = rounds.get(key, (0, row["first"], row["last"]))
-        rounds[key] = (n + row["in_books"], min(first, row["first"]), max(last, row["last"]))
-    codes = dict(Table.objects.filter(pk__in={t for t, _ in rounds}).values_list("pk", "code"))
+def _money(day: date, per_table: list[dict], *, now: datetime, current: bool,
+           breaks: dict[int, timedelta]) -> list[TableMoney]:
+    """Each table's money of the day so far, from its day totals (``per_table``, held rounds
+    counting in nothing but the dealt tile); its hands an hour over the time it dealt, its
+    ``breaks`` left out."""
+    codes = dict(Table.objects.filter(pk__in={row["table_id"] for row in per_table}).values_list("pk", "code"))
     money = []
-    for row in seats:
-        key = (row["round__table_id"], row["round__config_version__currency"])
-        n, first, last = rounds[key]
+    for row in per_table:
+        if not row["in_books"]:
+            continue
+        first, last = row["first"], row["last"]
         handle = sum(row[f"handle_{bet}"] for bet in BETS)
         win = -sum(row[f"result_{bet}"] for bet in BETS)
         money.append(TableMoney(
-            table=codes[key[0]], currency=key[1], rounds=n, hands=row["hands"],
-            hands_per_hour=per_hour(row["hands"], hours_of(max(last - first - breaks.get(key[0], timedelta(0)),
-                                                                timedelta(0)))),
+            table=codes[row["table_id"]], currency=row["currency"], rounds=row["in_books"], hands=row["hands"],
+            hands_per_hour=per_hour(row["hands"], hours_of(max(
+                last - first - breaks.get(row["table_id"], timedelta(0)), timedelta(0)))),
             handle=handle, win=win, win_paid=-sum(row[f"paid_{bet}"] for bet in BETS),
             hold_percent=percent(win, handle), dealing=current and now - last <= settings.TABLE_SILENT_AFTER,
             last_round=last,
-            url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=key[0]),
+            url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=row["table_id"]),
         ))
     return sorted(money, key=lambda m: (m.currency, m.table))
 

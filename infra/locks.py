@@ -18,7 +18,10 @@ breaks the order (``LockOrderError``, raised before the database is asked):
    locks and before the audit head's);
 4. findings, in primary-key order;
 5. reconciliation reports and variance-test settings;
-6. the audit chain's head, always last: every writer of the service queues for it.
+6. the audit chain's head: every writer of the service queues for it;
+7. the days' totals (``rounds.DayTotal``), after the head: only a holder of the head writes one
+   (``rounds.services.day_totals``), so their locks never wait, and a transaction that stores
+   many rounds takes a new one after the head without breaking the order.
 
 A write that needs several rows of one rank takes them in one call (they are
 locked in primary-key order); a later call in the same transaction may take
@@ -64,6 +67,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
     ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
     ("trail.ChainHead",),
+    ("rounds.DayTotal",),
 )
 _RANK_OF = {label: rank for rank, labels in enumerate(RANKS) for label in labels}
 

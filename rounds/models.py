@@ -470,3 +470,50 @@ class ArchivedMonth(models.Model):
 
     def __str__(self) -> str:
         return f"{self.month:%Y-%m}"
+
+
+# A day's sums may run past one wager's digits (``infra.models.MONEY``): eight more before the point.
+TOTAL = {"max_digits": 28, "decimal_places": 2}
+
+
+class DayTotal(models.Model):
+    """What one dealer dealt at one table on one gaming day under one configuration version, summed
+    as every report and page counts seats (``rounds.selectors.LIVE_SEAT``, ``bet_handled``).
+
+    Written in the transaction of every write that changes what it sums (``rounds.services.day_totals``:
+    the ingest, a void, a placement, an archived month), so that a page reads a busy day's money from
+    a few hundred rows instead of every seat. Derived, never a record of its own: the nightly report
+    recounts it from the seats and raises an alert where the two differ (``day_totals_differences``).
+    """
+
+    gaming_day = models.DateField()
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False)
+    dealer = models.CharField(max_length=64, blank=True)
+    config_version = models.ForeignKey(TableConfigVersion, on_delete=models.PROTECT, related_name="+",
+                                       db_index=False)
+    rounds = models.PositiveIntegerField(default=0)  # in the books (void ones too), not held apart
+    held = models.PositiveIntegerField(default=0)  # held apart from the books (``rounds.window``)
+    hands = models.PositiveIntegerField(default=0)  # live seats
+    first_at = models.DateTimeField()  # its first and last round, held ones too
+    last_at = models.DateTimeField()
+    # and by bet (``BETS``, added below): handle_*, result_* (the players' settled results) and
+    # paid_* (what they were paid: as reported, else as settled).
+
+    class Meta:
+        constraints = [
+            # Leads with the day: a day's rows, and a table's days, are read by it.
+            models.UniqueConstraint(fields=["gaming_day", "table", "dealer", "config_version"],
+                                    name="day_total_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["table", "gaming_day"], name="day_total_table_idx"),
+            models.Index(fields=["dealer", "gaming_day"], name="day_total_dealer_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gaming_day} table {self.table_id} dealer {self.dealer or '-'}"
+
+
+for _bet in BETS:
+    for _sum in ("handle", "result", "paid"):
+        DayTotal.add_to_class(f"{_sum}_{_bet}", models.DecimalField(**TOTAL, default=Decimal(0)))

@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import (
     BooleanField,
     Case,
+    Count,
     Exists,
     F,
     Func,
@@ -156,6 +157,19 @@ def bet_handled(bet: str) -> Q:
 def seat_handle():
     """A seat's handle, as every report and page counts it: each bet where ``bet_handled``, else 0."""
     return reduce(operator.add, (Case(When(bet_handled(bet), then=F(bet)), default=ZERO) for bet in BETS))
+
+
+def seat_money_annotations() -> dict:
+    """What a group of seats adds up to in money, as every report and page counts it: its live
+    hands, and by bet the handle (``handle_*``: wagers of rounds not void, the Progressive only
+    when lit), the players' settled results (``result_*``) and what they were paid (``paid_*``:
+    where the table reported it, else what the rules give)."""
+    annotations = {"hands": Count("id", filter=LIVE_SEAT)}
+    for bet in BETS:
+        annotations[f"handle_{bet}"] = Coalesce(Sum(bet, filter=bet_handled(bet)), ZERO)
+        annotations[f"result_{bet}"] = Coalesce(Sum(f"settled_{bet}"), ZERO)
+        annotations[f"paid_{bet}"] = Coalesce(Sum(Coalesce(f"paid_{bet}", f"settled_{bet}")), ZERO)
+    return annotations
 
 
 def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:

@@ -17,7 +17,9 @@ Versions:
 2. The declaration, written with its ``version``; no ``win_paid``.
 3. Each group's house win by what the dealers paid (``win_paid``), beside
    the one by the rules, and their difference; from 2026-12-05 the
-   progressive bets as the books see them (``progressive``, absent before).
+   progressive bets as the books see them (``progressive``, absent before);
+   from 2026-12-07 the pages' day totals recounted from the seats
+   (``totals``, absent before).
 
 Money, ratios and z-scores are ``Decimal``, written as text (exact as they
 were computed). Plain Python: no Django.
@@ -311,6 +313,13 @@ class BodiesChecked(Figures):
     examples: list[str]
 
 
+class TotalsChecked(Figures):
+    """The range's day totals, which the workspace's pages read, recounted from the seats."""
+
+    differences: int
+    examples: list[str]
+
+
 class Held(Figures):
     """Rounds held apart from the books, awaiting a supervisor, whatever their day."""
 
@@ -459,6 +468,7 @@ class ReportFigures(ByScope):
     held: Held | None = None
     dual_control: DualControl | None = None
     records: RecordsChecked | None = None
+    totals: TotalsChecked | None = None
     alerts: list[str]
     month_to_date: ToDate | None = None
     year_to_date: ToDate | None = None

@@ -36,7 +36,7 @@ from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import OPENING
 from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
-from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, bet_handled
+from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, seat_money_annotations
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
@@ -202,19 +202,6 @@ def _seats_of_days(day_from: date, day_to: date) -> dict:
     """The seats' own gaming day (always their round's): naming it lets PostgreSQL read only
     those days' partitions of seats, where a filter on the round's day reads every one."""
     return {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
-
-
-def seat_money_annotations() -> dict:
-    """What a group of seats adds up to in money, as every report and page counts it: its live
-    hands, and by bet the handle (``handle_*``: wagers of rounds not void, the Progressive only
-    when lit), the players' settled results (``result_*``) and what they were paid (``paid_*``:
-    where the table reported it, else what the rules give)."""
-    annotations = {"hands": Count("id", filter=LIVE_SEAT)}
-    for bet in BETS:
-        annotations[f"handle_{bet}"] = Coalesce(Sum(bet, filter=bet_handled(bet)), ZERO)
-        annotations[f"result_{bet}"] = Coalesce(Sum(f"settled_{bet}"), ZERO)
-        annotations[f"paid_{bet}"] = Coalesce(Sum(Coalesce(f"paid_{bet}", f"settled_{bet}")), ZERO)
-    return annotations
 
 
 def _seat_sums_annotations() -> dict:

@@ -27,6 +27,7 @@ from infra import locks, replicas
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
+from rounds.services.day_totals import day_totals_differences
 from trail.record_proofs import record_proofs
 from trail.services import SYSTEM, audit_record
 
@@ -49,7 +50,7 @@ from .lease import Heartbeat, lease_expired
 from .pool_ledger import pool_ledger_figures, pool_mark_reported
 from .report_figures import (
     BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
-    ReportFigures, Reverification, TablePart, VarianceTests, figures_json,
+    ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json,
 )
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
@@ -444,6 +445,7 @@ def report_merge(*, report: ReconciliationReport) -> ReportFigures:
         held=Held.model_validate(selectors.rounds_held()),
         dual_control=dual_control_section(start=start, end=end),
         records=_records_checked(),
+        totals=_totals_checked(report.day_from, report.day_to),
         alerts=[],
     )
     return figures.model_copy(update={"alerts": _alerts(figures)})
@@ -458,6 +460,12 @@ def _bodies_checked(day_from: date, day_to: date) -> BodiesChecked:
         differences=len({d.round_pk for d in differences}),
         examples=[f"round {d.round_id} (#{d.round_pk}): {d.problem}" for d in differences[:EXAMPLES_KEPT]],
     )
+
+
+def _totals_checked(day_from: date, day_to: date) -> TotalsChecked:
+    """The day totals the pages read (``rounds.DayTotal``) against what the seats count now."""
+    differences = day_totals_differences(day_from=day_from, day_to=day_to)
+    return TotalsChecked(differences=len(differences), examples=differences[:EXAMPLES_KEPT])
 
 
 def _records_checked() -> RecordsChecked:
@@ -495,6 +503,11 @@ def _alerts(figures: ReportFigures) -> list[str]:
                       + "".join(f", {n} of {name.replace('_', ' ')} not what the audit trail recorded"
                                 for name, n in sorted(others.items()))
                       + ": " + "; ".join(records.examples[:3]))
+    totals = figures.totals
+    if totals and totals.differences:
+        alerts.append(f"TOTALS: {totals.differences} of the day totals the workspace's pages show differ from "
+                      "what their seats count (a write went past rounds.services.day_totals; "
+                      "manage.py day_totals --rebuild writes them again): " + "; ".join(totals.examples[:3]))
     drift = figures.reverification.drift
     if drift:
         # The versions are immutable and checked above, the engine is versioned: a round that

@@ -45,6 +45,8 @@ from rounds import partitions
 from rounds.models import ArchivedMonth
 from trail.services import SYSTEM, Actor, audit_record
 
+from .day_totals import day_totals_forget, day_totals_rebuild
+
 ROUNDS, SEATS = partitions.TABLES
 MANIFEST = "manifest.json"
 CHUNK = 1 << 20
@@ -108,6 +110,9 @@ def month_detach(*, month: date, actor: Actor = SYSTEM, today: date | None = Non
         archived = ArchivedMonth.objects.create(month=month)
         audit_record(actor=actor, action="partition.detached", obj=archived,
                      after={"month": f"{month:%Y-%m}", "tables": [rounds, seats]})
+        # What the month's rounds added to the pages goes with them (after the audit head, as
+        # every write of a day's totals: infra.locks), and comes back with them.
+        day_totals_forget(day_from=month, day_to=_month_end(month))
     return archived
 
 
@@ -182,7 +187,12 @@ def month_attach(*, month: date, source: Path | None = None, actor: Actor = SYST
                      object_repr=f"{month:%Y-%m}", after={
                          "month": f"{month:%Y-%m}", "rows": rows, "restored_from": str(source) if restored else "",
                          "manifest_sha256": archived.manifest_sha256})
+        day_totals_rebuild(day_from=month, day_to=_month_end(month))
     return rows
+
+
+def _month_end(month: date) -> date:
+    return partitioning.month_of(month + timedelta(days=31)) - timedelta(days=1)
 
 
 def _restore(cursor, archived: ArchivedMonth, source: Path, tables: list[str]) -> dict:

@@ -36,6 +36,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from game.record import round_from_wire
 from game.verdict import Clock, judge_prepared, prepare_round
 from game.versions import in_force
+from infra import sql
 from infra.gaming_day import gaming_day_of
 from progressive.ledger import LedgerDraft, ledger_refused, pools_to_their_ledger
 from progressive.services import pool_meters
@@ -45,7 +46,7 @@ from rounds.selectors import round_detail
 from rounds.window import outside_window, window_opens
 from trail.services import Actor, AuditEntry, audit_record_many
 
-from . import round_rows, versions, write_plan
+from . import day_totals, round_rows, versions, write_plan
 from .combiner import Combiner
 from .entries import Entry, IngestResult, Received, record_hash
 from .off_ledger import pools_off_ledger_named
@@ -171,6 +172,7 @@ def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date,
     results: list[IngestResult | None] = [None] * len(entries)
     audit: list[AuditEntry] = pools_off_ledger_named(off, new)
     head = None
+    totals: dict = {}
     runs = list(runs_of(steps))
     for number, run in enumerate(runs):
         if isinstance(run, Resubmission):
@@ -178,12 +180,14 @@ def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date,
             audit += said
             continue
         # The chain's head is locked with the last write, so it is held for the audit alone.
-        head = _write(run, head_too=number == len(runs) - 1)
+        head = _write(run, head_too=number == len(runs) - 1, totals=totals)
         for item in run:
             results[item.at] = IngestResult(item.round, Submission.Outcome.ACCEPTED, item.seats,
                                             item.findings, item.events)
             audit.append(_stored(item))
     audit_record_many(head=head, entries=audit)
+    # A batch whose last step answered a resubmission sends its new rounds' totals here, the head held.
+    sql.run(day_totals.added_statements(totals))
     notices.due_after_commit((item.version.currency, item.findings, item.events) for item in new if item.version)
     return results
 
@@ -227,13 +231,14 @@ def _judge(item: NewRound, pool_versions: write_plan.Versions, ledgers: dict[int
         item.events = ledger.add_round(verdict.events, item.round)
 
 
-def _write(run: list[NewRound], *, head_too: bool) -> tuple[int, str] | None:
+def _write(run: list[NewRound], *, head_too: bool, totals: dict) -> tuple[int, str] | None:
     """Step 5 for a run of new rounds; with ``head_too``, the audit head's lock (and its
-    figures) in the same round trip."""
+    figures) in the same round trip, and the days' totals gathered in ``totals`` after it."""
     return write_plan.write(
         [item.round for item in run], [s for item in run for s in item.seats],
         [f for item in run for f in item.findings], [e for item in run for e in item.events],
-        [item.body for item in run], head_too=head_too, late=[item.round for item in run if _late(item)],
+        [item.body for item in run], head_too=head_too, totals=totals,
+        late=[item.round for item in run if _late(item)],
     )
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from infra import locks
+from infra import locks, sql
 from infra.validation import FieldErrors
-from rounds.models import LateRound, Round
+from rounds.models import LateRound, Round, Seat
 from trail.services import Actor, audit_record
+
+from . import day_totals
 
 
 class PlacementError(FieldErrors):
@@ -30,6 +32,7 @@ def round_place(*, round_pk: int, user, note: str, request_id: str = "") -> Roun
         round_ = locks.rows_locked(Round.objects.filter(pk=round_pk), [round_pk]).get()
         if not round_.held:
             raise PlacementError(f"round {round_} is not held apart", field="round")
+        added = day_totals.of_round(round_, ())
         round_.held = False
         round_.save(update_fields=["held"])
         # Counted from now on by a day that may have its report already: that report is stale.
@@ -39,4 +42,7 @@ def round_place(*, round_pk: int, user, note: str, request_id: str = "") -> Roun
             actor=Actor.of_user(user), action="round.placed", obj=round_, before={"held": True},
             after={"held": False, "gaming_day": round_.gaming_day, "note": note}, request_id=request_id,
         )
+        # After the audit head, as every write of a day's totals (infra.locks).
+        seats = Seat.objects.filter(round=round_, gaming_day=round_.gaming_day)
+        sql.run(day_totals.moved(round_, before=added, after=day_totals.of_round(round_, seats)))
     return round_

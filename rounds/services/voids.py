@@ -6,13 +6,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from game.rules import BETS
-from infra import locks
+from infra import locks, sql
 from infra.models import ZERO
 from infra.validation import FieldErrors
 from progressive.reversal import ReversalError, meter_reverse_round
 from progressive.services import pool_lock
 from rounds.models import Round, Seat
 from trail.services import Actor, audit_record
+
+from . import day_totals
 
 
 class VoidError(FieldErrors):
@@ -44,6 +46,7 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
                 raise VoidError(str(exc), field="round") from None
             round_.meter_after = pool.meter if reversed_events else round_.meter_after
         seats = list(Seat.objects.filter(round=round_, gaming_day=round_.gaming_day).order_by("seat"))
+        added = day_totals.of_round(round_, seats)
         before = {
             "status": round_.status,
             "settled": {s.seat: {bet: str(v) for bet, v in s.settled().items()} for s in seats},
@@ -64,4 +67,6 @@ def round_void(*, round_pk: int, user, reason: str, request_id: str = "") -> Rou
             actor=actor, action="round.voided", obj=round_, before=before,
             after={"status": round_.status, "reason": reason}, request_id=request_id,
         )
+        # After the audit head, as every write of a day's totals (infra.locks).
+        sql.run(day_totals.moved(round_, before=added, after=day_totals.of_round(round_, seats)))
     return round_

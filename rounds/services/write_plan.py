@@ -11,7 +11,8 @@ findings and meter events it has, and a batch of rounds in the same number
    key rows, in the order ``infra.locks`` sets;
 3. ``write``: the rounds, seats, findings, meter events, the pools moved to
    their last events (``progressive.ledger``) and the kept bodies, then the
-   audit chain's head locked, in one string of statements;
+   audit chain's head locked and what the rounds add to their days' totals
+   (``day_totals``), in one string of statements;
 4. the audit events and the head's new tip (``trail.services``);
 5. the commit, which does not wait for the disk, so the pools' and the head's
    locks go free at once; then ``durable`` waits until the disk holds it. A
@@ -41,6 +42,8 @@ from progressive.ledger import TRIGGERS, ledger_statements
 from progressive.models import MeterEvent, Pool, PoolVersion
 from rounds.models import Finding, LateRound, Round, RoundKey, Seat, Submission, TableConfigVersion
 from trail.services import audit_head_lock_statement
+
+from . import day_totals
 
 # (pk, effective_from, version number) of each version of a configuration or pool.
 Versions = dict[int, list[tuple]]
@@ -188,10 +191,11 @@ def _pools_locked(pools: list[int], then: Sequence[sql.Statement]) -> tuple[dict
 
 def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Finding],
           events: Sequence[MeterEvent], bodies: Sequence[Submission], *, head_too: bool,
-          late: Sequence[Round] = ()) -> tuple[int, str] | None:
+          totals: dict, late: Sequence[Round] = ()) -> tuple[int, str] | None:
     """Step 3: a run of new rounds and all that goes with them (a ``LateRound`` for each of
-    ``late``, stored after its gaming day ended); with ``head_too`` the audit head locked
-    last, in the same round trip.
+    ``late``, stored after its gaming day ended), what they add to their days' totals gathered
+    in ``totals``; with ``head_too`` the audit head locked last, in the same round trip, and
+    ``totals`` sent after it (then emptied).
 
     Returns the head (seq, hash) for ``trail.services.audit_record_many``, or None.
     """
@@ -213,6 +217,12 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
                                         received_at=r.received_at) for r in late]),
         *([audit_head_lock_statement()] if head_too else []),
     ]
+    head_at = len(statements) - 1
+    # What the rounds add to their days' totals goes out once the head is held (``day_totals``).
+    day_totals.of_rounds(rounds, seats, into=totals)
+    if head_too:
+        statements += day_totals.added_statements(totals)
+        totals.clear()
     results = sql.run(statements)
     first = statements.index(finding_inserts[0]) if finding_inserts else 0
     # Keys come back in insertion order, as bulk_create relies on.
@@ -224,7 +234,7 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
         row._state.adding, row._state.db = False, alias
     if not head_too:
         return None
-    return results[-1][0] if results[-1] else None
+    return results[head_at][0] if results[head_at] else None
 
 
 def key_of(pk: int, table_id: int, round_id: str, gaming_day: date) -> RoundKey:

@@ -1,0 +1,49 @@
+"""The days' totals the workspace's pages read: recounted from the seats, or written again from them."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Max, Min
+
+from rounds.models import Round
+from rounds.services.day_totals import day_totals_differences, day_totals_rebuild
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"{text!r}: a gaming day as YYYY-MM-DD") from None
+
+
+class Command(BaseCommand):
+    help = ("Check the day totals (rounds.DayTotal) against what their seats count, or write them again "
+            "from the seats (--rebuild); every stored day unless --day / --to narrow it.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--day", type=_day, help="the first gaming day (YYYY-MM-DD)")
+        parser.add_argument("--to", type=_day, help="the last gaming day (default: --day, or the last stored)")
+        parser.add_argument("--rebuild", action="store_true", help="write them again from the seats")
+
+    def handle(self, *args, day=None, to=None, rebuild=False, **options):
+        stored = Round.objects.aggregate(first=Min("gaming_day"), last=Max("gaming_day"))
+        if stored["first"] is None:
+            self.stdout.write("No rounds are stored: no totals to check.")
+            return
+        day_from = day or stored["first"]
+        day_to = to or (day if day and not to else stored["last"])
+        if day_to < day_from:
+            raise CommandError(f"--to {day_to} is before --day {day_from}")
+        if rebuild:
+            rows = day_totals_rebuild(day_from=day_from, day_to=day_to)
+            self.stdout.write(f"{day_from}…{day_to}: {rows} total(s) written again from the seats")
+            return
+        differences = day_totals_differences(day_from=day_from, day_to=day_to)
+        for line in differences:
+            self.stdout.write(line)
+        if differences:
+            raise CommandError(f"{len(differences)} total(s) differ from their seats: "
+                               "manage.py day_totals --rebuild writes them again")
+        self.stdout.write(f"{day_from}…{day_to}: every total is what its seats count")

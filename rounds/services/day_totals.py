@@ -1,0 +1,231 @@
+"""The days' totals (``rounds.models.DayTotal``) kept in step with the rounds and seats they sum.
+
+Every write that changes what a round adds to the books sends its change here, in its own
+transaction: the ingest adds new rounds (``write_plan.write``), a void and a placement move a
+stored round from what it added to what it adds now, an archived month takes its days out and
+an attached one puts them back. A change adds to the rows of its keys (``INSERT … ON CONFLICT
+DO UPDATE``, in key order), so two transactions never overwrite each other's sums. It is sent
+once the transaction holds the audit chain's head (``infra.locks``: ``rounds.DayTotal`` ranks
+after it), in the round trip that locks the head where it can: only a holder of the head writes
+a total, so a total's row lock never waits, and a caller that stores many rounds in one
+transaction (the demo) takes no lock out of order.
+
+What a seat adds is what the reports' grouped sums count (``rounds.selectors.seat_money_annotations``):
+``recounted`` asks those of the seats themselves, ``day_totals_rebuild`` writes what they
+say, and ``day_totals_differences`` names every row that differs from them (the nightly
+report's alert, tests/rounds/test_day_totals.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.db import connection, transaction
+from django.db.models import Count, F, Max, Min, Q
+
+from game.vocabulary import BETS
+from infra import locks, sql
+from infra.jsons import write_json
+from rounds.models import DayTotal, Round, Seat
+from rounds.selectors import seat_money_annotations
+
+Key = tuple[date, int, str, int]  # gaming day, table, dealer, configuration version
+KEY = ("gaming_day", "table_id", "dealer", "config_version_id")
+COUNTS = ("rounds", "held", "hands")
+MONEY = tuple(f"{kind}_{bet}" for kind in ("handle", "result", "paid") for bet in BETS)
+SUMMED = COUNTS + MONEY
+CENT = Decimal("0.01")
+
+
+def key_of(round_: Round) -> Key:
+    return (round_.gaming_day, round_.table_id, round_.dealer, round_.config_version_id)
+
+
+def of_round(round_: Round, seats: Iterable[Seat]) -> dict:
+    """What one round adds to its key's row, as the reports' sums count its seats: nothing but
+    its moment and ``held`` while it is held apart; else a round, its live seats as hands, each
+    bet's handle where handled (live; the Progressive only when lit), and every seat's settled
+    result and what it was paid (as reported, else as settled)."""
+    adds = dict.fromkeys(SUMMED, 0)
+    adds["first_at"] = adds["last_at"] = round_.dealt_at
+    if round_.held:
+        adds["held"] = 1
+        return adds
+    adds["rounds"] = 1
+    live = not round_.void and round_.status != Round.Status.VOID
+    for seat in seats:
+        adds["hands"] += live
+        for bet in BETS:
+            settled = getattr(seat, f"settled_{bet}")
+            paid = getattr(seat, f"paid_{bet}")
+            if live and (bet != "progressive" or seat.progressive_lit):
+                adds[f"handle_{bet}"] += getattr(seat, bet)
+            adds[f"result_{bet}"] += settled
+            adds[f"paid_{bet}"] += settled if paid is None else paid
+    return adds
+
+
+def of_rounds(rounds: Sequence[Round], seats: Sequence[Seat], into: dict[Key, dict] | None = None) -> dict[Key, dict]:
+    """What ``rounds`` (with ``seats``, theirs) add, by key; added to ``into`` where given."""
+    seats_of: dict[int, list[Seat]] = {}
+    for seat in seats:
+        seats_of.setdefault(seat.round_id, []).append(seat)
+    added: dict[Key, dict] = {} if into is None else into
+    for round_ in rounds:
+        _add(added.setdefault(key_of(round_), {}), of_round(round_, seats_of.get(round_.pk, ())))
+    return added
+
+
+def _add(into: dict, adds: dict, sign: int = 1) -> None:
+    if not into:
+        into.update(first_at=adds["first_at"], last_at=adds["last_at"], **dict.fromkeys(SUMMED, 0))
+    into["first_at"], into["last_at"] = min(into["first_at"], adds["first_at"]), max(into["last_at"], adds["last_at"])
+    for name in SUMMED:
+        into[name] += sign * adds[name]
+
+
+def moved(round_: Round, *, before: dict, after: dict) -> list[sql.Statement]:
+    """A stored round's change (void, placed) as the difference of what it added ``before`` and
+    adds ``after`` (``of_round``), made to its key's row (which its moment is in already)."""
+    change = {name: after[name] - before[name] for name in SUMMED if after[name] != before[name]}
+    if not change:
+        return []
+    row = DayTotal.objects.filter(**dict(zip(KEY, key_of(round_))))
+    return [locks.raw_lock_statement("rounds.DayTotal", sql.update(
+        row, **{name: F(name) + delta for name, delta in change.items()}))]
+
+
+def added_statements(added: dict[Key, dict]) -> list[sql.Statement]:
+    """Each key's row added to (made where it is missing), in key order: one statement."""
+    if not added:
+        return []
+    keys = sorted(added)
+    if connection.vendor == "postgresql":
+        rows = [{**dict(zip(KEY, key)), **_columns_of(added[key])} for key in keys]
+        return [locks.raw_lock_statement("rounds.DayTotal", sql.raw(
+            _UPSERT_JSON, [write_json(rows, default=_json_text)], prepare=True))]
+    params = []
+    for key in keys:
+        row = {**dict(zip(KEY, key)), **_columns_of(added[key])}
+        params += [_sqlite_value(column, row[column]) for column in _COLUMNS]
+    values = ", ".join(["(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"] * len(keys))
+    return [locks.raw_lock_statement("rounds.DayTotal", sql.raw(
+        f"INSERT INTO {_TABLE} ({_COLUMN_LIST}) VALUES {values} {_ON_CONFLICT}", params))]
+
+
+def _column(name: str) -> str:
+    return DayTotal._meta.get_field(name).column
+
+
+_TABLE = f'"{DayTotal._meta.db_table}"'
+_COLUMNS = tuple(_column(name) for name in (*KEY, "first_at", "last_at", *SUMMED))
+_COLUMN_LIST = ", ".join(f'"{c}"' for c in _COLUMNS)
+_CONFLICT_KEY = ", ".join(f'"{_column(name)}"' for name in KEY)
+# Portable to both databases: the table's own name, not an alias, and the moments kept by CASE
+# (SQLite's two-argument min() is NULL-blind the other way from PostgreSQL's LEAST).
+_ON_CONFLICT = (
+    f"ON CONFLICT ({_CONFLICT_KEY}) DO UPDATE SET "
+    + ", ".join(f'"{c}" = {_TABLE}."{c}" + excluded."{c}"' for c in map(_column, SUMMED))
+    + f', "first_at" = CASE WHEN excluded."first_at" < {_TABLE}."first_at" THEN excluded."first_at" '
+      f'ELSE {_TABLE}."first_at" END'
+    + f', "last_at" = CASE WHEN excluded."last_at" > {_TABLE}."last_at" THEN excluded."last_at" '
+      f'ELSE {_TABLE}."last_at" END'
+)
+_UPSERT_JSON = (
+    f"INSERT INTO {_TABLE} ({_COLUMN_LIST}) SELECT {_COLUMN_LIST} "
+    f"FROM json_populate_recordset(NULL::{_TABLE}, %s) ORDER BY {_CONFLICT_KEY} {_ON_CONFLICT}"
+)
+
+
+def _columns_of(change: dict) -> dict:
+    return {"first_at": change["first_at"], "last_at": change["last_at"],
+            **{_column(name): change[name] for name in SUMMED}}
+
+
+def _json_text(value):
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not a column value")
+
+
+def _sqlite_value(column: str, value):
+    return DayTotal._meta.get_field(column).get_db_prep_value(value, connection, prepared=False)
+
+
+# ---- the seats' own count ----------------------------------------------------------------------
+
+
+def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
+    """The rows the rounds and seats of ``day_from``…``day_to`` make, counted by the database as the
+    reports count them. ``models``: (Round, Seat) of a migration's history, else the app's."""
+    round_model, seat_model = models or (Round, Seat)
+    days = {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
+    rows: dict[Key, dict] = {}
+    rounds = (round_model.objects.filter(**days).order_by()
+              .values_list("gaming_day", "table_id", "dealer", "config_version_id")
+              .annotate(n=Count("id", filter=Q(held=False)), held_n=Count("id", filter=Q(held=True)),
+                        first=Min("dealt_at"), last=Max("dealt_at")))
+    for day, table, dealer, version, n, held, first, last in rounds.iterator(chunk_size=2000):
+        rows[(day, table, dealer, version)] = {"first_at": first, "last_at": last, "rounds": n, "held": held,
+                                               **dict.fromkeys(SUMMED[2:], 0)}
+    seats = (seat_model.objects.filter(**days, round__gaming_day__gte=day_from, round__gaming_day__lte=day_to,
+                                       round__held=False).order_by()
+             .values("gaming_day", "round__table_id", "round__dealer", "round__config_version_id")
+             .annotate(**seat_money_annotations()))
+    for row in seats.iterator(chunk_size=2000):
+        found = rows[(row["gaming_day"], row["round__table_id"], row["round__dealer"],
+                      row["round__config_version_id"])]
+        found["hands"] = row["hands"]
+        for name in MONEY:
+            # SQLite sums in floating point; PostgreSQL's exact sums are at cents already.
+            found[name] = Decimal(row[name]).quantize(CENT)
+    return rows
+
+
+def day_totals_rebuild(*, day_from: date, day_to: date, models=None) -> int:
+    """``day_from``…``day_to``'s totals written again from their seats (a migration's first fill,
+    an attached month, a bench's cloned rounds); how many rows. ``models``: (Round, Seat, DayTotal)
+    of a migration's history, else the app's."""
+    round_model, seat_model, total_model = models or (Round, Seat, DayTotal)
+    with transaction.atomic():
+        total_model.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to).delete()
+        rows = recounted(day_from=day_from, day_to=day_to, models=(round_model, seat_model))
+        total_model.objects.bulk_create(
+            [total_model(**dict(zip(KEY, key)), **row) for key, row in sorted(rows.items())], batch_size=1000)
+    return len(rows)
+
+
+def day_totals_forget(*, day_from: date, day_to: date) -> int:
+    """The totals of days whose rounds have left the tables (an archived month)."""
+    deleted, _ = DayTotal.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to).delete()
+    return deleted
+
+
+def day_totals_differences(*, day_from: date, day_to: date) -> list[str]:
+    """Every key whose stored totals differ from what its seats count now, in words; none when they
+    agree."""
+    counted = recounted(day_from=day_from, day_to=day_to)
+    stored = {
+        tuple(row[:4]): dict(zip(("first_at", "last_at", *SUMMED), row[4:]))
+        for row in DayTotal.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
+        .values_list(*KEY, "first_at", "last_at", *SUMMED).iterator(chunk_size=2000)
+    }
+    differences = []
+    for key in sorted(set(counted) | set(stored)):
+        day, table, dealer, version = key
+        where = f"{day} table #{table} dealer {dealer or '-'} version #{version}"
+        mine, theirs = stored.get(key), counted.get(key)
+        if mine is None:
+            differences.append(f"{where}: no totals kept for its {theirs['rounds'] + theirs['held']} round(s)")
+        elif theirs is None:
+            differences.append(f"{where}: totals kept for {mine['rounds'] + mine['held']} round(s) not stored")
+        else:
+            wrong = [f"{name} {mine[name]} kept, {theirs[name]} counted"
+                     for name in ("first_at", "last_at", *SUMMED) if mine[name] != theirs[name]]
+            if wrong:
+                differences.append(f"{where}: " + "; ".join(wrong))
+    return differences

@@ -1,0 +1,162 @@
+"""The days' totals (``rounds.DayTotal``) follow every write that changes what a round adds to the
+books, and the seats' own count finds every row that does not."""
+
+from __future__ import annotations
+
+import threading
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from django.db import connection, connections
+
+from audit.reconciliation.services import report_run
+from casino.services import user_roles_set
+from rounds.models import DayTotal, Round, Seat
+from rounds.services import round_place, round_void
+from rounds.services.day_totals import day_totals_differences, day_totals_rebuild
+from tests import examples
+from tests.api.records import BATCH, ROUNDS, record
+from trail.services import SYSTEM
+
+pytestmark = pytest.mark.django_db
+on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's")
+EVER = {"day_from": date(2000, 1, 1), "day_to": date(2100, 1, 1)}
+
+
+@pytest.fixture
+def supervisor(django_user_model):
+    user = django_user_model.objects.create_user("supervisor-t")
+    user_roles_set(user=user, roles=["supervisor"], actor=SYSTEM)
+    return django_user_model.objects.get(pk=user.pk)
+
+
+def _posted(client, rows) -> list[dict]:
+    answers = []
+    for row in rows:
+        response = client.post(ROUNDS, row, format="json")
+        assert response.status_code == 201, response.content
+        answers.append(response.json())
+    return answers
+
+
+def _total(**key) -> DayTotal:
+    return DayTotal.objects.get(**key)
+
+
+def test_a_round_adds_its_seats_as_the_reports_count_them(table_client):
+    """A hand computation: seat 1 folds its 100 Ante and Blind, seat 2 plays 4x and loses all."""
+    _posted(table_client("S01", "se-50kr"), [record("R-1")])
+    total = _total(dealer="D4411")
+    assert (total.rounds, total.held, total.hands) == (1, 0, 2)
+    assert (total.handle_ante, total.handle_blind, total.handle_play, total.handle_trips) == (
+        Decimal(200), Decimal(200), Decimal(400), Decimal(0))
+    assert total.result_ante + total.result_blind + total.result_play == Decimal(-800)
+    assert total.paid_play == Decimal(-400)
+    assert total.first_at == total.last_at == Round.objects.get().dealt_at
+
+
+def test_every_worked_round_and_the_batch_path_agree_with_their_seats(table_client):
+    for name, code, config in examples.EXAMPLE_FILES:
+        _posted(table_client(code, config), [example["record"] for example in examples.load(name)])
+    batch = table_client("S02", "se-50kr")
+    answer = batch.post(BATCH, {"rounds": [record(f"B-{n}", table="S02", dealer=f"D{n % 2}") for n in range(6)]},
+                        format="json")
+    assert answer.status_code in (200, 201, 207), answer.content
+
+    assert day_totals_differences(**EVER) == []
+    assert sum(DayTotal.objects.values_list("rounds", flat=True)) == Round.objects.count()
+    assert DayTotal.objects.filter(table__code="S02").count() == 2  # one row a dealer
+    # The Progressive's handle counts lit wagers only, as the report's.
+    report = report_run(day_from=Round.objects.get(round_id=examples.load("us-30k.jsonl")[0]["record"]["round"])
+                        .gaming_day)
+    us = DayTotal.objects.filter(table__code="U01", gaming_day=report.day_from)
+    assert sum(t.handle_progressive for t in us) == Decimal(
+        report.figures["tables"]["U01"]["USD"]["handle"]["progressive"])
+
+
+def test_a_void_takes_back_what_the_round_added(table_client, supervisor):
+    _posted(table_client("S01", "se-50kr"), [record("R-1"), record("R-2", dealt_at="2026-11-29T21:20:00+01:00")])
+    before = _total(dealer="D4411")
+    round_void(round_pk=Round.objects.get(round_id="R-1").pk, user=supervisor, reason="shuffler jammed")
+    after = _total(dealer="D4411")
+    assert after.rounds == before.rounds == 2  # a void round stays in the books, its bets returned
+    assert after.hands == 2 and after.handle_ante == Decimal(200) and after.result_play == Decimal(-400)
+    assert day_totals_differences(**EVER) == []
+
+
+def test_a_placed_round_enters_the_books_with_its_money(settings, table_client, supervisor):
+    settings.ROUND_WINDOW_OPENS = date(2026, 11, 1)
+    answer, = _posted(table_client("S01", "se-50kr"), [record("H-1", dealt_at="2026-10-15T21:00:00+02:00")])
+    held = _total(dealer="D4411")
+    assert (held.rounds, held.held, held.hands, held.handle_ante) == (0, 1, 0, Decimal(0))
+    assert day_totals_differences(**EVER) == []
+
+    round_place(round_pk=answer["id"], user=supervisor, note="the table was offline; the round is real")
+    placed = _total(dealer="D4411")
+    assert (placed.rounds, placed.held, placed.hands, placed.handle_ante) == (1, 0, 2, Decimal(200))
+    assert day_totals_differences(**EVER) == []
+
+
+@pytest.mark.parametrize("tamper", ["seat", "total", "missing", "extra"])
+def test_the_seats_count_names_every_total_that_differs(table_client, tamper):
+    _posted(table_client("S01", "se-50kr"), [record("R-1")])
+    total = _total(dealer="D4411")
+    if tamper == "seat":
+        Seat.objects.filter(seat=1).update(settled_ante=Decimal("-50"))  # as a hand in the database would
+    elif tamper == "total":
+        DayTotal.objects.filter(pk=total.pk).update(hands=3)
+    elif tamper == "missing":
+        DayTotal.objects.all().delete()
+    else:
+        DayTotal.objects.create(gaming_day=date(2026, 11, 28), table_id=total.table_id, dealer="D1",
+                                config_version_id=total.config_version_id, rounds=4,
+                                first_at=total.first_at, last_at=total.last_at)
+    found = day_totals_differences(**EVER)
+    assert len(found) == 1
+    assert {"seat": "result_ante -200.00 kept, -150.00 counted", "total": "hands 3 kept, 2 counted",
+            "missing": "no totals kept for its 1 round(s)",
+            "extra": "totals kept for 4 round(s) not stored"}[tamper] in found[0]
+    assert day_totals_rebuild(**EVER) == 1 and day_totals_differences(**EVER) == []
+
+
+def test_the_nightly_report_raises_an_alert_for_totals_the_seats_do_not_make(table_client):
+    _posted(table_client("S01", "se-50kr"), [record("R-1")])
+    day = Round.objects.get().gaming_day
+    sound = report_run(day_from=day)
+    assert sound.figures["totals"]["differences"] == 0
+    assert not [a for a in sound.figures["alerts"] if a.startswith("TOTALS")]
+    DayTotal.objects.update(handle_ante=Decimal("150.00"))
+    report = report_run(day_from=day)
+    alert, = [a for a in report.figures["alerts"] if a.startswith("TOTALS")]
+    assert "handle_ante 150.00 kept, 200.00 counted" in alert
+    assert report.figures["totals"]["differences"] == 1
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_one_tables_posts_at_once_add_up(table_client):
+    """Eight threads post one table's rounds at once, as a table's retries and a second terminal
+    would: every row is added to, none overwritten."""
+    client = table_client("S01", "se-50kr")
+    errors = []
+
+    def post(n: int) -> None:
+        try:
+            for k in range(5):
+                row = record(f"C-{n}-{k}", dealer=f"D{k % 2}", dealt_at=f"2026-11-29T21:{10 + n}:{10 + k}+01:00")
+                response = client.post(ROUNDS, row, format="json")
+                assert response.status_code == 201, response.content
+        except Exception as exc:  # noqa: BLE001 (the test thread reports it below)
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=post, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(DayTotal.objects.values_list("dealer", "rounds", "hands")) == [("D0", 24, 48), ("D1", 16, 32)]
+    assert day_totals_differences(**EVER) == []
