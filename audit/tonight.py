@@ -28,7 +28,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import (
-    Count, DurationField, Exists, ExpressionWrapper, F, Max, Min, OuterRef, Q, Sum, Value, Window,
+    Count, DurationField, Exists, ExpressionWrapper, F, Max, Min, OuterRef, Q, Subquery, Sum, Value, Window,
 )
 from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
@@ -42,8 +42,8 @@ from infra.json_columns import KeysOf
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds import mistakes
-from rounds.models import DayTotal, Finding, LateRound, Round, Table
-from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID
+from rounds.models import DayTotal, Finding, LateRound, Round, Table, TableConfigVersion
+from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID, of_days, round_keys_of_days
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
@@ -267,12 +267,11 @@ def late_rounds(*, since: datetime, now: datetime | None = None) -> list[Late]:
 
 def _backlog(*, before: date) -> int:
     """Findings still to work whose round was dealt before ``before``, one a mistake as the queue the
-    count links to lists them: all of them less those of the days since. Asked the other way,
-    every unresolved finding is joined to its round in every month's partition; this way only the
-    days since are."""
+    count links to lists them: all of them less those of the days since (``of_days``). Asked the
+    other way, every unresolved finding is joined to its round in every month's partition; this
+    way only the days since are."""
     unresolved = Finding.objects.filter(WORK)
-    return (mistakes.one_row_each(unresolved).count()
-            - mistakes.one_row_each(unresolved.filter(round__gaming_day__gte=before)).count())
+    return mistakes.count_of(unresolved) - mistakes.count_of(of_days(unresolved, day_from=before))
 
 
 def _day(day: date, *, now: datetime, current: bool) -> Day:
@@ -314,12 +313,19 @@ def _money_sums() -> dict:
 
 def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
     """The open findings by code and the dealers' mismatches: one pass over the day's findings,
-    grouped by code, dealer and currency (a few hundred rows)."""
+    grouped by code, dealer and configuration version (a few hundred rows). The findings are read
+    by their rounds' keys (``round_keys_of_days``) and each asks its round for its day, dealer and
+    version: joined instead, PostgreSQL reads every round of the day to find the few with one."""
     over, under = OVERPAID, UNDERPAID
+    theirs = Round.objects.filter(pk=OuterRef("round_id"), gaming_day=day)
+    findings = Finding.objects.filter(Exists(theirs))
+    if keys := round_keys_of_days(day_from=day, day_to=day):
+        findings = findings.filter(round_id__gte=keys[0], round_id__lte=keys[1])
     rows = (
         # One mistake is one finding to work, as the queue the counts link to lists it.
-        mistakes.one_row_each(Finding.objects.filter(round__gaming_day=day)).order_by()
-        .values("code", "round__dealer", "round__config_version__currency")
+        mistakes.one_row_each(findings).order_by()
+        .annotate(dealer=Subquery(theirs.values("dealer")), version=Subquery(theirs.values("config_version_id")))
+        .values("code", "dealer", "version")
         .annotate(
             work=Count("id", filter=WORK), stake=Coalesce(Sum(AT_STAKE, filter=WORK), ZERO),
             n=Count("id"), over=Count("id", filter=over), under=Count("id", filter=under),
@@ -327,17 +333,20 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
             under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=under), ZERO),
         )
     )
+    currency_of = dict(TableConfigVersion.objects.values_list("pk", "currency"))
     by_code: dict[tuple[str, str], list] = {}
     by_dealer: dict[tuple[str, str], list] = {}
     for row in rows:
-        currency = row["round__config_version__currency"]
+        currency = currency_of[row["version"]]
         if row["work"]:
             counted = by_code.setdefault((row["code"], currency), [0, Decimal(0)])
             counted[0] += row["work"]
             counted[1] += row["stake"]
         if row["code"] == FindingCode.PAYOUT_MISMATCH:
-            by_dealer[(row["round__dealer"], currency)] = [
-                row["n"], row["over"], row["under"], row["over_amount"], row["under_amount"]]
+            # A dealer's rounds under two versions of one currency: one row.
+            counted = by_dealer.setdefault((row["dealer"], currency), [0, 0, 0, Decimal(0), Decimal(0)])
+            for n, name in enumerate(("n", "over", "under", "over_amount", "under_amount")):
+                counted[n] += row[name]
     open_findings = sorted(
         (OpenFindings(code=code, currency=currency, count=count, at_stake=stake,
                       url=changelist_url(Finding, state="unresolved", gaming_day=day.isoformat(), code=code,

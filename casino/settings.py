@@ -234,8 +234,14 @@ DATABASES = {
 # Each process names its connections (the web, a worker, beat, a manage.py command): the
 # database writes the name onto every audit event, so the trail tells which process wrote it.
 PROCESS_NAME = of_command_line(sys.argv, under_tests="pytest" in sys.modules)
+# PostgreSQL compiles a query whose estimated cost is high (JIT): on a busy day's findings
+# the compiling took longer than the query, on every page view, since a pool's connection
+# plans each statement anew. Off unless DB_JIT=1 (docs/SCALING.md).
+JIT_OPTION = "" if env_bool("DB_JIT", False) else "-c jit=off"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("application_name", PROCESS_NAME)
+    if JIT_OPTION:
+        DATABASES["default"]["OPTIONS"].setdefault("options", JIT_OPTION)
     if env_bool("DB_POOL", False):
         # psycopg 3's pool inside each worker process; incompatible with CONN_MAX_AGE.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -280,6 +286,8 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
         "connect_timeout", int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2"))
     )
     _replica["OPTIONS"].setdefault("application_name", PROCESS_NAME)
+    if JIT_OPTION:
+        _replica["OPTIONS"].setdefault("options", JIT_OPTION)
     _replica["TEST"] = {"MIRROR": "default"}
     _alias = "replica" if _number == 1 else f"replica_{_number}"
     DATABASES[_alias] = _replica

@@ -496,6 +496,10 @@ class DayTotal(models.Model):
     hands = models.PositiveIntegerField(default=0)  # live seats
     first_at = models.DateTimeField()  # its first and last round, held ones too
     last_at = models.DateTimeField()
+    # Its rounds' lowest and highest key, held ones too: a day's findings are read by the range
+    # of its rounds' keys (``rounds.selectors.of_days``), which they carry, not by every round.
+    first_pk = models.BigIntegerField()
+    last_pk = models.BigIntegerField()
     # and by bet (``BETS``, added below): handle_*, result_* (the players' settled results) and
     # paid_* (what they were paid: as reported, else as settled).
 

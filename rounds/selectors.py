@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from functools import reduce
 
@@ -14,6 +14,8 @@ from django.db.models import (
     BooleanField,
     Case,
     Count,
+    Max,
+    Min,
     Exists,
     F,
     Func,
@@ -33,7 +35,7 @@ from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
 from trail.models import AuditEvent
 
-from .models import Finding, Round, Seat, TableConfig, TableConfigVersion
+from .models import DayTotal, Finding, Round, Seat, TableConfig, TableConfigVersion
 
 
 def config_version_in_force(*, config: TableConfig, at: datetime) -> TableConfigVersion:
@@ -170,6 +172,26 @@ def seat_money_annotations() -> dict:
         annotations[f"result_{bet}"] = Coalesce(Sum(f"settled_{bet}"), ZERO)
         annotations[f"paid_{bet}"] = Coalesce(Sum(Coalesce(f"paid_{bet}", f"settled_{bet}")), ZERO)
     return annotations
+
+
+def round_keys_of_days(*, day_from: date, day_to: date | None = None) -> tuple[int, int] | None:
+    """The lowest and the highest key of the rounds dealt from ``day_from`` to ``day_to`` (every later
+    day where None), as their days' totals keep them (``DayTotal.first_pk``, ``last_pk``); None
+    where those days have none. Rounds of other days may fall between them (a round stored late)."""
+    days = {"gaming_day__gte": day_from, **({"gaming_day__lte": day_to} if day_to else {})}
+    keys = DayTotal.objects.filter(**days).aggregate(lo=Min("first_pk"), hi=Max("last_pk"))
+    return None if keys["lo"] is None else (keys["lo"], keys["hi"])
+
+
+def of_days(findings: QuerySet, *, day_from: date, day_to: date | None = None) -> QuerySet:
+    """``findings`` of the rounds dealt from ``day_from`` to ``day_to`` (every later day where None),
+    read by the range of those days' round keys (``round_keys_of_days``) on the findings' index of
+    their round, then held to the rounds' own days. Asked by the day alone, PostgreSQL reads every
+    round of the days to find the few with findings. Days without totals are asked the slow way,
+    never left out."""
+    found = findings.filter(round__gaming_day__gte=day_from, **({"round__gaming_day__lte": day_to} if day_to else {}))
+    keys = round_keys_of_days(day_from=day_from, day_to=day_to)
+    return found if keys is None else found.filter(round_id__gte=keys[0], round_id__lte=keys[1])
 
 
 def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:

@@ -38,7 +38,7 @@ from rounds.models import (
     Finding,
     TableConfigVersion,
 )
-from rounds.selectors import AT_STAKE
+from rounds.selectors import AT_STAKE, of_days
 from rounds.video import video_of
 from rounds.services import (
     FindingTransitionError,
@@ -147,6 +147,8 @@ class _DayFilter(admin.SimpleListFilter):
             day = date.fromisoformat(self.value())
         except ValueError as exc:
             raise IncorrectLookupParameters(f"not a day: {self.value()}") from exc
+        if not self.lookup:
+            return of_days(queryset, day_from=day, day_to=day)
         return queryset.filter(**{f"round__gaming_day{self.lookup}": day})
 
 

@@ -34,6 +34,8 @@ class Migration(migrations.Migration):
                 ('hands', models.PositiveIntegerField(default=0)),
                 ('first_at', models.DateTimeField()),
                 ('last_at', models.DateTimeField()),
+                ('first_pk', models.BigIntegerField()),
+                ('last_pk', models.BigIntegerField()),
                 ('handle_ante', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
                 ('result_ante', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
                 ('paid_ante', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),

@@ -36,6 +36,7 @@ KEY = ("gaming_day", "table_id", "dealer", "config_version_id")
 COUNTS = ("rounds", "held", "hands")
 MONEY = tuple(f"{kind}_{bet}" for kind in ("handle", "result", "paid") for bet in BETS)
 SUMMED = COUNTS + MONEY
+FIRSTS, LASTS = ("first_at", "first_pk"), ("last_at", "last_pk")  # kept least and greatest
 CENT = Decimal("0.01")
 
 
@@ -50,6 +51,7 @@ def of_round(round_: Round, seats: Iterable[Seat]) -> dict:
     result and what it was paid (as reported, else as settled)."""
     adds = dict.fromkeys(SUMMED, 0)
     adds["first_at"] = adds["last_at"] = round_.dealt_at
+    adds["first_pk"] = adds["last_pk"] = round_.pk
     if round_.held:
         adds["held"] = 1
         return adds
@@ -80,8 +82,9 @@ def of_rounds(rounds: Sequence[Round], seats: Sequence[Seat], into: dict[Key, di
 
 def _add(into: dict, adds: dict, sign: int = 1) -> None:
     if not into:
-        into.update(first_at=adds["first_at"], last_at=adds["last_at"], **dict.fromkeys(SUMMED, 0))
-    into["first_at"], into["last_at"] = min(into["first_at"], adds["first_at"]), max(into["last_at"], adds["last_at"])
+        into.update({name: adds[name] for name in (*FIRSTS, *LASTS)}, **dict.fromkeys(SUMMED, 0))
+    for first, last in zip(FIRSTS, LASTS):
+        into[first], into[last] = min(into[first], adds[first]), max(into[last], adds[last])
     for name in SUMMED:
         into[name] += sign * adds[name]
 
@@ -120,7 +123,7 @@ def _column(name: str) -> str:
 
 
 _TABLE = f'"{DayTotal._meta.db_table}"'
-_COLUMNS = tuple(_column(name) for name in (*KEY, "first_at", "last_at", *SUMMED))
+_COLUMNS = tuple(_column(name) for name in (*KEY, *FIRSTS, *LASTS, *SUMMED))
 _COLUMN_LIST = ", ".join(f'"{c}"' for c in _COLUMNS)
 _CONFLICT_KEY = ", ".join(f'"{_column(name)}"' for name in KEY)
 # Portable to both databases: the table's own name, not an alias, and the moments kept by CASE
@@ -128,10 +131,8 @@ _CONFLICT_KEY = ", ".join(f'"{_column(name)}"' for name in KEY)
 _ON_CONFLICT = (
     f"ON CONFLICT ({_CONFLICT_KEY}) DO UPDATE SET "
     + ", ".join(f'"{c}" = {_TABLE}."{c}" + excluded."{c}"' for c in map(_column, SUMMED))
-    + f', "first_at" = CASE WHEN excluded."first_at" < {_TABLE}."first_at" THEN excluded."first_at" '
-      f'ELSE {_TABLE}."first_at" END'
-    + f', "last_at" = CASE WHEN excluded."last_at" > {_TABLE}."last_at" THEN excluded."last_at" '
-      f'ELSE {_TABLE}."last_at" END'
+    + "".join(f', "{c}" = CASE WHEN excluded."{c}" {than} {_TABLE}."{c}" THEN excluded."{c}" ELSE {_TABLE}."{c}" END'
+              for names, than in ((FIRSTS, "<"), (LASTS, ">")) for c in map(_column, names))
 )
 _UPSERT_JSON = (
     f"INSERT INTO {_TABLE} ({_COLUMN_LIST}) SELECT {_COLUMN_LIST} "
@@ -140,8 +141,7 @@ _UPSERT_JSON = (
 
 
 def _columns_of(change: dict) -> dict:
-    return {"first_at": change["first_at"], "last_at": change["last_at"],
-            **{_column(name): change[name] for name in SUMMED}}
+    return {_column(name): change[name] for name in (*FIRSTS, *LASTS, *SUMMED)}
 
 
 def _json_text(value):
@@ -168,9 +168,10 @@ def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
     rounds = (round_model.objects.filter(**days).order_by()
               .values_list("gaming_day", "table_id", "dealer", "config_version_id")
               .annotate(n=Count("id", filter=Q(held=False)), held_n=Count("id", filter=Q(held=True)),
-                        first=Min("dealt_at"), last=Max("dealt_at")))
-    for day, table, dealer, version, n, held, first, last in rounds.iterator(chunk_size=2000):
-        rows[(day, table, dealer, version)] = {"first_at": first, "last_at": last, "rounds": n, "held": held,
+                        first=Min("dealt_at"), last=Max("dealt_at"), first_pk=Min("id"), last_pk=Max("id")))
+    for day, table, dealer, version, n, held, first, last, first_pk, last_pk in rounds.iterator(chunk_size=2000):
+        rows[(day, table, dealer, version)] = {"first_at": first, "last_at": last, "first_pk": first_pk,
+                                               "last_pk": last_pk, "rounds": n, "held": held,
                                                **dict.fromkeys(SUMMED[2:], 0)}
     seats = (seat_model.objects.filter(**days, round__gaming_day__gte=day_from, round__gaming_day__lte=day_to,
                                        round__held=False).order_by()
@@ -209,10 +210,11 @@ def day_totals_differences(*, day_from: date, day_to: date) -> list[str]:
     """Every key whose stored totals differ from what its seats count now, in words; none when they
     agree."""
     counted = recounted(day_from=day_from, day_to=day_to)
+    kept = (*FIRSTS, *LASTS, *SUMMED)
     stored = {
-        tuple(row[:4]): dict(zip(("first_at", "last_at", *SUMMED), row[4:]))
+        tuple(row[:4]): dict(zip(kept, row[4:]))
         for row in DayTotal.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
-        .values_list(*KEY, "first_at", "last_at", *SUMMED).iterator(chunk_size=2000)
+        .values_list(*KEY, *kept).iterator(chunk_size=2000)
     }
     differences = []
     for key in sorted(set(counted) | set(stored)):
@@ -225,7 +227,7 @@ def day_totals_differences(*, day_from: date, day_to: date) -> list[str]:
             differences.append(f"{where}: totals kept for {mine['rounds'] + mine['held']} round(s) not stored")
         else:
             wrong = [f"{name} {mine[name]} kept, {theirs[name]} counted"
-                     for name in ("first_at", "last_at", *SUMMED) if mine[name] != theirs[name]]
+                     for name in kept if mine[name] != theirs[name]]
             if wrong:
                 differences.append(f"{where}: " + "; ".join(wrong))
     return differences

@@ -12,7 +12,8 @@ from django.db import connection, connections
 
 from audit.reconciliation.services import report_run
 from casino.services import user_roles_set
-from rounds.models import DayTotal, Round, Seat
+from rounds.models import DayTotal, Finding, Round, Seat
+from rounds.selectors import of_days, round_keys_of_days
 from rounds.services import round_place, round_void
 from rounds.services.day_totals import day_totals_differences, day_totals_rebuild
 from tests import examples
@@ -98,6 +99,28 @@ def test_a_placed_round_enters_the_books_with_its_money(settings, table_client, 
     assert day_totals_differences(**EVER) == []
 
 
+def test_a_days_findings_are_its_rounds_even_where_a_late_round_falls_in_its_key_range(table_client):
+    """A round of the 28th stored after the 29th's: its key lies within the 29th's range, and its
+    findings stay the 28th's."""
+    client = table_client("S01", "se-50kr")
+    wrong = {"paid": {"ante": "-100", "blind": "-100", "play": "-300"}}  # the 4x Play paid 300: a mismatch
+    _posted(client, [record("R-1"), record("R-2", dealt_at="2026-11-29T22:00:00+01:00",
+                                            seats=[record()["seats"][0], {**record()["seats"][1], **wrong}])])
+    _posted(client, [record("L-1", dealt_at="2026-11-28T22:00:00+01:00",
+                            seats=[record()["seats"][0], {**record()["seats"][1], **wrong}]),
+                     record("R-3", dealt_at="2026-11-29T23:00:00+01:00")])
+    day = Round.objects.get(round_id="R-1").gaming_day
+    late = Round.objects.get(round_id="L-1")
+    low, high = round_keys_of_days(day_from=day, day_to=day)
+    assert late.gaming_day < day and low < late.pk < high
+    findings = Finding.objects.all()
+    assert set(of_days(findings, day_from=day, day_to=day).values_list("round__round_id", flat=True)) == {"R-2"}
+    assert set(of_days(findings, day_from=late.gaming_day, day_to=late.gaming_day)
+               .values_list("round__round_id", flat=True)) == {"L-1"}
+    assert set(of_days(findings, day_from=late.gaming_day).values_list("round__round_id", flat=True)) == {
+        "R-2", "L-1"}
+
+
 @pytest.mark.parametrize("tamper", ["seat", "total", "missing", "extra"])
 def test_the_seats_count_names_every_total_that_differs(table_client, tamper):
     _posted(table_client("S01", "se-50kr"), [record("R-1")])
@@ -111,7 +134,7 @@ def test_the_seats_count_names_every_total_that_differs(table_client, tamper):
     else:
         DayTotal.objects.create(gaming_day=date(2026, 11, 28), table_id=total.table_id, dealer="D1",
                                 config_version_id=total.config_version_id, rounds=4,
-                                first_at=total.first_at, last_at=total.last_at)
+                                first_at=total.first_at, last_at=total.last_at, first_pk=1, last_pk=4)
     found = day_totals_differences(**EVER)
     assert len(found) == 1
     assert {"seat": "result_ante -200.00 kept, -150.00 counted", "total": "hands 3 kept, 2 counted",

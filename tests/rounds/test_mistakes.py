@@ -170,3 +170,20 @@ def test_a_move_from_the_rounds_page_says_it_moved_the_mates(table_client, staff
     said = [str(m) for m in page.context["messages"]]
     assert any(f"the same mistake's #{ante.pk} (ante), #{blind.pk} (blind)" in m for m in said), said
     assert set(Finding.objects.values_list("state", flat=True)) == {"acknowledged"}
+
+
+def test_counted_mistakes_are_the_rows_the_queue_lists(table_client):
+    """``count_of`` (the tonight page's backlog) counts what ``one_row_each`` lists: mates once, a
+    mate moved apart once more, another seat's bets apart, findings raised once each."""
+    from rounds.mistakes import count_of, one_row_each
+
+    ante, blind, play, *other_seat = _off_unit(table_client, seats=(1, 2))
+    _off_unit(table_client, "off-unit-2")
+    Finding.objects.filter(pk=play.pk).update(state="acknowledged")
+    Finding.objects.create(round=ante.round, code=ante.code, seat=None, detail="a seat-less one, no mates")
+    Finding.objects.create(round=ante.round, code=ante.code, seat=None, detail="and another")
+    for findings in (Finding.objects.all(), Finding.objects.filter(state="open"),
+                     Finding.objects.filter(round=ante.round)):
+        assert count_of(findings) == one_row_each(findings).count() == len(list(one_row_each(findings)))
+    assert count_of(Finding.objects.all()) == 6  # two mistakes of the first round's seat 1, its seat 2,
+    # the second round's seat 1, and the two seat-less findings
