@@ -5,19 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Count, DateField, F, Q, Sum, Value
-from django.db.models.functions import Coalesce, TruncWeek
+from django.db.models import DateField, F, Q, Sum, Value
+from django.db.models.functions import TruncWeek
 
-from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from progressive.selectors import openings
-from rounds.models import DayTotal, Finding, Round
-from rounds.selectors import OVERPAID, UNDERPAID
-from rounds.services.day_totals import MONEY
+from rounds.models import DayTotal, Round
+from rounds.services.day_totals import MISMATCHES, MONEY
 from trail.models import AuditEvent
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand
@@ -85,31 +83,19 @@ class DealerWeek:
     underpaid: int
 
 
-# A finding is written when its round is stored, which is no earlier than the round was dealt
-# less a table clock's lead: a day's slack lets the (code, created_at) index bound the read.
-FINDING_LEAD = timedelta(days=2)
-
-
 def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8) -> list[DealerWeek]:
     """Payout mismatches (never the informational findings) per dealer per ISO week, for the
-    ``weeks`` weeks that end with ``day_to``'s, by the rounds' gaming days: one grouped query."""
+    ``weeks`` weeks that end with ``day_to``'s, by the rounds' gaming days: one grouped read of
+    the days' totals (``rounds.DayTotal``), which count them as their rounds are stored."""
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
     rows = (
-        Finding.objects.filter(
-            code=PAYOUT_MISMATCH, informational=False,
-            created_at__gte=datetime.combine(first, datetime.min.time(), tzinfo=UTC) - FINDING_LEAD,
-            round__gaming_day__gte=first, round__gaming_day__lte=day_to,
-        )
-        .annotate(week=TruncWeek("round__gaming_day", output_field=DateField()))
-        .values("round__dealer", "week").order_by()
-        .annotate(
-            n=Count("id"),
-            over=Count("id", filter=OVERPAID),
-            under=Count("id", filter=UNDERPAID),
-        )
+        DayTotal.objects.filter(gaming_day__gte=first, gaming_day__lte=day_to, mismatches__gt=0)
+        .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
+        .values("dealer", "week").order_by()
+        .annotate(n=Sum("mismatches"), over=Sum("overpaid"), under=Sum("underpaid"))
     )
     return sorted(
-        (DealerWeek(dealer=row["round__dealer"] or "(none)", week=_as_date(row["week"]),
+        (DealerWeek(dealer=row["dealer"] or "(none)", week=_as_date(row["week"]),
                     mismatches=row["n"], overpaid=row["over"], underpaid=row["under"]) for row in rows),
         key=lambda w: (w.dealer, w.week),
     )
@@ -191,10 +177,9 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
     stints, a break ending one: ``audit.stints``, a dealer's at each table where ``by_dealer``,
     else the table's by any dealer), hands, handle and the house's win settled and as paid (the
     days' totals, ``rounds.DayTotal``, counted as the nightly report counts seats), and the payout
-    mismatches over and under (never the informational findings). Two grouped queries (the
-    totals, the mismatches) and one read of the rounds' moments."""
+    mismatches over and under (never the informational findings; from the totals too, held rounds'
+    among them). One grouped read of the totals and one of the rounds' moments."""
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
-    of_round = Q(*[(f"round__{name}", value) for name, value in whose.children])
     found: dict[tuple[date, str], DealtWeek] = {}
 
     def week_of(week, currency: str) -> DealtWeek:
@@ -204,17 +189,23 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
         return found[key]
 
     # Rounds, hands and money from the days' totals (``rounds.DayTotal``): a few rows a day.
-    totals = (DayTotal.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to, rounds__gt=0)
+    totals = (DayTotal.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to)
               .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
               .values("week", currency=F("config_version__currency")).order_by()
-              .annotate(n=Sum("rounds"), **{name: Sum(name) for name in ("hands", *MONEY)}))
+              .annotate(n=Sum("rounds"), **{name: Sum(name) for name in ("hands", *MONEY, *MISMATCHES)}))
     for row in totals:
+        if not row["n"] and not row["mismatches"]:
+            continue  # held rounds alone: in no week's books
         week = week_of(row["week"], row["currency"])
         week.rounds += row["n"]
         week.hands += row["hands"]
         week.handle += sum(row[f"handle_{bet}"] for bet in BETS)
         week.win -= sum(row[f"result_{bet}"] for bet in BETS)
         week.win_paid -= sum(row[f"paid_{bet}"] for bet in BETS)
+        week.overpaid += row["overpaid"]
+        week.underpaid += row["underpaid"]
+        week.overpaid_amount += row["overpaid_amount"]
+        week.underpaid_amount += row["underpaid_amount"]
     rounds = Round.objects.filter(whose, gaming_day__gte=first, gaming_day__lte=day_to, held=False)
     # A stint is credited to the week and currency of its first round's gaming day.
     moments = (rounds.order_by("table_id", *(["dealer"] if by_dealer else []), "dealt_at")
@@ -224,21 +215,6 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
     for stint in stints_of(rows, gap=settings.STINT_BREAK):
         day, currency = stint.tag
         week_of(day - timedelta(days=day.weekday()), currency).hours += hours_of(stint.span)
-    mismatches = (
-        Finding.objects.filter(of_round, code=PAYOUT_MISMATCH, informational=False,
-                               round__gaming_day__gte=first, round__gaming_day__lte=day_to)
-        .annotate(week=TruncWeek("round__gaming_day", output_field=DateField()))
-        .values("week", "round__config_version__currency").order_by()
-        .annotate(over=Count("id", filter=OVERPAID), under=Count("id", filter=UNDERPAID),
-                  over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=OVERPAID), ZERO),
-                  under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=UNDERPAID), ZERO))
-    )
-    for row in mismatches:
-        week = week_of(row["week"], row["round__config_version__currency"])
-        week.overpaid += row["over"]
-        week.underpaid += row["under"]
-        week.overpaid_amount += row["over_amount"]
-        week.underpaid_amount += row["under_amount"]
     return sorted(found.values(), key=lambda w: (w.currency, w.week))
 
 

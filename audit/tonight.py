@@ -43,7 +43,7 @@ from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds import mistakes
 from rounds.models import DayTotal, Finding, LateRound, Round, Table, TableConfigVersion
-from rounds.selectors import AT_STAKE, OVERPAID, UNDERPAID, of_days, round_keys_of_days
+from rounds.selectors import AT_STAKE, of_days, round_keys_of_days
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
@@ -312,59 +312,57 @@ def _money_sums() -> dict:
 
 
 def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
-    """The open findings by code and the dealers' mismatches: one pass over the day's findings,
-    grouped by code, dealer and configuration version (a few hundred rows). The findings are read
-    by their rounds' keys (``round_keys_of_days``) and each asks its round for its day, dealer and
-    version: joined instead, PostgreSQL reads every round of the day to find the few with one."""
-    over, under = OVERPAID, UNDERPAID
+    """The findings still to work by code, and the dealers' mismatches (from the day's totals)."""
+    return _open_findings(day), _dealers(day)
+
+
+def _open_findings(day: date) -> list[OpenFindings]:
+    """The findings still to work by code and currency: one pass over them, read by their rounds'
+    keys (``round_keys_of_days``), each asking its round for its day and version; joined instead,
+    PostgreSQL reads every round of the day to find the few with one."""
     theirs = Round.objects.filter(pk=OuterRef("round_id"), gaming_day=day)
-    findings = Finding.objects.filter(Exists(theirs))
+    findings = Finding.objects.filter(WORK, Exists(theirs))
     if keys := round_keys_of_days(day_from=day, day_to=day):
         findings = findings.filter(round_id__gte=keys[0], round_id__lte=keys[1])
     rows = (
         # One mistake is one finding to work, as the queue the counts link to lists it.
         mistakes.one_row_each(findings).order_by()
-        .annotate(dealer=Subquery(theirs.values("dealer")), version=Subquery(theirs.values("config_version_id")))
-        .values("code", "dealer", "version")
-        .annotate(
-            work=Count("id", filter=WORK), stake=Coalesce(Sum(AT_STAKE, filter=WORK), ZERO),
-            n=Count("id"), over=Count("id", filter=over), under=Count("id", filter=under),
-            over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=over), ZERO),
-            under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=under), ZERO),
-        )
+        .annotate(version=Subquery(theirs.values("config_version_id")))
+        .values("code", "version").annotate(n=Count("id"), stake=Coalesce(Sum(AT_STAKE), ZERO))
     )
     currency_of = dict(TableConfigVersion.objects.values_list("pk", "currency"))
     by_code: dict[tuple[str, str], list] = {}
-    by_dealer: dict[tuple[str, str], list] = {}
     for row in rows:
-        currency = currency_of[row["version"]]
-        if row["work"]:
-            counted = by_code.setdefault((row["code"], currency), [0, Decimal(0)])
-            counted[0] += row["work"]
-            counted[1] += row["stake"]
-        if row["code"] == FindingCode.PAYOUT_MISMATCH:
-            # A dealer's rounds under two versions of one currency: one row.
-            counted = by_dealer.setdefault((row["dealer"], currency), [0, 0, 0, Decimal(0), Decimal(0)])
-            for n, name in enumerate(("n", "over", "under", "over_amount", "under_amount")):
-                counted[n] += row[name]
-    open_findings = sorted(
+        counted = by_code.setdefault((row["code"], currency_of[row["version"]]), [0, Decimal(0)])
+        counted[0] += row["n"]
+        counted[1] += row["stake"]
+    return sorted(
         (OpenFindings(code=code, currency=currency, count=count, at_stake=stake,
                       url=changelist_url(Finding, state="unresolved", gaming_day=day.isoformat(), code=code,
                                     currency=currency))
          for (code, currency), (count, stake) in by_code.items()),
         key=lambda o: (o.currency, -o.at_stake, -o.count, o.code),
     )
-    dealers = sorted(
+
+
+def _dealers(day: date) -> list[DealerMismatches]:
+    """The dealers with payout mismatches on ``day``, over and under, from its totals
+    (``rounds.DayTotal``), the worst first (``dealer_order``)."""
+    rows = (DayTotal.objects.filter(gaming_day=day, mismatches__gt=0).order_by()
+            .values("dealer", currency=F("config_version__currency"))
+            .annotate(n=Sum("mismatches"), over=Sum("overpaid"), under=Sum("underpaid"),
+                      over_amount=Sum("overpaid_amount"), under_amount=Sum("underpaid_amount")))
+    return sorted(
         (DealerMismatches(
-            dealer=dealer, currency=currency, mismatches=n, overpaid=over_n, underpaid=under_n,
-            overpaid_amount=over_amount, underpaid_amount=under_amount,
+            dealer=row["dealer"], currency=row["currency"], mismatches=row["n"], overpaid=row["over"],
+            underpaid=row["under"], overpaid_amount=row["over_amount"], underpaid_amount=row["under_amount"],
             url=changelist_url(Finding, state="all", gaming_day=day.isoformat(),
-                          code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=dealer, currency=currency))
-         for (dealer, currency), (n, over_n, under_n, over_amount, under_amount) in by_dealer.items()),
+                               code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=row["dealer"],
+                               currency=row["currency"]))
+         for row in rows),
         key=lambda d: dealer_order(overpaid=d.overpaid_amount, underpaid=d.underpaid_amount,
                                    mismatches=d.mismatches, dealer=d.dealer, currency=d.currency),
     )
-    return open_findings, dealers
 
 
 def _money(day: date, per_table: list[dict], *, now: datetime, current: bool,

@@ -500,6 +500,12 @@ class DayTotal(models.Model):
     # of its rounds' keys (``rounds.selectors.of_days``), which they carry, not by every round.
     first_pk = models.BigIntegerField()
     last_pk = models.BigIntegerField()
+    # Its payout mismatches (never the informational findings), held rounds' too: over and under.
+    mismatches = models.PositiveIntegerField(default=0)
+    overpaid = models.PositiveIntegerField(default=0)  # paid the player more than due
+    underpaid = models.PositiveIntegerField(default=0)
+    overpaid_amount = models.DecimalField(**TOTAL, default=Decimal(0))
+    underpaid_amount = models.DecimalField(**TOTAL, default=Decimal(0))
     # and by bet (``BETS``, added below): handle_*, result_* (the players' settled results) and
     # paid_* (what they were paid: as reported, else as settled).
 

@@ -10,7 +10,7 @@ def totals_filled(apps, schema_editor):
 
     from rounds.services.day_totals import day_totals_rebuild
 
-    models = tuple(apps.get_model("rounds", name) for name in ("Round", "Seat", "DayTotal"))
+    models = tuple(apps.get_model("rounds", name) for name in ("Round", "Seat", "Finding", "DayTotal"))
     days = models[0].objects.aggregate(first=Min("gaming_day"), last=Max("gaming_day"))
     if days["first"] is not None:
         day_totals_rebuild(day_from=days["first"], day_to=days["last"], models=models)
@@ -51,6 +51,11 @@ class Migration(migrations.Migration):
                 ('handle_progressive', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
                 ('result_progressive', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
                 ('paid_progressive', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
+                ('mismatches', models.PositiveIntegerField(default=0)),
+                ('overpaid', models.PositiveIntegerField(default=0)),
+                ('underpaid', models.PositiveIntegerField(default=0)),
+                ('overpaid_amount', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
+                ('underpaid_amount', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=28)),
                 ('config_version', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='rounds.tableconfigversion')),
                 ('table', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='rounds.table')),
             ],

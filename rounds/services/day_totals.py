@@ -23,35 +23,53 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from django.db import connection, transaction
-from django.db.models import Count, F, Max, Min, Q
+from django.db.models import Count, F, Max, Min, Q, Sum, Value
+from django.db.models.functions import Coalesce
 
+from game.findings import PAYOUT_MISMATCH
 from game.vocabulary import BETS
 from infra import locks, sql
 from infra.jsons import write_json
-from rounds.models import DayTotal, Round, Seat
-from rounds.selectors import seat_money_annotations
+from rounds.models import DayTotal, Finding, Round, Seat
+from rounds.selectors import OVERPAID, UNDERPAID, seat_money_annotations
 
 Key = tuple[date, int, str, int]  # gaming day, table, dealer, configuration version
 KEY = ("gaming_day", "table_id", "dealer", "config_version_id")
 COUNTS = ("rounds", "held", "hands")
 MONEY = tuple(f"{kind}_{bet}" for kind in ("handle", "result", "paid") for bet in BETS)
-SUMMED = COUNTS + MONEY
+# The round's payout mismatches (never the informational ones), held rounds' too, as the
+# findings count them: a finding is written with its round and never after.
+MISMATCHES = ("mismatches", "overpaid", "underpaid", "overpaid_amount", "underpaid_amount")
+SUMMED = COUNTS + MONEY + MISMATCHES
 FIRSTS, LASTS = ("first_at", "first_pk"), ("last_at", "last_pk")  # kept least and greatest
 CENT = Decimal("0.01")
+NOTHING = Value(Decimal(0))
 
 
 def key_of(round_: Round) -> Key:
     return (round_.gaming_day, round_.table_id, round_.dealer, round_.config_version_id)
 
 
-def of_round(round_: Round, seats: Iterable[Seat]) -> dict:
-    """What one round adds to its key's row, as the reports' sums count its seats: nothing but
-    its moment and ``held`` while it is held apart; else a round, its live seats as hands, each
-    bet's handle where handled (live; the Progressive only when lit), and every seat's settled
-    result and what it was paid (as reported, else as settled)."""
+def of_round(round_: Round, seats: Iterable[Seat], findings: Iterable[Finding] = ()) -> dict:
+    """What one round adds to its key's row, as the reports' sums count its seats: its payout
+    mismatches among ``findings`` (its own, where it is new), and nothing but its moment and
+    ``held`` while it is held apart; else a round, its live seats as hands, each bet's handle
+    where handled (live; the Progressive only when lit), and every seat's settled result and what
+    it was paid (as reported, else as settled)."""
     adds = dict.fromkeys(SUMMED, 0)
     adds["first_at"] = adds["last_at"] = round_.dealt_at
     adds["first_pk"] = adds["last_pk"] = round_.pk
+    for finding in findings:
+        if finding.code != PAYOUT_MISMATCH or finding.informational:
+            continue
+        adds["mismatches"] += 1
+        # Which way the dealer erred, as ``rounds.selectors.OVERPAID`` and ``UNDERPAID`` ask it.
+        if finding.claimed > finding.expected:
+            adds["overpaid"] += 1
+            adds["overpaid_amount"] += finding.claimed - finding.expected
+        elif finding.claimed < finding.expected:
+            adds["underpaid"] += 1
+            adds["underpaid_amount"] += finding.expected - finding.claimed
     if round_.held:
         adds["held"] = 1
         return adds
@@ -69,14 +87,20 @@ def of_round(round_: Round, seats: Iterable[Seat]) -> dict:
     return adds
 
 
-def of_rounds(rounds: Sequence[Round], seats: Sequence[Seat], into: dict[Key, dict] | None = None) -> dict[Key, dict]:
-    """What ``rounds`` (with ``seats``, theirs) add, by key; added to ``into`` where given."""
+def of_rounds(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Finding] = (),
+              into: dict[Key, dict] | None = None) -> dict[Key, dict]:
+    """What new ``rounds`` (with ``seats`` and ``findings``, theirs) add, by key; added to ``into``
+    where given."""
     seats_of: dict[int, list[Seat]] = {}
     for seat in seats:
         seats_of.setdefault(seat.round_id, []).append(seat)
+    findings_of: dict[int, list[Finding]] = {}
+    for finding in findings:
+        findings_of.setdefault(finding.round_id, []).append(finding)
     added: dict[Key, dict] = {} if into is None else into
     for round_ in rounds:
-        _add(added.setdefault(key_of(round_), {}), of_round(round_, seats_of.get(round_.pk, ())))
+        _add(added.setdefault(key_of(round_), {}),
+             of_round(round_, seats_of.get(round_.pk, ()), findings_of.get(round_.pk, ())))
     return added
 
 
@@ -161,8 +185,8 @@ def _sqlite_value(column: str, value):
 
 def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
     """The rows the rounds and seats of ``day_from``…``day_to`` make, counted by the database as the
-    reports count them. ``models``: (Round, Seat) of a migration's history, else the app's."""
-    round_model, seat_model = models or (Round, Seat)
+    reports count them. ``models``: (Round, Seat, Finding) of a migration's history, else the app's."""
+    round_model, seat_model, finding_model = models or (Round, Seat, Finding)
     days = {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
     rows: dict[Key, dict] = {}
     rounds = (round_model.objects.filter(**days).order_by()
@@ -184,17 +208,29 @@ def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
         for name in MONEY:
             # SQLite sums in floating point; PostgreSQL's exact sums are at cents already.
             found[name] = Decimal(row[name]).quantize(CENT)
+    over, under = OVERPAID, UNDERPAID
+    mismatches = (finding_model.objects.filter(code=PAYOUT_MISMATCH, informational=False,
+                                               round__gaming_day__gte=day_from, round__gaming_day__lte=day_to)
+                  .order_by().values_list("round__gaming_day", "round__table_id", "round__dealer",
+                                          "round__config_version_id")
+                  .annotate(n=Count("id"), over=Count("id", filter=over), under=Count("id", filter=under),
+                            over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=over), NOTHING),
+                            under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=under), NOTHING)))
+    for *key, n, over_n, under_n, over_amount, under_amount in mismatches.iterator(chunk_size=2000):
+        rows[tuple(key)].update(mismatches=n, overpaid=over_n, underpaid=under_n,
+                                overpaid_amount=Decimal(over_amount).quantize(CENT),
+                                underpaid_amount=Decimal(under_amount).quantize(CENT))
     return rows
 
 
 def day_totals_rebuild(*, day_from: date, day_to: date, models=None) -> int:
     """``day_from``…``day_to``'s totals written again from their seats (a migration's first fill,
-    an attached month, a bench's cloned rounds); how many rows. ``models``: (Round, Seat, DayTotal)
-    of a migration's history, else the app's."""
-    round_model, seat_model, total_model = models or (Round, Seat, DayTotal)
+    an attached month, a bench's cloned rounds); how many rows. ``models``: (Round, Seat, Finding,
+    DayTotal) of a migration's history, else the app's."""
+    *counted, total_model = models or (Round, Seat, Finding, DayTotal)
     with transaction.atomic():
         total_model.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to).delete()
-        rows = recounted(day_from=day_from, day_to=day_to, models=(round_model, seat_model))
+        rows = recounted(day_from=day_from, day_to=day_to, models=tuple(counted))
         total_model.objects.bulk_create(
             [total_model(**dict(zip(KEY, key)), **row) for key, row in sorted(rows.items())], batch_size=1000)
     return len(rows)

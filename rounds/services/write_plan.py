@@ -219,7 +219,7 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
     ]
     head_at = len(statements) - 1
     # What the rounds add to their days' totals goes out once the head is held (``day_totals``).
-    day_totals.of_rounds(rounds, seats, into=totals)
+    day_totals.of_rounds(rounds, seats, findings, into=totals)
     if head_too:
         statements += day_totals.added_statements(totals)
         totals.clear()

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, connections
+from django.db.models import F
 
 from audit.reconciliation.services import report_run
 from casino.services import user_roles_set
@@ -55,6 +56,21 @@ def test_a_round_adds_its_seats_as_the_reports_count_them(table_client):
     assert total.result_ante + total.result_blind + total.result_play == Decimal(-800)
     assert total.paid_play == Decimal(-400)
     assert total.first_at == total.last_at == Round.objects.get().dealt_at
+
+
+def test_a_payout_mismatch_is_counted_with_its_round_the_way_the_dealer_erred(table_client):
+    """Seat 2's lost 4x Play of 400 taken as 300: the player kept 100 more than due, overpaid."""
+    wrong = {**record()["seats"][1], "paid": {"ante": "-100", "blind": "-100", "play": "-300"}}
+    _posted(table_client("S01", "se-50kr"), [record("R-1", seats=[record()["seats"][0], wrong]), record("R-2")])
+    total = _total(dealer="D4411")
+    assert (total.mismatches, total.overpaid, total.underpaid) == (1, 1, 0)
+    assert (total.overpaid_amount, total.underpaid_amount) == (Decimal(100), Decimal(0))
+    assert total.paid_play == Decimal(-700) and total.result_play == Decimal(-800)
+    assert day_totals_differences(**EVER) == []
+    # A finding's amounts cannot change (the database refuses it): a total that hides one can.
+    DayTotal.objects.update(mismatches=F("mismatches") - 1, overpaid=0, overpaid_amount=0)
+    found, = day_totals_differences(**EVER)
+    assert "overpaid 0 kept, 1 counted" in found and "overpaid_amount 0.00 kept, 100.00 counted" in found
 
 
 def test_every_worked_round_and_the_batch_path_agree_with_their_seats(table_client):
