@@ -47,12 +47,11 @@ from rounds.selectors import AT_STAKE, of_days, round_keys_of_days
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
-from .models import ProtectionFinding, ReconciliationReport, VarianceFinding
+from .models import ProtectionFinding, ReconciliationReport, ReportBand, VarianceFinding
 from .notices import notices_unsent
 from .reconciliation.config import report_maker
 from .reconciliation.figures import dealer_order, hours_of, per_hour, percent
-from .reconciliation.report_figures import stored_name
-from .reconciliation.report_reader import read_groups
+from .reconciliation.report_figures import BandFigures, stored_name
 from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
@@ -118,7 +117,7 @@ class OutsideBand:
     win: Decimal
     low: Decimal
     high: Decimal
-    side: str  # "above" (the house won more than the band) or "below"
+    side: str  # "above its 95 % band" (the house won more than the band), "below its 99.7 % band", …
     url: str
 
 
@@ -271,7 +270,10 @@ def _backlog(*, before: date) -> int:
     other way, every unresolved finding is joined to its round in every month's partition; this
     way only the days since are."""
     unresolved = Finding.objects.filter(WORK)
-    return mistakes.count_of(unresolved) - mistakes.count_of(of_days(unresolved, day_from=before))
+    # Day by day: each day's rounds' keys are a narrow range, the days' together may not be.
+    since = DayTotal.objects.filter(gaming_day__gte=before).values_list("gaming_day", flat=True).distinct()
+    return mistakes.count_of(unresolved) - sum(
+        mistakes.count_of(of_days(unresolved, day_from=day, day_to=day)) for day in since)
 
 
 def _day(day: date, *, now: datetime, current: bool) -> Day:
@@ -299,8 +301,8 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
     for row in per_table:
         last_round[row["table_id"]] = max(row["last"], last_round.get(row["table_id"], row["last"]))
     result.silent = _silent(rounds, day, now=now, last_round=last_round if current else {})
-    result.report = _with_parts(_reports("tables", "currencies").filter(
-        day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first())
+    result.report = _reports().filter(
+        day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first()
     result.outside = _outside(result.report, day) if result.report else []
     return result
 
@@ -458,20 +460,16 @@ def _with_parts(report: ReconciliationReport | None) -> ReconciliationReport | N
 
 
 def _outside(report: ReconciliationReport, day: date) -> list[OutsideBand]:
-    """The tables the day's report found outside their band, as it found them; a report made
-    before figures kept their currency (``report_reader.UNREADABLE``) is not read."""
-    if report.figure_currencies is None:
-        return []
-    found = []
-    for code, by_currency in read_groups(report.figure_tables).items():
-        for currency, group in by_currency.items():
-            band = group.bands.total
-            if band.outside:
-                found.append((code, currency, band))
+    """The tables the day's report found outside their band, as it found them: its bands kept
+    apart from its figures (``ReportBand``, written as it completed), a few rows by index."""
+    bands = (ReportBand.objects.filter(report=report, scope="tables", period="day")
+             .order_by("key", "currency").values_list("key", "currency", "band"))
+    found = [(code, currency, band) for code, currency, stored in bands
+             if (band := BandFigures.model_validate(stored)).outside]
     ids = dict(Table.objects.filter(code__in=[code for code, _, _ in found]).values_list("code", "id"))
     return [
         OutsideBand(table=code, currency=currency, win=band.actual, low=band.low_95, high=band.high_95,
-                    side=band.outside,
+                    side=f"{'above' if band.actual > band.high_95 else 'below'} its {band.outside} % band",
                     url=changelist_url(Round, gaming_day=day.isoformat(), table__id__exact=ids.get(code, "")))
         for code, currency, band in found
     ]

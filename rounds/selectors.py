@@ -189,7 +189,9 @@ def of_days(findings: QuerySet, *, day_from: date, day_to: date | None = None) -
     their round, then held to the rounds' own days. Asked by the day alone, PostgreSQL reads every
     round of the days to find the few with findings. Days without totals are asked the slow way,
     never left out."""
-    found = findings.filter(round__gaming_day__gte=day_from, **({"round__gaming_day__lte": day_to} if day_to else {}))
+    days = {"gaming_day__gte": day_from, **({"gaming_day__lte": day_to} if day_to else {})}
+    # Each finding asks its round (a key's look-up), where a join would read every round of the days.
+    found = findings.filter(Exists(Round.objects.filter(pk=OuterRef("round_id"), **days)))
     keys = round_keys_of_days(day_from=day_from, day_to=day_to)
     return found if keys is None else found.filter(round_id__gte=keys[0], round_id__lte=keys[1])
 

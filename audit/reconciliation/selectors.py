@@ -31,11 +31,10 @@ from audit.shifts import range_window, shift_minute_ranges
 from audit.statistics import trips_math
 from game.findings import PAYOUT_MISMATCH
 from game.record import Amounts
-from infra.gaming_day import gaming_day_window
 from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import OPENING
-from rounds.models import Finding, Round, Seat, Table, TableConfigVersion
+from rounds.models import DayTotal, Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, seat_money_annotations
 from trail.models import AuditEvent, ChainHead
 
@@ -853,8 +852,7 @@ def reports_kept(*, books_open: date, last_ended: date) -> ReportsKept:
 def days_without_report(*, books_open: date, last_ended: date) -> list[date]:
     """The ended gaming days from ``books_open`` to ``last_ended`` that had rounds in the books and
     have no current report of their own (never made, failed, or still running), oldest first: a
-    day nothing was dealt on needs none. One read of the reports, and one look for a round on each
-    day without one (its own month's partition, by the day's index)."""
+    day nothing was dealt on needs none. One read of the reports, and one of the days' totals."""
     return _days_missing(books_open, last_ended, _days_reported(books_open, last_ended))
 
 
@@ -874,22 +872,10 @@ def _days_missing(books_open: date, last_ended: date, reported: set[date]) -> li
 
 
 def _dealt_on(days: list[date]) -> set[date]:
-    """Which of ``days`` (in order) had rounds in the books: one query for each run of consecutive
-    days, so that books opened years before the first round, or a year of reported days with a
-    few gaps, cost a few reads, not one a day."""
-    dealt: set[date] = set()
-    runs: list[list[date]] = []
-    for day in days:
-        if runs and day - runs[-1][-1] == timedelta(days=1):
-            runs[-1].append(day)
-        else:
-            runs.append([day])
-    for run in runs:
-        start, end = gaming_day_window(run[0])[0], gaming_day_window(run[-1])[1]
-        # The moments only bound the partitions read (a day's wide, whatever clock a round was
-        # judged by); the gaming day is what decides.
-        dealt |= set(Round.objects.filter(
-            gaming_day__gte=run[0], gaming_day__lte=run[-1], held=False,
-            dealt_at__gte=start - timedelta(days=1), dealt_at__lt=end + timedelta(days=1),
-        ).order_by().values_list("gaming_day", flat=True).distinct())
-    return dealt
+    """Which of ``days`` had rounds in the books: one read of their days' totals
+    (``rounds.DayTotal``, a few rows a table a day), however many days the books hold."""
+    if not days:
+        return set()
+    dealt = (DayTotal.objects.filter(gaming_day__gte=min(days), gaming_day__lte=max(days), rounds__gt=0)
+             .order_by().values_list("gaming_day", flat=True).distinct())
+    return set(dealt) & set(days)
