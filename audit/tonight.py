@@ -236,7 +236,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     return Tonight(
         now=now, days=days, backlog=_backlog(before=days[-1].day),
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
-        pools=_pools(), last_report=_with_parts(_reports("alerts").order_by("-created_at", "-id").first()),
+        pools=_pools(), last_report=_with_alerts(_reports().order_by("-created_at", "-id").first()),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
         kept=reports_kept(books_open=window_opens(), last_ended=current - timedelta(days=1)),
         reports_url=changelist_url(ReconciliationReport),
@@ -294,13 +294,15 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
               url=changelist_url(Round, gaming_day=day.isoformat(), currency=currency))
         for currency, (count, tables) in sorted(dealt.items())
     ]
-    result.money = _money(day, per_table, now=now, current=current, breaks=_breaks(rounds))
+    # The day's gaps read once, for both the breaks its hands an hour leave out and its silences.
+    gaps = list(_gaps(rounds, longer_than=min(settings.STINT_BREAK, settings.TABLE_SILENT_AFTER)))
+    result.money = _money(day, per_table, now=now, current=current, breaks=_breaks(gaps))
     result.findings, dealers = _findings(day)
     result.dealers, result.dealers_more = dealers[:TOP_DEALERS], max(0, len(dealers) - TOP_DEALERS)
     last_round = {}
     for row in per_table:
         last_round[row["table_id"]] = max(row["last"], last_round.get(row["table_id"], row["last"]))
-    result.silent = _silent(rounds, day, now=now, last_round=last_round if current else {})
+    result.silent = _silent(gaps, day, now=now, last_round=last_round if current else {})
     result.report = _reports().filter(
         day_from=day, day_to=day, status=ReconciliationReport.Status.COMPLETE).order_by("-version").first()
     result.outside = _outside(result.report, day) if result.report else []
@@ -404,31 +406,31 @@ def _gaps(rounds, *, longer_than: timedelta):
     )
 
 
-def _breaks(rounds) -> dict[int, timedelta]:
-    """Each table's breaks of the day, added up: its gaps longer than ``STINT_BREAK`` (``audit.stints``),
+def _breaks(gaps) -> dict[int, timedelta]:
+    """Each table's breaks of the day, added up: its ``gaps`` longer than ``STINT_BREAK`` (``audit.stints``),
     which its hands an hour leave out, as a dealer's page does."""
     breaks: dict[int, timedelta] = {}
-    for table_id, previous, dealt_at in _gaps(rounds, longer_than=settings.STINT_BREAK):
-        breaks[table_id] = breaks.get(table_id, timedelta(0)) + (dealt_at - previous)
+    for table_id, previous, dealt_at in gaps:
+        if dealt_at - previous > settings.STINT_BREAK:
+            breaks[table_id] = breaks.get(table_id, timedelta(0)) + (dealt_at - previous)
     return breaks
 
 
 def silences_of(day: date, *, table_id: int) -> list[Silence]:
     """A table's longest silence between two rounds of ``day`` (none, or one): its page's."""
     rounds = Round.objects.filter(gaming_day=day, table_id=table_id).order_by()
-    return _silent(rounds, day, now=timezone.now(), last_round={})
+    return _silent(_gaps(rounds, longer_than=settings.TABLE_SILENT_AFTER), day, now=timezone.now(), last_round={})
 
 
-def _silent(rounds, day: date, *, now: datetime, last_round: dict[int, datetime]) -> list[Silence]:
+def _silent(gaps, day: date, *, now: datetime, last_round: dict[int, datetime]) -> list[Silence]:
     """Tables whose rounds stopped for longer than ``TABLE_SILENT_AFTER``: between two rounds of
-    the day, and since the last one up to now (``last_round``, given on the current day only).
-
-    The gaps are found in the database, from the (gaming day, table, dealt at) index alone:
-    only the rounds after a gap come back.
-    """
+    the day (among ``gaps``, ``_gaps``'s), and since the last one up to now (``last_round``,
+    given on the current day only)."""
     gap = settings.TABLE_SILENT_AFTER
     longest: dict[int, tuple[timedelta, datetime, datetime | None]] = {}
-    for table_id, previous, dealt_at in _gaps(rounds, longer_than=gap):
+    for table_id, previous, dealt_at in gaps:
+        if dealt_at - previous <= gap:
+            continue
         if table_id not in longest or dealt_at - previous > longest[table_id][0]:
             longest[table_id] = (dealt_at - previous, previous, dealt_at)
     for table_id, last in last_round.items():
@@ -450,6 +452,20 @@ def _reports(*parts: str):
     if not parts:
         return reports
     return reports.annotate(figure_parts=KeysOf("figures", [stored_name(part) for part in parts]))
+
+
+def _with_alerts(report: ReconciliationReport | None) -> ReconciliationReport | None:
+    """``report`` with its alerts as ``figure_alerts``: as the audit event of its completion recorded
+    them (a row by index), or else read out of its figures (a report not complete has none)."""
+    if report is None:
+        return None
+    completed = (AuditEvent.objects.filter(object_type=report._meta.label_lower, object_id=str(report.pk),
+                                           action="reconciliation.completed")
+                 .order_by("-seq").values_list("after", flat=True).first())
+    if completed is not None and "alerts" in completed:
+        report.figure_alerts = completed["alerts"]
+        return report
+    return _with_parts(_reports("alerts").filter(pk=report.pk).first())
 
 
 def _with_parts(report: ReconciliationReport | None) -> ReconciliationReport | None:

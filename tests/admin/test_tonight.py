@@ -182,6 +182,10 @@ def test_the_last_report_and_the_chain_it_walked(last_day):
     outside = {(code, currency) for code, by in report.figures["tables"].items()
                for currency, g in by.items() if g["bands"]["total"]["outside"]}
     assert {(o.table, o.currency) for o in _day(figures, last_day).outside} == outside
+    assert all(o.side.startswith(("above its", "below its")) for o in _day(figures, last_day).outside)
+    # The alerts as the report's completion recorded them: its figures' own.
+    stored = type(report).objects.get(pk=report.pk).figures["alerts"]
+    assert stored and figures.alerts == stored
 
 
 def test_the_first_page_shows_the_tiles_and_links_them(last_day, staff):
