@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import DateField, F, Q, Sum, Value
-from django.db.models.functions import TruncWeek
+from django.db.models.functions import Cast, TruncWeek
 
 from game.rules import BETS
 from progressive.selectors import openings
@@ -90,13 +90,14 @@ def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8) -> list[DealerWee
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
     rows = (
         DayTotal.objects.filter(gaming_day__gte=first, gaming_day__lte=day_to, mismatches__gt=0)
-        .annotate(week=TruncWeek("gaming_day", output_field=DateField()))
-        .values("dealer", "week").order_by()
+        # A date, not the timestamp date_trunc makes of it: a casino's dealers' weeks are many rows.
+        .annotate(week=Cast(TruncWeek("gaming_day", output_field=DateField()), DateField()))
+        .values_list("dealer", "week").order_by()
         .annotate(n=Sum("mismatches"), over=Sum("overpaid"), under=Sum("underpaid"))
     )
     return sorted(
-        (DealerWeek(dealer=row["dealer"] or "(none)", week=_as_date(row["week"]),
-                    mismatches=row["n"], overpaid=row["over"], underpaid=row["under"]) for row in rows),
+        (DealerWeek(dealer=dealer or "(none)", week=_as_date(week), mismatches=n, overpaid=over, underpaid=under)
+         for dealer, week, n, over, under in rows),
         key=lambda w: (w.dealer, w.week),
     )
 
