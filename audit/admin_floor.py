@@ -6,8 +6,8 @@ hands and hands an hour, handle, the house's win by the rules and as paid),
 the payout mismatches over and under per 1,000 hands and the money at stake,
 charted by ISO week, the days against their bands, and game protection's
 findings that name them; a table's page adds the configurations it was
-given over time, its configuration's versions and its silences of the last week. Read live from the rounds
-(``audit.selectors.weeks_dealt``) and the days' reports
+given over time, its configuration's versions and its silences of the last week. Read from the
+days' totals and the rounds' moments (``audit.selectors.weeks_dealt``) and the days' reports
 (``report_band_series``); for whoever may read reports.
 """
 

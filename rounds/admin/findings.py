@@ -35,6 +35,7 @@ from rounds import mistakes
 from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.exports import FINDINGS
 from rounds.models import (
+    DayTotal,
     Finding,
     TableConfigVersion,
 )
@@ -45,7 +46,6 @@ from rounds.services import (
     finding_transition,
 )
 from trail.admin import (
-    IndexedValuesFilter,
     ReadOnlyAdmin,
     admin_change_link,
 )
@@ -156,26 +156,27 @@ class _DayFilter(admin.SimpleListFilter):
 DEALER_MONTHS = 3
 
 
-class RecentDealerFilter(IndexedValuesFilter):
-    """The dealers of the last three months of rounds.
+class RecentDealerFilter(admin.AllValuesFieldListFilter):
+    """The dealers of the last three months of rounds, read from their days' totals
+    (``rounds.DayTotal``: a few rows a table a day, by the (dealer, gaming day) index).
 
-    A step per dealer through every month's partition grows with the months
-    kept; these steps read three. An older dealer is one search away (the
-    search box takes an exact dealer id), and ``?round__dealer=`` still
-    filters by any.
+    An older dealer is one search away (the search box takes an exact dealer
+    id), and ``?round__dealer=`` still filters by any.
     """
 
     title = "dealer (the last three months)"
 
-    @staticmethod
-    def today() -> date:
-        return timezone.localdate()
-
-    def rows_within(self) -> tuple[str, list]:
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
         first = month_of(self.today())
         for _ in range(DEALER_MONTHS - 1):
             first = month_of(first - timedelta(days=1))
-        return "gaming_day >= %s", [first]
+        self.lookup_choices = (DayTotal.objects.filter(gaming_day__gte=first).order_by("dealer")
+                               .values_list("dealer", flat=True).distinct())
+
+    @staticmethod
+    def today() -> date:
+        return timezone.localdate()
 
 
 class GamingDayFilter(_DayFilter):
