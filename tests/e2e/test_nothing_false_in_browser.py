@@ -8,6 +8,8 @@ auditor, over a protected evening and a reconciled day.
 - No false alarm: a day reconciled after its rounds is neither stale nor missing.
 - What is missing where it is looked for: the table's page and the dealer's page list the
   hole-carder's finding whose evidence was dealt there; the dealer's page lists his stints.
+- Every figure labelled with its currency: a table's chart of the day says the number, words and
+  currency its row in the report's table says.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import pytest
 
 from audit.models import ProtectionFinding
+from infra import charts
 from rounds.models import Finding, Round
 from tests.admin.test_one_clock import STRANGERS
 from tests.browser import chromium, signed_in
@@ -29,6 +32,23 @@ COUNTED = """() => [...document.querySelectorAll('#content a')].map(a => ({href:
     text: a.textContent.trim(), count: a.dataset.count || null}))
   .filter(a => a.count !== null || /^[0-9][0-9,]*( [a-z]|$)/.test(a.text))
   .filter(a => !/^[0-9][0-9,]* (min|h|s|%)/.test(a.text))"""
+
+
+# The report's tables' table: each row's first cell's name and its cell under ``header``.
+BANDED_CELLS = """header => {
+    const found = {};
+    for (const table of document.querySelectorAll('#content table')) {
+        const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+        const at = heads.indexOf(header);
+        if (at < 0) continue;
+        for (const row of table.querySelectorAll('tbody tr')) {
+            const cells = [...row.children];
+            found[cells[0].textContent.trim().split(' ')[0]] = cells[at].textContent.trim();
+        }
+        return found;
+    }
+    return found;
+}"""
 
 
 def _list_count(page) -> int | None:
@@ -90,4 +110,17 @@ def test_the_workspace_says_nothing_false(live_server, table_client, django_user
                 assert listed == shown, (url, link)
                 followed += 1
         assert followed >= 10, followed
+
+        # Every figure labelled with what it is and its currency: a table's chart of its day says the
+        # number its row in the report's table says, under the same words.
+        page.goto(f"{live_server.url}/admin/audit/reconciliationreport/{report.pk}/change/")
+        banded = page.evaluate(BANDED_CELLS, f"{charts.BANDED} in its 95 % band")
+        assert banded, "the tables' table has its banded column"
+        content = page.locator("#content").inner_text()
+        for table, cell in banded.items():
+            win = cell.split(" in ")[0]
+            assert re.fullmatch(r"-?[0-9,]+\.[0-9]{2} [A-Z]{3}", win), (table, cell)
+            said = content.split(f"table {table}, {win[-3:]}: {charts.BANDED}, by day", 1)
+            assert len(said) == 2, (table, win)
+            assert f"{charts.BANDED} {win}" in said[1][:400], (table, win, said[1][:400])
         browser.close()
