@@ -30,7 +30,7 @@ from game.findings import PAYOUT_MISMATCH
 from game.vocabulary import BETS
 from infra import locks, sql
 from infra.jsons import write_json
-from rounds.models import DayTotal, Finding, Round, Seat
+from rounds.models import DayTotal, Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import OVERPAID, UNDERPAID, seat_money_annotations
 
 Key = tuple[date, int, str, int]  # gaming day, table, dealer, configuration version
@@ -63,13 +63,17 @@ def of_round(round_: Round, seats: Iterable[Seat], findings: Iterable[Finding] =
         if finding.code != PAYOUT_MISMATCH or finding.informational:
             continue
         adds["mismatches"] += 1
-        # Which way the dealer erred, as ``rounds.selectors.OVERPAID`` and ``UNDERPAID`` ask it.
-        if finding.claimed > finding.expected:
+        # Which way the dealer erred, as ``rounds.selectors.OVERPAID`` and ``UNDERPAID`` ask it
+        # (an amount not named is neither, as SQL's comparison with NULL is).
+        claimed, expected = finding.claimed, finding.expected
+        if claimed is None or expected is None:
+            continue
+        if claimed > expected:
             adds["overpaid"] += 1
-            adds["overpaid_amount"] += finding.claimed - finding.expected
-        elif finding.claimed < finding.expected:
+            adds["overpaid_amount"] += claimed - expected
+        elif claimed < expected:
             adds["underpaid"] += 1
-            adds["underpaid_amount"] += finding.expected - finding.claimed
+            adds["underpaid_amount"] += expected - claimed
     if round_.held:
         adds["held"] = 1
         return adds
@@ -252,10 +256,15 @@ def day_totals_differences(*, day_from: date, day_to: date) -> list[str]:
         for row in DayTotal.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
         .values_list(*KEY, *kept).iterator(chunk_size=2000)
     }
+    keys = set(counted) | set(stored)
+    # Named as people name them: the table's code, the configuration's name and version.
+    tables = dict(Table.objects.filter(pk__in={key[1] for key in keys}).values_list("pk", "code"))
+    versions = {pk: f"{name} v{number}" for pk, name, number in TableConfigVersion.objects.filter(
+        pk__in={key[3] for key in keys}).values_list("pk", "config__name", "version")}
     differences = []
-    for key in sorted(set(counted) | set(stored)):
+    for key in sorted(keys):
         day, table, dealer, version = key
-        where = f"{day} table #{table} dealer {dealer or '-'} version #{version}"
+        where = f"{day} table {tables.get(table, table)} dealer {dealer or '-'} ({versions.get(version, version)})"
         mine, theirs = stored.get(key), counted.get(key)
         if mine is None:
             differences.append(f"{where}: no totals kept for its {theirs['rounds'] + theirs['held']} round(s)")

@@ -153,6 +153,7 @@ def test_the_seats_count_names_every_total_that_differs(table_client, tamper):
                                 first_at=total.first_at, last_at=total.last_at, first_pk=1, last_pk=4)
     found = day_totals_differences(**EVER)
     assert len(found) == 1
+    assert " table S01 dealer D" in found[0] and "(se-50kr v1)" in found[0]  # named as people name them
     assert {"seat": "result_ante -200.00 kept, -150.00 counted", "total": "hands 3 kept, 2 counted",
             "missing": "no totals kept for its 1 round(s)",
             "extra": "totals kept for 4 round(s) not stored"}[tamper] in found[0]
