@@ -44,6 +44,7 @@ from progressive.models import MeterReading, Pool
 from rounds import mistakes
 from rounds.models import DayTotal, Finding, LateRound, Round, Table, TableConfigVersion
 from rounds.selectors import AT_STAKE, of_days, round_keys_of_days
+from rounds.services.day_totals import MONEY
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
 
@@ -311,8 +312,7 @@ def _day(day: date, *, now: datetime, current: bool) -> Day:
 
 def _money_sums() -> dict:
     """A group of day totals' hands and money (``rounds.DayTotal``'s columns, summed)."""
-    return {name: Sum(name) for name in ("hands", *(f"{kind}_{bet}" for kind in ("handle", "result", "paid")
-                                                       for bet in BETS))}
+    return {name: Sum(name) for name in ("hands", *MONEY)}
 
 
 def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
