@@ -140,14 +140,17 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
     nearest day a copy lands on, so many days before its source's.
     """
     from django.db import connection, transaction
+    from django.db.models import Max, Min
 
     from rounds.models import Round
     from rounds.partitions import partitions_make
+    from rounds.services.day_totals import day_totals_rebuild
 
     sources = Round.objects.filter(gaming_day=source_day) if source_day else Round.objects.all()
     seeds = sources.count()
     copies = max(1, -(-(rounds - seeds) // seeds))
-    first_day = min(sources.values_list("gaming_day", flat=True))
+    spread = sources.aggregate(first=Min("gaming_day"), last=Max("gaming_day"))  # before the copies join them
+    first_day = spread["first"]
     partitions_make(first_day - timedelta(days=n) for n in range(first_shift, first_shift + days))
     chosen = f"WHERE r.gaming_day = '{source_day.isoformat()}'" if source_day else ""
     counts: dict[str, int] = {}
@@ -207,6 +210,10 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
                     "hash": "encode(sha256(convert_to(c.id::text || '/' || s.seq, 'UTF8')), 'hex')"})
         if then is not None:
             counts.update(then(cursor) or {})
+    # The copies' day totals, as the service keeps them for rounds it stores (``rounds.DayTotal``):
+    # every day a copy landed on counted again from its seats and findings.
+    counts["day totals"] = day_totals_rebuild(day_from=spread["first"] - timedelta(days=first_shift + days - 1),
+                                              day_to=spread["last"] - timedelta(days=first_shift))
     with connection.cursor() as cursor:
         # As autovacuum leaves a table that has been written for a while: statistics for the
         # planner and a visibility map, without which no scan is index-only.
