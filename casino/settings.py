@@ -236,12 +236,15 @@ DATABASES = {
 PROCESS_NAME = of_command_line(sys.argv, under_tests="pytest" in sys.modules)
 # PostgreSQL compiles a query whose estimated cost is high (JIT): on a busy day's findings
 # the compiling took longer than the query, on every page view, since a pool's connection
-# plans each statement anew. Off unless DB_JIT=1 (docs/SCALING.md).
-JIT_OPTION = "" if env_bool("DB_JIT", False) else "-c jit=off"
+# plans each statement anew. Off unless DB_JIT=1 (docs/SCALING.md). libpq reads PGOPTIONS only
+# where no options are given, so an operator's are passed on after it (the last one of a
+# setting wins).
+SESSION_OPTIONS = " ".join(filter(None, ["" if env_bool("DB_JIT", False) else "-c jit=off",
+                                    os.environ.get("PGOPTIONS", "").strip()]))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("application_name", PROCESS_NAME)
-    if JIT_OPTION:
-        DATABASES["default"]["OPTIONS"].setdefault("options", JIT_OPTION)
+    if SESSION_OPTIONS:
+        DATABASES["default"]["OPTIONS"].setdefault("options", SESSION_OPTIONS)
     if env_bool("DB_POOL", False):
         # psycopg 3's pool inside each worker process; incompatible with CONN_MAX_AGE.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -286,8 +289,8 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
         "connect_timeout", int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2"))
     )
     _replica["OPTIONS"].setdefault("application_name", PROCESS_NAME)
-    if JIT_OPTION:
-        _replica["OPTIONS"].setdefault("options", JIT_OPTION)
+    if SESSION_OPTIONS:
+        _replica["OPTIONS"].setdefault("options", SESSION_OPTIONS)
     _replica["TEST"] = {"MIRROR": "default"}
     _alias = "replica" if _number == 1 else f"replica_{_number}"
     DATABASES[_alias] = _replica

@@ -464,7 +464,8 @@ def _bodies_checked(day_from: date, day_to: date) -> BodiesChecked:
 
 def _totals_checked(day_from: date, day_to: date) -> TotalsChecked:
     """The day totals the pages read (``rounds.DayTotal``) against what the seats count now."""
-    differences = day_totals_differences(day_from=day_from, day_to=day_to)
+    differences = replicas.read(
+        lambda using: day_totals_differences(day_from=day_from, day_to=day_to, using=using), fresh=True)
     return TotalsChecked(differences=len(differences), examples=differences[:EXAMPLES_KEPT])
 
 

@@ -187,13 +187,14 @@ def _sqlite_value(column: str, value):
 # ---- the seats' own count ----------------------------------------------------------------------
 
 
-def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
+def recounted(*, day_from: date, day_to: date, models=None, using: str = "default") -> dict[Key, dict]:
     """The rows the rounds and seats of ``day_from``…``day_to`` make, counted by the database as the
-    reports count them. ``models``: (Round, Seat, Finding) of a migration's history, else the app's."""
-    round_model, seat_model, finding_model = models or (Round, Seat, Finding)
+    reports count them (on ``using``: the nightly report's replica). ``models``: (Round, Seat,
+    Finding) of a migration's history, else the app's."""
+    all_rounds, all_seats, all_findings = (model.objects.using(using) for model in models or (Round, Seat, Finding))
     days = {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
     rows: dict[Key, dict] = {}
-    rounds = (round_model.objects.filter(**days).order_by()
+    rounds = (all_rounds.filter(**days).order_by()
               .values_list("gaming_day", "table_id", "dealer", "config_version_id")
               .annotate(n=Count("id", filter=Q(held=False)), held_n=Count("id", filter=Q(held=True)),
                         first=Min("dealt_at"), last=Max("dealt_at"), first_pk=Min("id"), last_pk=Max("id")))
@@ -201,7 +202,7 @@ def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
         rows[(day, table, dealer, version)] = {"first_at": first, "last_at": last, "first_pk": first_pk,
                                                "last_pk": last_pk, "rounds": n, "held": held,
                                                **dict.fromkeys(SUMMED[2:], 0)}
-    seats = (seat_model.objects.filter(**days, round__gaming_day__gte=day_from, round__gaming_day__lte=day_to,
+    seats = (all_seats.filter(**days, round__gaming_day__gte=day_from, round__gaming_day__lte=day_to,
                                        round__held=False).order_by()
              .values("gaming_day", "round__table_id", "round__dealer", "round__config_version_id")
              .annotate(**seat_money_annotations()))
@@ -213,7 +214,7 @@ def recounted(*, day_from: date, day_to: date, models=None) -> dict[Key, dict]:
             # SQLite sums in floating point; PostgreSQL's exact sums are at cents already.
             found[name] = Decimal(row[name]).quantize(CENT)
     over, under = OVERPAID, UNDERPAID
-    mismatches = (finding_model.objects.filter(code=PAYOUT_MISMATCH, informational=False,
+    mismatches = (all_findings.filter(code=PAYOUT_MISMATCH, informational=False,
                                                round__gaming_day__gte=day_from, round__gaming_day__lte=day_to)
                   .order_by().values_list("round__gaming_day", "round__table_id", "round__dealer",
                                           "round__config_version_id")
@@ -246,20 +247,20 @@ def day_totals_forget(*, day_from: date, day_to: date) -> int:
     return deleted
 
 
-def day_totals_differences(*, day_from: date, day_to: date) -> list[str]:
-    """Every key whose stored totals differ from what its seats count now, in words; none when they
-    agree."""
-    counted = recounted(day_from=day_from, day_to=day_to)
+def day_totals_differences(*, day_from: date, day_to: date, using: str = "default") -> list[str]:
+    """Every key whose stored totals differ from what its seats count now, in words (both read on
+    ``using``); none when they agree."""
+    counted = recounted(day_from=day_from, day_to=day_to, using=using)
     kept = (*FIRSTS, *LASTS, *SUMMED)
     stored = {
         tuple(row[:4]): dict(zip(kept, row[4:]))
-        for row in DayTotal.objects.filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
+        for row in DayTotal.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
         .values_list(*KEY, *kept).iterator(chunk_size=2000)
     }
     keys = set(counted) | set(stored)
     # Named as people name them: the table's code, the configuration's name and version.
-    tables = dict(Table.objects.filter(pk__in={key[1] for key in keys}).values_list("pk", "code"))
-    versions = {pk: f"{name} v{number}" for pk, name, number in TableConfigVersion.objects.filter(
+    tables = dict(Table.objects.using(using).filter(pk__in={key[1] for key in keys}).values_list("pk", "code"))
+    versions = {pk: f"{name} v{number}" for pk, name, number in TableConfigVersion.objects.using(using).filter(
         pk__in={key[3] for key in keys}).values_list("pk", "config__name", "version")}
     differences = []
     for key in sorted(keys):
