@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import DateField, F, Q, Sum, Value
+from django.db.models import DateField, F, Q, Sum
 from django.db.models.functions import Cast, TruncWeek
 
 from game.rules import BETS
@@ -20,7 +20,6 @@ from trail.models import AuditEvent
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand
 from .reconciliation.figures import hours_of, per_hour
-
 from .stints import Stint, stints_of
 
 
@@ -148,8 +147,6 @@ class DealtWeek:
     @property
     def hands_per_hour(self) -> Decimal | None:
         return per_hour(self.hands, self.hours)
-
-ZERO = Value(Decimal(0))
 
 
 def dealer_weeks(*, dealer: str, day_to: date, weeks: int = 8) -> list[DealtWeek]:
