@@ -72,6 +72,20 @@ def django_setup(url: str) -> None:
 # ---- the machine -------------------------------------------------------------------------
 
 
+def production_env(url: str) -> dict:
+    """The production settings: a pool of connections in each process, no debug, the static
+    files' manifest (a bench's pages swap in plain storage)."""
+    env = os.environ | {
+        "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "DJANGO_ENV": "production",
+        "SECRET_KEY": "bench-" + os.urandom(16).hex(), "ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0", "DB_POOL": "1", "LOG_LEVEL": "WARNING",
+        "THROTTLE_TABLE": "100000000/min", "THROTTLE_PERSON": "100000000/min",
+        "AUDIT_ANCHOR_KEY": os.environ.get("AUDIT_ANCHOR_KEY", "bench-year-" + os.urandom(16).hex()),
+    }
+    env.pop("CELERY_BROKER_URL", None)
+    return env
+
+
 def machine_lines(url: str | None = None) -> list[str]:
     model = "?"
     try:

@@ -259,15 +259,13 @@ def _reported(tree: Path, url: str, day: str) -> int:
 
 def _measured(tree: Path, url: str, plan: dict, *, runs: int, paint: bool) -> dict:
     """This module's ``--child measure`` run on ``tree``'s code (its own folder first on the path)."""
-    from bench.year import production_env
-
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as out:
         json.dump({"plan": plan, "runs": runs, "paint": paint}, out)
         path = out.name
     try:
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "measure", "--plan", path,
                         "--out", path], cwd=tree, check=True,
-                       env=production_env(url) | {"PYTHONPATH": str(tree), "DJANGO_ALLOW_ASYNC_UNSAFE": "true"})
+                       env=scaffold.production_env(url) | {"PYTHONPATH": str(tree), "DJANGO_ALLOW_ASYNC_UNSAFE": "true"})
         return json.loads(Path(path).read_text())
     finally:
         Path(path).unlink(missing_ok=True)

@@ -160,27 +160,13 @@ def _run_child(args, what: str, url: str, *, rounds: int = 0) -> dict:
                "--rounds", str(rounds), "--tables", str(args.tables), "--days", str(args.days),
                "--runs", str(args.runs), "--long", str(args.long), "--singles", str(args.singles),
                "--batch", str(args.batch)]
-    env = (production_env(url) if what == "measure" else os.environ | {"DATABASE_URL": url})
+    env = (scaffold.production_env(url) if what == "measure" else os.environ | {"DATABASE_URL": url})
     env.pop("CELERY_BROKER_URL", None)
     try:
         subprocess.run(command, cwd=ROOT, env=env, check=True)
         return json.loads(Path(path).read_text())
     finally:
         Path(path).unlink(missing_ok=True)
-
-
-def production_env(url: str) -> dict:
-    """The production settings: a pool of connections in each process, no debug, the static
-    files' manifest (the pages swap in plain storage, ``_pages``)."""
-    env = os.environ | {
-        "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "DJANGO_ENV": "production",
-        "SECRET_KEY": "bench-" + os.urandom(16).hex(), "ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0", "DB_POOL": "1", "LOG_LEVEL": "WARNING",
-        "THROTTLE_TABLE": "100000000/min", "THROTTLE_PERSON": "100000000/min",
-        "AUDIT_ANCHOR_KEY": os.environ.get("AUDIT_ANCHOR_KEY", "bench-year-" + os.urandom(16).hex()),
-    }
-    env.pop("CELERY_BROKER_URL", None)
-    return env
 
 
 def _child(args) -> None:
