@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.core.management.base import CommandError
 
 
 def _clock(time_zone: str | None, cutoff_hour: int | None) -> tuple[ZoneInfo, int]:
@@ -34,3 +35,11 @@ def gaming_day_window(day: date, *, time_zone: str | None = None,
     start = datetime.combine(day, time(cutoff), tzinfo=zone)
     end = datetime.combine(day + timedelta(days=1), time(cutoff), tzinfo=zone)
     return start.astimezone(UTC), end.astimezone(UTC)
+
+
+def gaming_day_argument(text: str) -> date:
+    """A command's day argument, or a ``CommandError`` that says what a day looks like."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"{text!r} is not a date (YYYY-MM-DD)") from None

@@ -200,3 +200,24 @@ def test_one_tables_posts_at_once_add_up(table_client):
     assert errors == []
     assert sorted(DayTotal.objects.values_list("dealer", "rounds", "hands")) == [("D0", 24, 48), ("D1", 16, 32)]
     assert day_totals_differences(**EVER) == []
+
+
+def test_the_command_names_a_difference_and_mends_it(table_client):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    _posted(table_client("S01", "se-50kr"), [record("R-1")])
+    day = Round.objects.get().gaming_day.isoformat()
+    out = StringIO()
+    call_command("day_totals", day=day, stdout=out)
+    assert "every total is what its seats count" in out.getvalue()
+    DayTotal.objects.update(hands=5)
+    with pytest.raises(CommandError, match="1 total"):
+        call_command("day_totals", day=day, stdout=out)
+    assert "hands 5 kept, 2 counted" in out.getvalue()
+    call_command("day_totals", "--rebuild", day=day, stdout=out)
+    assert day_totals_differences(**EVER) == []
+    for argv in (["--day", "2026-13-01"], ["--day", "nul\x00"], ["--day", day, "--to", "2000-01-01"]):
+        with pytest.raises(CommandError):
+            call_command("day_totals", *argv, stdout=out)

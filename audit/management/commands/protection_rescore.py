@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit.protection.services import day_rescore
 
-from .reconcile import gaming_day_argument
+from infra.gaming_day import gaming_day_argument
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ unfinished one with the same inputs is resumed.
 from __future__ import annotations
 
 import sys
-from datetime import date, timedelta
+from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -18,17 +18,10 @@ from audit.models import ReconciliationReport
 from audit.protection.services import day_protect
 from audit.reconciliation.report_reader import read_figures
 from audit.reconciliation.services import day_to_reconcile, report_run
+from infra.gaming_day import gaming_day_argument
 from infra.money_display import money, percent
 
 BAR = 30
-
-
-def gaming_day_argument(text: str) -> date:
-    """A command's day argument, or a ``CommandError`` that says what a day looks like."""
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise CommandError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 class Command(BaseCommand):

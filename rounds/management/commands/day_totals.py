@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
-
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Max, Min
 
+from infra.gaming_day import gaming_day_argument
 from rounds.models import Round
 from rounds.services.day_totals import day_totals_differences, day_totals_rebuild
-
-
-def _day(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise CommandError(f"{text!r}: a gaming day as YYYY-MM-DD") from None
 
 
 class Command(BaseCommand):
@@ -23,8 +15,8 @@ class Command(BaseCommand):
             "from the seats (--rebuild); every stored day unless --day / --to narrow it.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--day", type=_day, help="the first gaming day (YYYY-MM-DD)")
-        parser.add_argument("--to", type=_day, help="the last gaming day (default: --day, or the last stored)")
+        parser.add_argument("--day", type=gaming_day_argument, help="the first gaming day (YYYY-MM-DD)")
+        parser.add_argument("--to", type=gaming_day_argument, help="the last gaming day (default: --day, or the last stored)")
         parser.add_argument("--rebuild", action="store_true", help="write them again from the seats")
 
     def handle(self, *args, day=None, to=None, rebuild=False, **options):
@@ -33,7 +25,7 @@ class Command(BaseCommand):
             self.stdout.write("No rounds are stored: no totals to check.")
             return
         day_from = day or stored["first"]
-        day_to = to or (day if day and not to else stored["last"])
+        day_to = to or day or stored["last"]
         if day_to < day_from:
             raise CommandError(f"--to {day_to} is before --day {day_from}")
         if rebuild:
