@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from decimal import Decimal
+from operator import attrgetter
 
 from django.db import connection, transaction
 from django.db.models import Count, F, Max, Min, Q, Sum, Value
@@ -44,13 +45,16 @@ SUMMED = COUNTS + MONEY + MISMATCHES
 FIRSTS, LASTS = ("first_at", "first_pk"), ("last_at", "last_pk")  # kept least and greatest
 CENT = Decimal("0.01")
 NOTHING = Value(Decimal(0))
+# Each bet's seat fields (stake, settled, paid) and the totals it adds to, read once a seat.
+_BETS_READ = tuple((bet, attrgetter(bet, f"settled_{bet}", f"paid_{bet}"), f"handle_{bet}", f"result_{bet}",
+                    f"paid_{bet}") for bet in BETS)
 
 
 def key_of(round_: Round) -> Key:
     return (round_.gaming_day, round_.table_id, round_.dealer, round_.config_version_id)
 
 
-def of_round(round_: Round, seats: Iterable[Seat], findings: Iterable[Finding] = ()) -> dict:
+def of_round(round_: Round, seats: Sequence[Seat], findings: Iterable[Finding] = ()) -> dict:
     """What one round adds to its key's row, as the reports' sums count its seats: its payout
     mismatches among ``findings`` (its own, where it is new), and nothing but its moment and
     ``held`` while it is held apart; else a round, its live seats as hands, each bet's handle
@@ -79,15 +83,20 @@ def of_round(round_: Round, seats: Iterable[Seat], findings: Iterable[Finding] =
         return adds
     adds["rounds"] = 1
     live = not round_.void and round_.status != Round.Status.VOID
-    for seat in seats:
-        adds["hands"] += live
-        for bet in BETS:
-            settled = getattr(seat, f"settled_{bet}")
-            paid = getattr(seat, f"paid_{bet}")
-            if live and (bet != "progressive" or seat.progressive_lit):
-                adds[f"handle_{bet}"] += getattr(seat, bet)
-            adds[f"result_{bet}"] += settled
-            adds[f"paid_{bet}"] += settled if paid is None else paid
+    if live:
+        adds["hands"] = len(seats)
+    for bet, read, handle, result, paid_out in _BETS_READ:
+        handled = settled_sum = paid_sum = 0
+        for seat in seats:
+            stake, settled, paid = read(seat)
+            settled_sum += settled
+            paid_sum += settled if paid is None else paid
+            if bet != "progressive" or seat.progressive_lit:
+                handled += stake
+        adds[result] = settled_sum
+        adds[paid_out] = paid_sum
+        if live:
+            adds[handle] = handled
     return adds
 
 

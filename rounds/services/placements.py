@@ -43,6 +43,6 @@ def round_place(*, round_pk: int, user, note: str, request_id: str = "") -> Roun
             after={"held": False, "gaming_day": round_.gaming_day, "note": note}, request_id=request_id,
         )
         # After the audit head, as every write of a day's totals (infra.locks).
-        seats = Seat.objects.filter(round=round_, gaming_day=round_.gaming_day)
+        seats = list(Seat.objects.filter(round=round_, gaming_day=round_.gaming_day))
         sql.run(day_totals.moved(round_, before=added, after=day_totals.of_round(round_, seats)))
     return round_
