@@ -210,6 +210,10 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
                     "hash": "encode(sha256(convert_to(c.id::text || '/' || s.seq, 'UTF8')), 'hex')"})
         if then is not None:
             counts.update(then(cursor) or {})
+    with connection.cursor() as cursor:
+        # Statistics first, as autovacuum would have gathered them over the year the copies
+        # stand for: planned on none, the recount below nests loops over millions of seats.
+        cursor.execute("ANALYZE rounds_round, rounds_seat, rounds_finding")
     # The copies' day totals, as the service keeps them for rounds it stores (``rounds.DayTotal``):
     # every day a copy landed on counted again from its seats and findings.
     counts["day totals"] = day_totals_rebuild(day_from=spread["first"] - timedelta(days=first_shift + days - 1),

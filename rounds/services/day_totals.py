@@ -203,11 +203,14 @@ def recounted(*, day_from: date, day_to: date, models=None, using: str = "defaul
     all_rounds, all_seats, all_findings = (model.objects.using(using) for model in models or (Round, Seat, Finding))
     days = {"gaming_day__gte": day_from, "gaming_day__lte": day_to}
     rows: dict[Key, dict] = {}
+    # Each query is read whole, not through a server-side cursor (``iterator``): its rows are a
+    # few a table and day, and a cursor asks PostgreSQL for the plan that answers its first rows
+    # soonest (``cursor_tuple_fraction``), a poor one for an answer read to its end.
     rounds = (all_rounds.filter(**days).order_by()
               .values_list("gaming_day", "table_id", "dealer", "config_version_id")
               .annotate(n=Count("id", filter=Q(held=False)), held_n=Count("id", filter=Q(held=True)),
                         first=Min("dealt_at"), last=Max("dealt_at"), first_pk=Min("id"), last_pk=Max("id")))
-    for day, table, dealer, version, n, held, first, last, first_pk, last_pk in rounds.iterator(chunk_size=2000):
+    for day, table, dealer, version, n, held, first, last, first_pk, last_pk in rounds:
         rows[(day, table, dealer, version)] = {"first_at": first, "last_at": last, "first_pk": first_pk,
                                                "last_pk": last_pk, "rounds": n, "held": held,
                                                **dict.fromkeys(SUMMED[2:], 0)}
@@ -215,7 +218,7 @@ def recounted(*, day_from: date, day_to: date, models=None, using: str = "defaul
                                        round__held=False).order_by()
              .values("gaming_day", "round__table_id", "round__dealer", "round__config_version_id")
              .annotate(**seat_money_annotations()))
-    for row in seats.iterator(chunk_size=2000):
+    for row in seats:
         found = rows[(row["gaming_day"], row["round__table_id"], row["round__dealer"],
                       row["round__config_version_id"])]
         found["hands"] = row["hands"]
@@ -230,7 +233,7 @@ def recounted(*, day_from: date, day_to: date, models=None, using: str = "defaul
                   .annotate(n=Count("id"), over=Count("id", filter=over), under=Count("id", filter=under),
                             over_amount=Coalesce(Sum(F("claimed") - F("expected"), filter=over), NOTHING),
                             under_amount=Coalesce(Sum(F("expected") - F("claimed"), filter=under), NOTHING)))
-    for *key, n, over_n, under_n, over_amount, under_amount in mismatches.iterator(chunk_size=2000):
+    for *key, n, over_n, under_n, over_amount, under_amount in mismatches:
         rows[tuple(key)].update(mismatches=n, overpaid=over_n, underpaid=under_n,
                                 overpaid_amount=Decimal(over_amount).quantize(CENT),
                                 underpaid_amount=Decimal(under_amount).quantize(CENT))
@@ -264,7 +267,7 @@ def day_totals_differences(*, day_from: date, day_to: date, using: str = "defaul
     stored = {
         tuple(row[:4]): dict(zip(kept, row[4:]))
         for row in DayTotal.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
-        .values_list(*KEY, *kept).iterator(chunk_size=2000)
+        .values_list(*KEY, *kept)
     }
     keys = set(counted) | set(stored)
     # Named as people name them: the table's code, the configuration's name and version.
