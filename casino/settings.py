@@ -589,7 +589,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
                              "filters": ["request_context", "refusals"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # Django's own records through the console above alone: its default "django" logger keeps a
+    # handler of its own while DEBUG is on (the embedded default), which printed every refusal's
+    # traceback again past the filter (tests/embedded/test_demo_on_sqlite.py).
+    "loggers": {"django": {"handlers": [], "level": "INFO"}, "django.db.backends": {"level": "WARNING"}},
 }
 
 # Content Security Policy, in every environment, so that a page that needs more
