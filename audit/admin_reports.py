@@ -618,19 +618,13 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
 
     @admin.display(description="mismatches by week")
     def mismatches_chart(self, report):
-        weeks_found = selectors.dealer_mismatches_by_week(day_to=report.day_to, weeks=MISMATCH_WEEKS)
+        found = selectors.dealer_mismatches_by_week(day_to=report.day_to, weeks=MISMATCH_WEEKS, top=CHARTED_DEALERS)
         last_monday = report.day_to - timedelta(days=report.day_to.weekday())
         weeks = [last_monday - timedelta(weeks=n) for n in range(MISMATCH_WEEKS - 1, -1, -1)]
-        if not weeks_found:
+        if not found.dealers:
             return f"no payout mismatches in the {MISMATCH_WEEKS} weeks up to {report.day_to}"
-        totals: dict[str, int] = {}
-        for w in weeks_found:
-            totals[w.dealer] = totals.get(w.dealer, 0) + w.mismatches
-        top = sorted(totals, key=lambda d: (-totals[d], d))[:CHARTED_DEALERS]
         dealers = {d: [charts.WeekCount(w.week, w.mismatches, w.overpaid, w.underpaid)
-                       for w in weeks_found if w.dealer == d] for d in top}
-        over = sum(w.overpaid for w in weeks_found)
-        under = sum(w.underpaid for w in weeks_found)
+                       for w in found.weeks if w.dealer == d] for d in found.dealers}
 
         def link(dealer: str, monday: date) -> str:
             url = rounds_url("dealer", dealer, day_from=monday,
@@ -641,11 +635,10 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             title=f"Payout mismatches by dealer and ISO week, "
                   f"{charts.iso_week(weeks[0])} to {charts.iso_week(weeks[-1])}",
             weeks=weeks, dealers=dealers, link=link)
-        rest = len(totals) - len(top)
         return mark_safe(chart + charts.caption(
-            f"By the rounds' gaming days; informational findings left out. Of them {count(over)} paid more "
-            f"than due, {count(under)} less. A bar opens the dealer's rounds with a mismatch that week."
-            + (f" {rest} more dealers had fewer." if rest else "")))
+            f"By the rounds' gaming days; informational findings left out. Of them {count(found.overpaid)} paid "
+            f"more than due, {count(found.underpaid)} less. A bar opens the dealer's rounds with a mismatch that "
+            "week." + (f" {found.others} more dealers had fewer." if found.others else "")))
 
     @admin.display(description="pools")
     def pools_table(self, report):

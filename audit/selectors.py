@@ -82,23 +82,41 @@ class DealerWeek:
     underpaid: int
 
 
-def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8) -> list[DealerWeek]:
+@dataclass(frozen=True, slots=True)
+class MismatchWeeks:
+    dealers: list[str]  # the dealers charted, most mismatches first
+    weeks: list[DealerWeek]  # theirs, by dealer and week
+    others: int  # the dealers with mismatches not charted
+    overpaid: int  # of every dealer's mismatches, claimed more than due
+    underpaid: int
+
+
+def dealer_mismatches_by_week(*, day_to: date, weeks: int = 8, top: int | None = None) -> MismatchWeeks:
     """Payout mismatches (never the informational findings) per dealer per ISO week, for the
-    ``weeks`` weeks that end with ``day_to``'s, by the rounds' gaming days: one grouped read of
-    the days' totals (``rounds.DayTotal``), which count them as their rounds are stored."""
+    ``weeks`` weeks that end with ``day_to``'s, by the rounds' gaming days, of the ``top`` dealers
+    with the most (all where None): grouped reads of the days' totals (``rounds.DayTotal``), which
+    count them as their rounds are stored. Only the dealers charted are read week by week: a
+    casino's dealers' weeks are thousands of rows."""
     first = day_to - timedelta(days=day_to.weekday()) - timedelta(weeks=weeks - 1)
+    days = DayTotal.objects.filter(gaming_day__gte=first, gaming_day__lte=day_to, mismatches__gt=0).order_by()
+    per_dealer = list(days.values_list("dealer").annotate(n=Sum("mismatches"), over=Sum("overpaid"),
+                                                          under=Sum("underpaid")))
+    totals = {dealer or "(none)": n for dealer, n, _, _ in per_dealer}
+    charted = sorted(totals, key=lambda d: (-totals[d], d))[:top]
     rows = (
-        DayTotal.objects.filter(gaming_day__gte=first, gaming_day__lte=day_to, mismatches__gt=0)
-        # A date, not the timestamp date_trunc makes of it: a casino's dealers' weeks are many rows.
+        days.filter(dealer__in=["" if d == "(none)" else d for d in charted])
+        # A date, not the timestamp date_trunc makes of it.
         .annotate(week=Cast(TruncWeek("gaming_day", output_field=DateField()), DateField()))
-        .values_list("dealer", "week").order_by()
+        .values_list("dealer", "week")
         .annotate(n=Sum("mismatches"), over=Sum("overpaid"), under=Sum("underpaid"))
-    )
-    return sorted(
+    ) if charted else []
+    found = sorted(
         (DealerWeek(dealer=dealer or "(none)", week=_as_date(week), mismatches=n, overpaid=over, underpaid=under)
          for dealer, week, n, over, under in rows),
         key=lambda w: (w.dealer, w.week),
     )
+    return MismatchWeeks(dealers=charted, weeks=found, others=len(totals) - len(charted),
+                         overpaid=sum(row[2] for row in per_dealer), underpaid=sum(row[3] for row in per_dealer))
 
 
 def _as_date(value) -> date:

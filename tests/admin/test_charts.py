@@ -162,11 +162,14 @@ def test_a_groups_bands_over_days_are_read_from_their_rows_never_from_the_figure
 
 def test_mismatches_by_dealer_and_week_count_payout_findings_only(reports):
     with CaptureQueriesContext(connection) as queries:
-        weeks = selectors.dealer_mismatches_by_week(day_to=NEXT_DAY, weeks=8)
-    assert len(queries) == 1
+        every = selectors.dealer_mismatches_by_week(day_to=NEXT_DAY, weeks=8)
+    assert len(queries) == 2  # the dealers' totals, then the weeks of those charted
     findings = Finding.objects.filter(code="payout_mismatch", informational=False)
-    assert sum(w.mismatches for w in weeks) == findings.count() > 0
-    for w in weeks:
+    assert sum(w.mismatches for w in every.weeks) == findings.count() > 0
+    assert every.others == 0
+    assert every.overpaid == sum(1 for f in findings if f.claimed > f.expected)
+    assert every.underpaid == sum(1 for f in findings if f.claimed < f.expected)
+    for w in every.weeks:
         mine = findings.filter(round__dealer=w.dealer if w.dealer != "(none)" else "")
         mine = mine.filter(round__gaming_day__gte=w.week, round__gaming_day__lt=w.week + timedelta(days=7))
         assert w.week.weekday() == 0
@@ -175,6 +178,15 @@ def test_mismatches_by_dealer_and_week_count_payout_findings_only(reports):
         assert w.underpaid == sum(1 for f in mine if f.claimed < f.expected)
     # The informational findings (progressive awards) are not counted.
     assert Finding.objects.filter(informational=True).exists()
+    # The top one: the dealer with the most, his weeks alone, the rest counted as others; the
+    # over and under still of every dealer's.
+    totals = {}
+    for w in every.weeks:
+        totals[w.dealer] = totals.get(w.dealer, 0) + w.mismatches
+    top = selectors.dealer_mismatches_by_week(day_to=NEXT_DAY, weeks=8, top=1)
+    assert top.dealers == [min(totals, key=lambda d: (-totals[d], d))]
+    assert top.weeks == [w for w in every.weeks if w.dealer in top.dealers]
+    assert top.others == len(totals) - 1 and (top.overpaid, top.underpaid) == (every.overpaid, every.underpaid)
 
 
 def test_a_pools_meter_history_is_sampled_from_its_ledger_in_three_queries(reports):
@@ -349,9 +361,10 @@ def test_the_pages_read_a_bounded_number_of_queries(admin_client, reports):
     report, _ = reports
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").status_code == 200
-    # (the cage's counts of the range and the pools' openings are one query each; every page also
-    # reads the authenticator its session proved and saves the session for its idle end)
-    assert len(queries) <= 17, [q["sql"][:120] for q in queries]
+    # (the cage's counts of the range and the pools' openings are one query each, the mismatches'
+    # chart two; every page also reads the authenticator its session proved and saves the session
+    # for its idle end)
+    assert len(queries) <= 18, [q["sql"][:120] for q in queries]
     pool = Pool.objects.get(code="us-progressive")
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/progressive/pool/{pool.pk}/change/").status_code == 200
