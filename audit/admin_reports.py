@@ -27,7 +27,7 @@ from game.rules import BETS
 from infra.moments import moment_shown, moments_shown_in
 from infra import charts
 from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
-from infra.json_columns import WithoutKey
+from infra.json_columns import KeysOf, Without
 from infra.money_display import percent, whole
 from rounds.models import Table
 from rounds.window import window_opens
@@ -42,7 +42,8 @@ from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile, report_maker
 from .reconciliation.figures import dealer_order
 from .reconciliation.report_figures import (
-    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json, stored_name,
+    FIGURES_VERSION, ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
+    stored_name,
 )
 from .reconciliation.report_reader import Unreadable, read_figures
 from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
@@ -59,6 +60,12 @@ CHARTED_DEALERS = 8
 SHOWN_ROWS = 25
 WHOLE = "whole"  # the query parameter naming the tables shown whole
 LONG_TABLES = ("dealers", "flags", "tripped")
+# What the report's page leaves out of its figures: shown nowhere on it, they are most of them.
+# Read as the parts it keeps (``KeysOf``) where the figures are of this version, else removed.
+_TO_DATES = (stored_name("month_to_date"), stored_name("year_to_date"))
+PAGE_LEAVES_OUT = (stored_name("players"), *(f"{period}.dealers" for period in _TO_DATES))
+PAGE_PARTS = [stored_name(name) for name in ReportFigures.model_fields if name != "players"]
+PAGE_TRIMMED = {period: ["dealers"] for period in _TO_DATES}
 ROUNDS_LIST = "admin:rounds_round_changelist"
 TEMPLATES = "admin/audit/reconciliationreport/"
 
@@ -299,16 +306,22 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         return stale_marked(super().get_queryset(request)).defer("figures", "inputs")
 
     def get_object(self, request, object_id, from_field=None):
-        """The report with its figures but for its players, which the page does not show: the database
-        leaves them out (megabytes on a busy day), and they are read through their declaration."""
-        queryset = self.get_queryset(request).defer(None).defer("figures").annotate(
-            figures_shown=WithoutKey("figures", stored_name("players")))
+        """The report with its figures but for the parts the page does not show (its players, its
+        months' and years' dealers: tens of megabytes on a busy day): the database leaves them out
+        and the rest is read through their declaration. The charts read the to-date bands of the
+        dealers they show from ``ReportBand``."""
         meta = ReconciliationReport._meta
         field = meta.pk if from_field is None else meta.get_field(from_field)
         try:
-            report = queryset.get(**{field.name: field.to_python(object_id)})
+            key = {field.name: field.to_python(object_id)}
+            report = self.get_queryset(request).defer(None).defer("figures").annotate(
+                figures_shown=KeysOf("figures", PAGE_PARTS, trimmed=PAGE_TRIMMED)).get(**key)
         except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
             return None
+        if (report.figures_shown or {}).get("version") != FIGURES_VERSION:
+            # Figures of an earlier version have parts of other names (or there are none yet).
+            report.figures_shown = ReconciliationReport.objects.filter(pk=report.pk).values_list(
+                Without("figures", *PAGE_LEAVES_OUT), flat=True).get()
         report._read_figures = read_figures(report.figures_shown, without_players=True)
         report._whole = set(request.GET.get(WHOLE, "").split(",")) & set(LONG_TABLES)
         return report
@@ -573,14 +586,17 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         pairs = [(key, currency, g) for key, by_currency in groups.items() for currency, g in by_currency.items()]
         pairs.sort(key=lambda p: (not p[2].bands.total.outside, -p[2].handle_total, p[0], p[1]))
         single = report.day_from == report.day_to
+        standing = pairs[:STANDING_GROUPS]
+        to_date = selectors.report_to_date_bands(report_id=report.pk, scope=scope,
+                                                 keys={key for key, _, _ in standing}) if single else {}
         standings = [
             charts.Standing(
                 label=f"{key} {currency}", currency=currency, link=self._rounds_url(report, label, key),
                 bands={"day": figures_json(g.bands.total),
-                       "month_to_date": _to_date_band(figures, "month_to_date", scope, key, currency),
-                       "year_to_date": _to_date_band(figures, "year_to_date", scope, key, currency)},
+                       "month_to_date": to_date.get(("month_to_date", key, currency)),
+                       "year_to_date": to_date.get(("year_to_date", key, currency))},
             )
-            for key, currency, g in pairs[:STANDING_GROUPS]
+            for key, currency, g in standing
         ]
         parts = [charts.standing_chart(
             title=f"{label.capitalize()}s: {charts.BANDED} against theoretical, in standard deviations",
@@ -764,12 +780,6 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     @admin.display(description="inputs")
     def inputs_json(self, report):
         return key_values(report.inputs)
-
-
-def _to_date_band(figures: ReportFigures, period: str, scope: str, key: str, currency: str) -> dict | None:
-    rolled = figures.period(period)
-    group = (rolled.groups(scope).get(key) or {}).get(currency) if rolled else None
-    return figures_json(group.bands.total) if group else None
 
 
 def meter_chart(series: list, *, title: str = "the meter", currency: str = "") -> SafeString | str:

@@ -73,6 +73,15 @@ def report_band_series(
     return BandSeries(days=every_day, reports=by_day, bands=found)
 
 
+def report_to_date_bands(*, report_id: int, scope: str, keys: Sequence[str]) -> dict[tuple[str, str, str], dict]:
+    """One single-day report's month- and year-to-date total band of each of ``keys`` of ``scope``,
+    by ``(period, key, currency)``, as it stored them (``ReportBand``): a few rows by index, where
+    its figures carry every dealer's months and years (megabytes)."""
+    rows = ReportBand.objects.filter(report_id=report_id, scope=scope, key__in=list(keys),
+                                     period__in=BAND_PERIODS[1:]).values_list("period", "key", "currency", "band")
+    return {(period, key, currency): band for period, key, currency, band in rows}
+
+
 @dataclass(frozen=True, slots=True)
 class DealerWeek:
     dealer: str

@@ -108,7 +108,15 @@ class DealerMismatches:
     underpaid: int
     overpaid_amount: Decimal
     underpaid_amount: Decimal
-    url: str
+    day: date
+
+    @property
+    def url(self) -> str:
+        """His payout mismatches of the day in the findings' queue (made for the dealers shown only:
+        a casino's day has a thousand dealers)."""
+        return changelist_url(Finding, state="all", gaming_day=self.day.isoformat(),
+                              code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=self.dealer,
+                              currency=self.currency)
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,9 +368,7 @@ def _dealers(day: date) -> list[DealerMismatches]:
         (DealerMismatches(
             dealer=row["dealer"], currency=row["currency"], mismatches=row["n"], overpaid=row["over"],
             underpaid=row["under"], overpaid_amount=row["over_amount"], underpaid_amount=row["under_amount"],
-            url=changelist_url(Finding, state="all", gaming_day=day.isoformat(),
-                               code=FindingCode.PAYOUT_MISMATCH.value, round__dealer=row["dealer"],
-                               currency=row["currency"]))
+            day=day)
          for row in rows),
         key=lambda d: dealer_order(overpaid=d.overpaid_amount, underpaid=d.underpaid_amount,
                                    mismatches=d.mismatches, dealer=d.dealer, currency=d.currency),
