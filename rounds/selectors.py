@@ -9,7 +9,7 @@ from decimal import Decimal
 from functools import reduce
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import (
     BooleanField,
     Case,
@@ -50,6 +50,15 @@ def _in_force(versions: QuerySet, at: datetime, missing: str):
     if not rows:
         raise versions.model.DoesNotExist(missing)
     return in_force(((v, v.effective_from, v.version) for v in rows), at)
+
+
+def rounds_in_range(*, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS,
+                    held_too: bool = False) -> QuerySet[Round]:
+    """The range's rounds in the books: a round held apart (dealt outside the window, not yet
+    placed: ``rounds.window``) is in none of its figures; ``held_too`` for the checks that prove
+    every stored round (the kept bodies)."""
+    rounds = Round.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
+    return rounds if held_too else rounds.filter(held=False)
 
 
 def round_list() -> QuerySet[Round]:

@@ -35,12 +35,13 @@ from infra.jsons import read_json
 from progressive.models import MeterEvent, Pool
 from progressive.selectors import OPENING
 from rounds.models import DayTotal, Finding, Round, Seat, Table, TableConfigVersion
-from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, seat_money_annotations
+from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, rounds_in_range, seat_money_annotations
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
 from .report_figures import ToDate, figures_json, stored_name
 from .report_reader import read_to_date
+from .staleness import days_stale
 from .figures import (
     BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
     scoring_of,
@@ -57,15 +58,6 @@ NO_DEALER = "(none)"
 # it after the fact (its status says so; its record still shows what was dealt).
 VOID = Q(void=True) | Q(status=Round.Status.VOID)
 VOIDED_LATER = "voided_at" in {f.name for f in Round._meta.get_fields()}
-
-
-def rounds_in_range(*, day_from: date, day_to: date, using: str = DEFAULT_DB_ALIAS,
-                    held_too: bool = False) -> QuerySet[Round]:
-    """The range's rounds in the books: a round held apart (dealt outside the window, not yet
-    placed: ``rounds.window``) is in none of its figures; ``held_too`` for the checks that prove
-    every stored round (the kept bodies)."""
-    rounds = Round.objects.using(using).filter(gaming_day__gte=day_from, gaming_day__lte=day_to)
-    return rounds if held_too else rounds.filter(held=False)
 
 
 def rounds_held() -> dict:
@@ -842,8 +834,6 @@ def reports_kept(*, books_open: date, last_ended: date) -> ReportsKept:
     missing = _days_missing(books_open, last_ended, reported)
     running = (ReconciliationReport.objects.filter(status=ReconciliationReport.Status.RUNNING)
                .order_by("created_at").values_list("created_at", flat=True).first())
-    from .staleness import days_stale
-
     stale = days_stale(books_open=books_open, last_ended=last_ended)
     return ReportsKept(len(missing), missing[0] if missing else None, max(reported, default=None), running,
                        len(stale), stale[0] if stale else None)

@@ -27,6 +27,7 @@ from infra import locks, replicas
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
+from rounds.selectors import rounds_in_range
 from rounds.services.day_totals import day_totals_differences
 from trail.record_proofs import record_proofs
 from trail.services import SYSTEM, audit_record
@@ -454,7 +455,7 @@ def report_merge(*, report: ReconciliationReport) -> ReportFigures:
 def _bodies_checked(day_from: date, day_to: date) -> BodiesChecked:
     """The range's stored rounds read again from the bodies their tables sent (``rounds.proof``)."""
     differences = replicas.read(lambda using: list(bodies_differences(
-        rounds=selectors.rounds_in_range(day_from=day_from, day_to=day_to, using=using, held_too=True))),
+        rounds=rounds_in_range(day_from=day_from, day_to=day_to, using=using, held_too=True))),
         fresh=True)
     return BodiesChecked(
         differences=len({d.round_pk for d in differences}),

@@ -25,10 +25,10 @@ from django.db.models import Count, Exists, F, OuterRef
 from audit.models import ReconciliationReport
 from infra.json_columns import KeysOf
 from rounds.models import LateRound
+from rounds.selectors import rounds_in_range
 
 from .report_figures import stored_name
 from .report_reader import read_groups
-from .selectors import rounds_in_range
 
 COMMIT_MARGIN = timedelta(seconds=60)
 
