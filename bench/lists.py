@@ -212,7 +212,7 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
             counts.update(then(cursor) or {})
     with connection.cursor() as cursor:
         # Statistics first, as autovacuum would have gathered them over the year the copies
-        # stand for: planned on none, the recount below nests loops over millions of seats.
+        # stand for: planned without them, the year's recount below had not ended in 25 minutes.
         cursor.execute("ANALYZE rounds_round, rounds_seat, rounds_finding")
     # The copies' day totals, as the service keeps them for rounds it stores (``rounds.DayTotal``):
     # every day a copy landed on counted again from its seats and findings.

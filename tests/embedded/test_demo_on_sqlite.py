@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -62,8 +63,10 @@ def test_each_printed_login_opens_its_pages_in_a_browser(demo):
     env, port, printed = demo
     logins = {login: password for login, password, _ in LOGIN.findall(printed)}
     base = f"http://127.0.0.1:{port}"
+    # Its log to a file, not a pipe: a pipe no one reads while the browser works could fill and stop it.
+    log = tempfile.TemporaryFile(mode="w+")
     server = subprocess.Popen([sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
     try:
         _listening(port, server)
         with sync_playwright() as p:
@@ -91,14 +94,17 @@ def test_each_printed_login_opens_its_pages_in_a_browser(demo):
             browser.close()
     finally:
         server.terminate()
-        _, errors = server.communicate(timeout=30)
+        server.wait(timeout=30)
+        log.seek(0)
+        errors = log.read()
+        log.close()
     assert "Traceback" not in errors, errors[-3000:]
 
 
 def _listening(port: int, server: subprocess.Popen, *, within: float = 60) -> None:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        assert server.poll() is None, server.stderr.read()[-3000:]
+        assert server.poll() is None, f"the demo's server ended ({server.returncode}) before it listened"
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return
