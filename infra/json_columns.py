@@ -1,8 +1,9 @@
 """Reading less of a JSON column: the database leaves a part out before it is sent.
 
 A reconciliation report's figures are megabytes on a busy day, most of them
-its players; a page that does not show them has the database drop them
-(``Without``), so they are neither sent nor decoded.
+its players; a page that does not show them has the database read only the
+parts it shows (``KeysOf``) or drop the others (``Without``), so they are
+neither sent nor decoded.
 """
 
 from __future__ import annotations
