@@ -3,7 +3,7 @@ week, and what one dealer dealt week by week."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -73,7 +73,7 @@ def report_band_series(
     return BandSeries(days=every_day, reports=by_day, bands=found)
 
 
-def report_to_date_bands(*, report_id: int, scope: str, keys: Sequence[str]) -> dict[tuple[str, str, str], dict]:
+def report_to_date_bands(*, report_id: int, scope: str, keys: Iterable[str]) -> dict[tuple[str, str, str], dict]:
     """One single-day report's month- and year-to-date total band of each of ``keys`` of ``scope``,
     by ``(period, key, currency)``, as it stored them (``ReportBand``): a few rows by index, where
     its figures carry every dealer's months and years (megabytes)."""

@@ -33,6 +33,7 @@ from infra import locks, sql
 from infra.jsons import write_json
 from rounds.models import DayTotal, Finding, Round, Seat, Table, TableConfigVersion
 from rounds.selectors import OVERPAID, UNDERPAID, seat_money_annotations
+from trail.services import Actor, audit_record
 
 Key = tuple[date, int, str, int]  # gaming day, table, dealer, configuration version
 KEY = ("gaming_day", "table_id", "dealer", "config_version_id")
@@ -251,6 +252,17 @@ def day_totals_rebuild(*, day_from: date, day_to: date, models=None) -> int:
         total_model.objects.bulk_create(
             [total_model(**dict(zip(KEY, key)), **row) for key, row in sorted(rows.items())], batch_size=1000)
     return len(rows)
+
+
+def day_totals_rewritten(*, day_from: date, day_to: date, actor: Actor) -> int:
+    """``day_totals_rebuild`` asked by a person (``manage.py day_totals --rebuild``) while the
+    service runs: recorded in the audit trail first, whose head the transaction then holds while it
+    counts, so no ingest, void or placement writes a total meanwhile (each holds the head before it
+    writes one: ``infra.locks``) and none is counted twice or lost. How many rows."""
+    with transaction.atomic():
+        audit_record(actor=actor, action="day_totals.rebuilt", object_type=DayTotal._meta.label_lower,
+                     object_repr=f"{day_from}…{day_to}", after={"day_from": day_from, "day_to": day_to})
+        return day_totals_rebuild(day_from=day_from, day_to=day_to)
 
 
 def day_totals_forget(*, day_from: date, day_to: date) -> int:

@@ -16,9 +16,11 @@ from casino.services import user_roles_set
 from rounds.models import DayTotal, Finding, Round, Seat
 from rounds.selectors import of_days, round_keys_of_days
 from rounds.services import round_place, round_void
-from rounds.services.day_totals import day_totals_differences, day_totals_rebuild
+from rounds.services import day_totals
+from rounds.services.day_totals import day_totals_differences, day_totals_rebuild, day_totals_rewritten
 from tests import examples
 from tests.api.records import BATCH, ROUNDS, record
+from trail.models import AuditEvent
 from trail.services import SYSTEM
 
 pytestmark = pytest.mark.django_db
@@ -218,6 +220,53 @@ def test_the_command_names_a_difference_and_mends_it(table_client):
     assert "hands 5 kept, 2 counted" in out.getvalue()
     call_command("day_totals", "--rebuild", day=day, stdout=out)
     assert day_totals_differences(**EVER) == []
+    # Written again by a person's command: the audit trail says who and which days.
+    event = AuditEvent.objects.get(action="day_totals.rebuilt")
+    assert event.actor_name.startswith("manage.py day_totals") and event.after == {"day_from": day, "day_to": day}
     for argv in (["--day", "2026-13-01"], ["--day", "nul\x00"], ["--day", day, "--to", "2000-01-01"]):
         with pytest.raises(CommandError):
             call_command("day_totals", *argv, stdout=out)
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_rebuild_while_a_table_posts_counts_its_round_once(table_client, monkeypatch):
+    """A person's rebuild holds the audit head while it counts: a round posted meanwhile (a dealer
+    new to the day, so a key the rebuild's count would not know) waits for it, then adds its share."""
+    client = table_client("S01", "se-50kr")
+    _posted(client, [record("R-1", dealer="D1")])
+    day = Round.objects.get().gaming_day
+    counting, go = threading.Event(), threading.Event()
+    recounted = day_totals.recounted
+
+    def held(**kwargs):
+        counting.set()
+        assert go.wait(30)
+        return recounted(**kwargs)
+
+    monkeypatch.setattr(day_totals, "recounted", held)
+    done, errors = [], []
+
+    def run(work) -> None:
+        try:
+            done.append(work())
+        except Exception as exc:  # noqa: BLE001 (the test thread reports it below)
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    rebuild = threading.Thread(target=run, args=(lambda: day_totals_rewritten(
+        day_from=day, day_to=day, actor=SYSTEM),))
+    rebuild.start()
+    assert counting.wait(30)
+    post = threading.Thread(target=run, args=(lambda: client.post(
+        ROUNDS, record("R-2", dealer="D2"), format="json").status_code,))
+    post.start()
+    post.join(2)
+    assert post.is_alive()  # waiting for the rebuild's head
+    go.set()
+    rebuild.join(30)
+    post.join(30)
+    assert errors == [] and sorted(map(str, done)) == ["1", "201"]
+    assert sorted(DayTotal.objects.values_list("dealer", "rounds")) == [("D1", 1), ("D2", 1)]
+    assert day_totals_differences(**EVER) == []

@@ -7,7 +7,8 @@ from django.db.models import Max, Min
 
 from infra.gaming_day import gaming_day_argument
 from rounds.models import Round
-from rounds.services.day_totals import day_totals_differences, day_totals_rebuild
+from rounds.services.day_totals import day_totals_differences, day_totals_rewritten
+from trail.services import Actor
 
 
 class Command(BaseCommand):
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         if day_to < day_from:
             raise CommandError(f"--to {day_to} is before --day {day_from}")
         if rebuild:
-            rows = day_totals_rebuild(day_from=day_from, day_to=day_to)
+            rows = day_totals_rewritten(day_from=day_from, day_to=day_to, actor=Actor.of_command("day_totals"))
             self.stdout.write(f"{day_from}…{day_to}: {rows} total(s) written again from the seats")
             return
         differences = day_totals_differences(day_from=day_from, day_to=day_to)
