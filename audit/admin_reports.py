@@ -40,12 +40,12 @@ from .counts import current_counts
 from .exports import REPORTS
 from .models import ReconciliationPart, ReconciliationReport
 from .reconciliation.config import day_to_reconcile, report_maker
-from .reconciliation.figures import dealer_order
+from .reconciliation.figures import chart_order, dealer_order
 from .reconciliation.report_figures import (
     FIGURES_VERSION, ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
     stored_name,
 )
-from .reconciliation.report_reader import Unreadable, read_figures
+from .reconciliation.report_reader import Unreadable, read_figures, read_group
 from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts
@@ -66,6 +66,8 @@ _TO_DATES = (stored_name("month_to_date"), stored_name("year_to_date"))
 PAGE_LEAVES_OUT = (stored_name("players"), *(f"{period}.dealers" for period in _TO_DATES))
 PAGE_PARTS = [stored_name(name) for name in ReportFigures.model_fields if name != "players"]
 PAGE_TRIMMED = {period: ["dealers"] for period in _TO_DATES}
+# A report that kept its dealers apart (``ReportDealer``) is read without them: the page reads the ones it shows.
+DEALERS_APART = (stored_name("dealers"), stored_name("dealer_tables"))
 ROUNDS_LIST = "admin:rounds_round_changelist"
 TEMPLATES = "admin/audit/reconciliationreport/"
 
@@ -134,22 +136,24 @@ def _table(headers: list[str], rows: list[list]) -> SafeString:
     return render_to_string(TEMPLATES + "table.html", {"headers": headers, "rows": rows})
 
 
-def _shown(report, section: str, rows: list) -> tuple[list, SafeString | str]:
+def _shown(report, section: str, rows: list, total: int | None = None) -> tuple[list, SafeString | str]:
     """The first ``SHOWN_ROWS`` of ``rows`` and a line saying how many more and linking to all of
-    them (the page again with ``?whole=<section>``); all of them when the page was asked so."""
+    them (the page again with ``?whole=<section>``); all of them when the page was asked so.
+    ``total``: how many there are where ``rows`` were read as the page shows them (the first only)."""
     whole = getattr(report, "_whole", ())
-    if len(rows) <= SHOWN_ROWS or section in whole:
+    total = len(rows) if total is None else total
+    if total <= SHOWN_ROWS or section in whole:
         return rows, ""
     query = f"{WHOLE}={','.join(sorted({*whole, section}))}"  # names of LONG_TABLES only: nothing to quote
     return rows[:SHOWN_ROWS], format_html(
         '<p class="help chart-caption shown-rows">The first {} of {}: '
-        '<a href="?{}#{}">and {} more</a>.</p>', SHOWN_ROWS, count(len(rows)), query, section,
-        count(len(rows) - SHOWN_ROWS))
+        '<a href="?{}#{}">and {} more</a>.</p>', SHOWN_ROWS, count(total), query, section,
+        count(total - SHOWN_ROWS))
 
 
-def _table_shown(report, section: str, headers: list[str], rows: list, cells) -> SafeString:
+def _table_shown(report, section: str, headers: list[str], rows: list, cells, total: int | None = None) -> SafeString:
     """``rows`` as ``_shown`` keeps them, each made a row of cells by ``cells``, under an anchor."""
-    kept, more = _shown(report, section, rows)
+    kept, more = _shown(report, section, rows, total)
     return format_html('<span id="{}"></span>{}{}', section, _table(headers, [cells(row) for row in kept]), more)
 
 
@@ -308,22 +312,33 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     def get_object(self, request, object_id, from_field=None):
         """The report with its figures but for the parts the page does not show (its players, its
         months' and years' dealers: tens of megabytes on a busy day): the database leaves them out
-        and the rest is read through their declaration. The charts read the to-date bands of the
-        dealers they show from ``ReportBand``."""
+        and the rest is read through their declaration. Where the report kept its dealers apart
+        (``ReportDealer``), its figures are read without them too, and the dealers the page shows
+        are read by their place. The charts read the to-date bands of the dealers they show from
+        ``ReportBand``."""
         meta = ReconciliationReport._meta
         field = meta.pk if from_field is None else meta.get_field(from_field)
         try:
             key = {field.name: field.to_python(object_id)}
-            report = self.get_queryset(request).defer(None).defer("figures").annotate(
-                figures_shown=KeysOf("figures", PAGE_PARTS, trimmed=PAGE_TRIMMED)).get(**key)
+            report = self.get_queryset(request).defer(None).defer("figures").annotate(figures_shown=KeysOf(
+                "figures", [part for part in PAGE_PARTS if part not in DEALERS_APART], trimmed=PAGE_TRIMMED,
+            )).get(**key)
         except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
             return None
-        if (report.figures_shown or {}).get("version") != FIGURES_VERSION:
-            # Figures of an earlier version have parts of other names (or there are none yet).
-            report.figures_shown = ReconciliationReport.objects.filter(pk=report.pk).values_list(
-                Without("figures", *PAGE_LEAVES_OUT), flat=True).get()
-        report._read_figures = read_figures(report.figures_shown, without_players=True)
         report._whole = set(request.GET.get(WHOLE, "").split(",")) & set(LONG_TABLES)
+        report._dealers = selectors.report_dealers(
+            report_id=report.pk, shown=None if "dealers" in report._whole else SHOWN_ROWS,
+            charted=max(STANDING_GROUPS, CHARTED_GROUPS))
+        shown, this_report = report.figures_shown, ReconciliationReport.objects.filter(pk=report.pk)
+        if (shown or {}).get("version") != FIGURES_VERSION:
+            # Figures of an earlier version have parts of other names (or there are none yet).
+            apart = DEALERS_APART if report._dealers else ()
+            shown = this_report.values_list(Without("figures", *PAGE_LEAVES_OUT, *apart), flat=True).get()
+        elif shown and not report._dealers:  # made before the dealers were kept apart
+            shown |= this_report.values_list(KeysOf("figures", DEALERS_APART), flat=True).get()
+        if shown and report._dealers:
+            shown = {**shown, **{part: {} for part in DEALERS_APART}}
+        report._read_figures = read_figures(shown, without_players=True)
         return report
 
     @admin.display(description="stale", boolean=True)
@@ -546,15 +561,21 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     @admin.display(description="dealers")
     def dealers_table(self, report):
         figures = self._figures(report)
-        if not figures or not figures.dealers:
+        kept = getattr(report, "_dealers", None)
+        total = None
+        if kept:  # the first of them, read in their order by their place in it
+            tables = {d.dealer: d.tables for d in kept.by_accuracy}
+            rows = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.by_accuracy]
+            total, largest = kept.count, kept.largest_rate
+        elif not figures or not figures.dealers:
             return "-"
-        tables = figures.dealer_tables
-        rows = [(d, currency, g) for d, by_currency in figures.dealers.items()
-                for currency, g in by_currency.items()]
-        rates = {(d, c): g.mismatches_per_1000 or Decimal(0) for d, c, g in rows}
-        largest = max(rates.values(), default=Decimal(0))
-        rows.sort(key=lambda row: dealer_order(overpaid=row[2].overpaid, underpaid=row[2].underpaid,
-                                               mismatches=row[2].mismatches, dealer=row[0], currency=row[1]))
+        else:
+            tables = figures.dealer_tables
+            rows = [(d, currency, g) for d, by_currency in figures.dealers.items()
+                    for currency, g in by_currency.items()]
+            largest = max((g.mismatches_per_1000 or Decimal(0) for _, _, g in rows), default=Decimal(0))
+            rows.sort(key=lambda row: dealer_order(overpaid=row[2].overpaid, underpaid=row[2].underpaid,
+                                                   mismatches=row[2].mismatches, dealer=row[0], currency=row[1]))
 
         def cells(row) -> list:
             d, c, g = row
@@ -564,7 +585,8 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                 '<a href="{}" title="his page">{}</a> (<a href="{}">rounds</a>)', dealer_url(d), d, url)
             return [
                 name, ", ".join(tables.get(d, [])), count(g.hands), count(g.mismatches),
-                "–" if g.mismatches_per_1000 is None else g.mismatches_per_1000, bar(rates[d, c], largest),
+                "–" if g.mismatches_per_1000 is None else g.mismatches_per_1000,
+                bar(g.mismatches_per_1000 or Decimal(0), largest),
                 amount(g.overpaid, c), amount(g.underpaid, c), count(g.limit_breaks), amount(g.win_total, c),
                 amount(g.win_paid_total, c), _difference(g.win_paid_total, g.win_total, c),
                 *theoretical_cells(g, c), _flag_link(f"{outside} %", url) if outside else "",
@@ -572,7 +594,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         return _table_shown(report, "dealers", [
             "dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
             "underpaid", "limit breaks", "house win, settled", "house win, paid", "dealer difference",
-            *THEORETICAL_HEADERS, "outside"], rows, cells)
+            *THEORETICAL_HEADERS, "outside"], rows, cells, total)
 
     # ---- charts ---------------------------------------------------------------------------
 
@@ -580,11 +602,18 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         """Where each group stands in its band (day, month, year to date), then the days of the
         groups that matter most: those outside their band first, then the largest handle."""
         figures = self._figures(report)
-        groups = figures.groups(scope) if figures else {}
-        if not groups:
+        kept = getattr(report, "_dealers", None) if scope == "dealers" else None
+        if kept:  # the first of them, read in this order by their place in it
+            pairs = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.charted]
+            groups_count = kept.count
+        else:
+            groups = figures.groups(scope) if figures else {}
+            pairs = [(key, currency, g) for key, by_currency in groups.items() for currency, g in by_currency.items()]
+            pairs.sort(key=lambda p: chart_order(outside=p[2].bands.total.outside, handle=p[2].handle_total,
+                                                 key=p[0], currency=p[1]))
+            groups_count = len(pairs)
+        if not pairs:
             return "-"
-        pairs = [(key, currency, g) for key, by_currency in groups.items() for currency, g in by_currency.items()]
-        pairs.sort(key=lambda p: (not p[2].bands.total.outside, -p[2].handle_total, p[0], p[1]))
         single = report.day_from == report.day_to
         standing = pairs[:STANDING_GROUPS]
         to_date = selectors.report_to_date_bands(report_id=report.pk, scope=scope,
@@ -619,8 +648,8 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             "from the theoretical win its band judges by (at actual play where every hand was scored, else "
             "at optimal play): within ±1.96 is within the 95 % band. Below: each day from its own "
             "current report (a day without one is a gap); a point opens that day's report. "
-            + (f"{len(pairs) - len(charted)} more {label}s are in the table above, not charted."
-               if len(pairs) > len(charted) else "")
+            + (f"{groups_count - len(charted)} more {label}s are in the table above, not charted."
+               if groups_count > len(charted) else "")
         )
         return mark_safe("".join([*parts, charts.chart_row(days), note]))
 

@@ -112,6 +112,39 @@ class ReportBand(models.Model):
         return f"{self.scope} {self.key} {self.currency} {self.period} of {self.day}"
 
 
+class ReportDealer(models.Model):
+    """A dealer's figures in one currency of a completed report, in a row of its own.
+
+    Copied out of the report's figures as it completes (the figures stay
+    whole: they are the report), so that its page reads the few dealers it
+    shows, in either of the orders it shows them, by index, instead of
+    decoding a busy casino's thousands of dealers at every view
+    (``audit.selectors.report_dealers``). Each order is the place the row
+    takes in it, as the pure code orders them when the row is written
+    (``figures.dealer_order``, ``figures.chart_order``): the order has one
+    home, and no database collation can differ from it.
+    """
+
+    report = models.ForeignKey(ReconciliationReport, on_delete=models.CASCADE, related_name="dealer_rows")
+    dealer = models.CharField(max_length=64)
+    currency = models.CharField(max_length=3)
+    accuracy_rank = models.IntegerField()  # 0 first: by the money their mismatches put at stake
+    chart_rank = models.IntegerField()  # 0 first: outside their band first, then by handle
+    per_1000 = models.DecimalField(max_digits=24, decimal_places=4, null=True)  # mismatches per 1,000 hands
+    tables = models.JSONField()  # the codes of the tables he dealt at in the report's range
+    figures = models.JSONField()  # his ``GroupFigures`` as the report stores them
+
+    class Meta:
+        indexes = [models.Index(fields=["report", "chart_rank"], name="report_dealer_chart_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "accuracy_rank"], name="report_dealer_accuracy_rank"),
+            models.UniqueConstraint(fields=["report", "dealer", "currency"], name="report_dealer_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dealer} {self.currency} in report {self.report_id}"
+
+
 class ReconciliationPart(models.Model):
     """One independent piece of a report: a table's rounds, the players, a pool's ledger,
     or a segment of the audit chain.

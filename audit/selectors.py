@@ -1,5 +1,5 @@
-"""Reads for the staff pages' charts and a dealer's page: report bands, dealers' mismatches by
-week, and what one dealer dealt week by week."""
+"""Reads for the staff pages' charts and a dealer's page: report bands, a report's dealers, dealers'
+mismatches by week, and what one dealer dealt week by week."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import DateField, F, Q, Sum
+from django.db.models import Count, DateField, F, Max, Q, Sum
 from django.db.models.functions import Cast, TruncWeek
 
 from game.rules import BETS
@@ -18,7 +18,7 @@ from rounds.models import DayTotal, Round
 from rounds.services.day_totals import MISMATCHES, MONEY
 from trail.models import AuditEvent
 
-from .models import ProtectionFinding, ReconciliationReport, ReportBand
+from .models import ProtectionFinding, ReconciliationReport, ReportBand, ReportDealer
 from .reconciliation.figures import hours_of, per_hour
 from .stints import Stint, stints_of
 
@@ -80,6 +80,40 @@ def report_to_date_bands(*, report_id: int, scope: str, keys: Iterable[str]) -> 
     rows = ReportBand.objects.filter(report_id=report_id, scope=scope, key__in=list(keys),
                                      period__in=BAND_PERIODS[1:]).values_list("period", "key", "currency", "band")
     return {(period, key, currency): band for period, key, currency, band in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class KeptDealer:
+    dealer: str
+    currency: str
+    tables: list[str]  # the tables he dealt at in the report's range
+    figures: dict  # his figures as the report stores them
+
+
+@dataclass(frozen=True, slots=True)
+class KeptDealers:
+    count: int  # the report's dealers, one for each currency each dealt in
+    largest_rate: Decimal  # the most mismatches per 1,000 hands among all of them
+    by_accuracy: list[KeptDealer]  # the first of them by the money their mismatches put at stake
+    charted: list[KeptDealer]  # the first of them outside their band, then by handle
+
+
+def report_dealers(*, report_id: int, shown: int | None, charted: int) -> KeptDealers | None:
+    """A completed report's dealers as it kept them apart (``ReportDealer``): how many, the first
+    ``shown`` in the order of accuracy (all where None) and the first ``charted`` in the charts'
+    order; None where it kept none (made before they were kept apart, or dealt by no one), for the
+    caller to read them out of its figures. Three reads by index, whatever the casino's size."""
+    rows = ReportDealer.objects.filter(report_id=report_id)
+    totals = rows.order_by().aggregate(count=Count("pk"), largest=Max("per_1000"))
+    if not totals["count"]:
+        return None
+    fields = ("dealer", "currency", "tables", "figures")
+    accuracy = rows.order_by("accuracy_rank").values_list(*fields)
+    return KeptDealers(
+        count=totals["count"], largest_rate=totals["largest"] or Decimal(0),
+        by_accuracy=[KeptDealer(*row) for row in (accuracy if shown is None else accuracy[:shown])],
+        charted=[KeptDealer(*row) for row in rows.order_by("chart_rank").values_list(*fields)[:charted]],
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -338,6 +338,12 @@ def dealer_order(*, overpaid: Decimal, underpaid: Decimal, mismatches: int, deal
     return (-(overpaid + underpaid), -mismatches, dealer, currency)
 
 
+def chart_order(*, outside: str | None, handle: Decimal, key: str, currency: str) -> tuple:
+    """Groups in the order a report's charts take them: those outside their band first, then by
+    handle, then by name."""
+    return (not outside, -handle, key, currency)
+
+
 def fully_scored(sums: Sums) -> bool:
     """Whether every live hand of the group was scored: only then is its skill amount the whole of it."""
     return sums.hands > 0 and sums.scored_hands == sums.hands

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import TypeAdapter, ValidationError
 
-from .report_figures import FIGURES_VERSION, Groups, ReportFigures, ToDate
+from .report_figures import FIGURES_VERSION, GroupFigures, Groups, ReportFigures, ToDate
 
 
 class Unreadable:
@@ -64,6 +64,11 @@ def read_groups(stored: dict | None) -> Groups:
     """One scope's groups (``{key: {currency: figures}}``), as a query read them out of a report."""
     return _GROUPS.validate_python({key: {c: _group_upgraded(g) for c, g in by.items()}
                                     for key, by in (stored or {}).items()})
+
+
+def read_group(stored: dict) -> GroupFigures:
+    """One group's figures in one currency, as a report kept them apart (``ReportDealer``)."""
+    return GroupFigures.model_validate(_group_upgraded(stored))
 
 
 # ---- upgrading earlier shapes ---------------------------------------------------------------

@@ -369,10 +369,11 @@ def test_the_pages_read_a_bounded_number_of_queries(admin_client, reports):
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").status_code == 200
     # (the cage's counts of the range and the pools' openings are one query each, the mismatches'
-    # chart two, the standings' months and years one a scope; every page also reads the person and
-    # the authenticator his session proved)
+    # chart two, the standings' months and years one a scope, the dealers kept apart three: how
+    # many, those listed, those charted; every page also reads the person and the authenticator
+    # his session proved)
     reads = _reads(queries)
-    assert len(reads) <= 17, [sql[:120] for sql in reads]
+    assert len(reads) <= 20, [sql[:120] for sql in reads]
     pool = Pool.objects.get(code="us-progressive")
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get(f"/admin/progressive/pool/{pool.pk}/change/").status_code == 200
@@ -407,3 +408,83 @@ def test_each_table_s_rounds_on_the_report_are_the_rounds_its_link_lists(admin_c
     assert len(rows) >= 3, rows
     for url, shown in rows:
         assert len(_listed(admin_client, html_module.unescape(url))) == int(shown.replace(",", "")), url
+
+
+# ---- a report's dealers kept apart (audit.ReportDealer) ------------------------------------------
+
+_CHART_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _dealers_section(html: str) -> str:
+    """The report page's dealers: their table and both charts, without pygal's random chart ids."""
+    return _CHART_ID.sub("…", html[html.index('id="dealers"'):html.index("field-mismatches_chart")])
+
+
+def test_a_report_keeps_each_dealer_apart_in_his_place_in_both_orders(reports):
+    from audit.models import ReportDealer
+    from audit.reconciliation.figures import chart_order, dealer_order
+    from audit.reconciliation.report_reader import read_figures
+
+    for report in reports:
+        figures = read_figures(report.figures)
+        pairs = [(d, c, g) for d, by_currency in figures.dealers.items() for c, g in by_currency.items()]
+        accuracy = sorted(pairs, key=lambda p: dealer_order(overpaid=p[2].overpaid, underpaid=p[2].underpaid,
+                                                            mismatches=p[2].mismatches, dealer=p[0], currency=p[1]))
+        charted = sorted(pairs, key=lambda p: chart_order(outside=p[2].bands.total.outside,
+                                                          handle=p[2].handle_total, key=p[0], currency=p[1]))
+        rows = ReportDealer.objects.filter(report=report)
+        assert len(pairs) >= (3 if report is reports[0] else 1) and rows.count() == len(pairs)
+        assert list(rows.order_by("accuracy_rank").values_list("dealer", "currency")) == [p[:2] for p in accuracy]
+        assert list(rows.order_by("chart_rank").values_list("dealer", "currency")) == [p[:2] for p in charted]
+        for row in rows:
+            assert row.figures == report.figures["dealers"][row.dealer][row.currency]
+            assert row.tables == report.figures["dealer_tables"].get(row.dealer, [])
+            assert row.per_1000 == figures.dealers[row.dealer][row.currency].mismatches_per_1000
+
+
+@pytest.mark.parametrize("shown_rows", [25, 2])
+def test_the_page_shows_the_dealers_kept_apart_as_it_shows_them_out_of_the_figures(
+        admin_client, reports, monkeypatch, shown_rows):
+    """The same table and charts, read a few rows by their places or decoded whole out of the figures
+    (a report made before the dealers were kept apart), the first rows and the whole table alike."""
+    from audit.models import ReportDealer
+
+    monkeypatch.setattr("audit.admin_reports.SHOWN_ROWS", shown_rows)
+    monkeypatch.setattr("audit.admin_reports.STANDING_GROUPS", 2)  # fewer than the dealers: cuts show
+    monkeypatch.setattr("audit.admin_reports.CHARTED_GROUPS", 1)
+    report, _ = reports
+    url = f"/admin/audit/reconciliationreport/{report.pk}/change/"
+    apart = {query: admin_client.get(url + query).content.decode() for query in ("", "?whole=dealers")}
+    assert ReportDealer.objects.filter(report=report).delete()[0] >= 3
+    for query, html in apart.items():
+        assert _dealers_section(html) == _dealers_section(admin_client.get(url + query).content.decode())
+    assert ("The first 2 of" in apart[""]) is (shown_rows == 2)
+    assert "more dealers are in the table above, not charted" in apart[""]
+
+
+def test_a_page_of_dealers_kept_apart_reads_them_by_their_rows_not_the_figures(admin_client, reports):
+    """What the page lists is what the rows say (they, not the figures, are read), in their places."""
+    from audit.models import ReportDealer
+
+    report, _ = reports
+    rows = list(ReportDealer.objects.filter(report=report).order_by("accuracy_rank"))
+    last = next(row for row in reversed(rows) if row.dealer != rows[0].dealer)
+    ReportDealer.objects.filter(pk=last.pk).update(accuracy_rank=-1)  # placed first
+    html = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
+    listed = re.findall(r'title="his page">([^<]+)</a>', html[html.index('id="dealers"'):])
+    assert listed[0] == last.dealer != rows[0].dealer
+
+
+def test_the_migration_copies_the_dealers_of_reports_made_before_as_a_completed_report_writes_them(reports):
+    import importlib
+
+    from django.apps import apps
+
+    from audit.models import ReportDealer
+
+    fields = ("report_id", "dealer", "currency", "accuracy_rank", "chart_rank", "per_1000", "tables", "figures")
+    written = sorted(ReportDealer.objects.values_list(*fields), key=repr)
+    assert {row[0] for row in written} == {report.pk for report in reports}
+    ReportDealer.objects.all().delete()
+    importlib.import_module("audit.migrations.0030_report_dealers").copy_dealers(apps, None)
+    assert sorted(ReportDealer.objects.values_list(*fields), key=repr) == written
