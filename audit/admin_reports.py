@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.db.models import Case, Exists, JSONField, OuterRef, When
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -31,14 +32,14 @@ from infra.json_columns import KeysOf, Without
 from infra.money_display import percent, whole
 from rounds.models import Table
 from rounds.window import window_opens
-from trail.admin import ReadOnlyAdmin, ReadOnlyTabularInline
+from trail.admin import ReadOnlyAdmin
 from trail.admin_exports import CsvExportAdmin
 
 from . import selectors
 from .admin_floor import FloorPages, dealer_url, table_url
 from .counts import current_counts
 from .exports import REPORTS
-from .models import ReconciliationPart, ReconciliationReport
+from .models import ReconciliationReport, ReportDealer
 from .reconciliation.config import day_to_reconcile, report_maker
 from .reconciliation.figures import chart_order, dealer_order
 from .reconciliation.report_figures import (
@@ -266,17 +267,6 @@ def _flag_link(text: str, url: str) -> SafeString | str:
     return format_html('<a href="{}" title="the rounds behind it">{}</a>', url, text)
 
 
-class PartInline(ReadOnlyTabularInline):
-    model = ReconciliationPart
-    fields = ("kind", "key", "status", "attempts", "started_at", "heartbeat_at", "finished_at", "error")
-    readonly_fields = fields
-
-    def get_queryset(self, request):
-        # Each row names its report: read with the parts, and neither's figures (megabytes on a busy day).
-        return super().get_queryset(request).select_related("report").defer(
-            "figures", "report__figures", "report__inputs")
-
-
 class StaleFilter(admin.SimpleListFilter):
     """The ended days' current reports that did not count a round of their day: the list the pages'
     count of stale reports opens (``staleness.stale_days_reports``)."""
@@ -302,7 +292,6 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                     "finished_at")
     list_filter = ("status", "chain_ok", StaleFilter)
     date_hierarchy = "day_from"
-    inlines = [PartInline]
 
     def get_queryset(self, request):
         # The list's rows (and its stale column, ``staleness``) never read the figures or inputs,
@@ -318,26 +307,29 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         ``ReportBand``."""
         meta = ReconciliationReport._meta
         field = meta.pk if from_field is None else meta.get_field(from_field)
+        kept_apart = Exists(ReportDealer.objects.filter(report=OuterRef("pk")))
+        shown = Case(  # one decompression of the figures either way
+            When(kept_apart, then=KeysOf("figures", [part for part in PAGE_PARTS if part not in DEALERS_APART],
+                                         trimmed=PAGE_TRIMMED)),
+            default=KeysOf("figures", PAGE_PARTS, trimmed=PAGE_TRIMMED), output_field=JSONField())
         try:
             key = {field.name: field.to_python(object_id)}
-            report = self.get_queryset(request).defer(None).defer("figures").annotate(figures_shown=KeysOf(
-                "figures", [part for part in PAGE_PARTS if part not in DEALERS_APART], trimmed=PAGE_TRIMMED,
-            )).get(**key)
+            report = self.get_queryset(request).defer(None).defer("figures").annotate(
+                figures_shown=shown, dealers_apart=kept_apart).get(**key)
         except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
             return None
         report._whole = set(request.GET.get(WHOLE, "").split(",")) & set(LONG_TABLES)
         report._dealers = selectors.report_dealers(
             report_id=report.pk, shown=None if "dealers" in report._whole else SHOWN_ROWS,
-            charted=max(STANDING_GROUPS, CHARTED_GROUPS))
-        shown, this_report = report.figures_shown, ReconciliationReport.objects.filter(pk=report.pk)
+            charted=max(STANDING_GROUPS, CHARTED_GROUPS)) if report.dealers_apart else None
+        apart = DEALERS_APART if report._dealers else ()
+        shown = report.figures_shown
         if (shown or {}).get("version") != FIGURES_VERSION:
             # Figures of an earlier version have parts of other names (or there are none yet).
-            apart = DEALERS_APART if report._dealers else ()
-            shown = this_report.values_list(Without("figures", *PAGE_LEAVES_OUT, *apart), flat=True).get()
-        elif shown and not report._dealers:  # made before the dealers were kept apart
-            shown |= this_report.values_list(KeysOf("figures", DEALERS_APART), flat=True).get()
-        if shown and report._dealers:
-            shown = {**shown, **{part: {} for part in DEALERS_APART}}
+            shown = ReconciliationReport.objects.filter(pk=report.pk).values_list(
+                Without("figures", *PAGE_LEAVES_OUT, *apart), flat=True).get()
+        if shown and apart:
+            shown = {**shown, **{part: {} for part in apart}}
         report._read_figures = read_figures(shown, without_players=True)
         return report
 
@@ -376,6 +368,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         ("Re-verification and audit chain", {"fields": (
             "reverification", "chain_ok", "chain_walked", "chain_last_hash", "chain_day", "chain_head")}),
         ("Inputs", {"fields": ("engine_version", "inputs_json")}),
+        ("Parts", {"fields": ("parts_table",)}),
     )
 
     def _figures(self, report) -> ReportFigures | Unreadable | None:
@@ -400,6 +393,19 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         return rounds_url(scope, key, day_from=report.day_from, day_to=report.day_to,
                           table_ids=self._table_ids(report),
                           clock=(figures.parameters if figures else None) or report.inputs.get("clock"))
+
+    @admin.display(description="parts")
+    def parts_table(self, report) -> SafeString | str:
+        """Each piece of the run (a table's rounds, the players, a pool's ledger, a segment of the
+        chain) with its state, attempts and moments: a table of text, where an inline of a form a
+        part weighed much of a busy night's page (a part a table)."""
+        parts = report.parts.defer("figures").order_by("kind", "key")
+        rows = [[part.get_kind_display(), part.key, part.get_status_display(), count(part.attempts),
+                 moment_shown(part.started_at), moment_shown(part.heartbeat_at), moment_shown(part.finished_at),
+                 part.error or "–"] for part in parts]
+        if not rows:
+            return "–"
+        return _table(["part", "key", "status", "attempts", "started", "last heartbeat", "finished", "error"], rows)
 
     @admin.display(description="rounds stored after it")
     def late_rounds(self, report) -> SafeString | str:
