@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import Case, Exists, JSONField, OuterRef, When
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -28,7 +27,6 @@ from game.rules import BETS
 from infra.moments import moment_shown, moments_shown_in
 from infra import charts
 from infra.gaming_day import ClockError, gaming_day_of, gaming_day_window
-from infra.json_columns import KeysOf, Without
 from infra.money_display import percent, whole
 from rounds.models import Table
 from rounds.window import window_opens
@@ -39,14 +37,13 @@ from . import selectors
 from .admin_floor import FloorPages, dealer_url, table_url
 from .counts import current_counts
 from .exports import REPORTS
-from .models import ReconciliationReport, ReportDealer
+from .models import ReconciliationReport
 from .reconciliation.config import day_to_reconcile, report_maker
-from .reconciliation.figures import chart_order, dealer_order
+from .reconciliation.figures import chart_order
 from .reconciliation.report_figures import (
-    FIGURES_VERSION, ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
-    stored_name,
+    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
 )
-from .reconciliation.report_reader import Unreadable, read_figures, read_group
+from .reconciliation.report_reader import Unreadable, read_figures, read_group, read_summary
 from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts
@@ -61,14 +58,6 @@ CHARTED_DEALERS = 8
 SHOWN_ROWS = 25
 WHOLE = "whole"  # the query parameter naming the tables shown whole
 LONG_TABLES = ("dealers", "flags", "tripped")
-# What the report's page leaves out of its figures: shown nowhere on it, they are most of them.
-# Read as the parts it keeps (``KeysOf``) where the figures are of this version, else removed.
-_TO_DATES = (stored_name("month_to_date"), stored_name("year_to_date"))
-PAGE_LEAVES_OUT = (stored_name("players"), *(f"{period}.dealers" for period in _TO_DATES))
-PAGE_PARTS = [stored_name(name) for name in ReportFigures.model_fields if name != "players"]
-PAGE_TRIMMED = {period: ["dealers"] for period in _TO_DATES}
-# A report that kept its dealers apart (``ReportDealer``) is read without them: the page reads the ones it shows.
-DEALERS_APART = (stored_name("dealers"), stored_name("dealer_tables"))
 ROUNDS_LIST = "admin:rounds_round_changelist"
 TEMPLATES = "admin/audit/reconciliationreport/"
 
@@ -296,41 +285,25 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     def get_queryset(self, request):
         # The list's rows (and its stale column, ``staleness``) never read the figures or inputs,
         # megabytes each on a busy day; the report's page reads them (``get_object``).
-        return stale_marked(super().get_queryset(request)).defer("figures", "inputs")
+        return stale_marked(super().get_queryset(request)).defer("figures", "summary", "inputs")
 
     def get_object(self, request, object_id, from_field=None):
-        """The report with its figures but for the parts the page does not show (its players, its
-        months' and years' dealers: tens of megabytes on a busy day): the database leaves them out
-        and the rest is read through their declaration. Where the report kept its dealers apart
-        (``ReportDealer``), its figures are read without them too, and the dealers the page shows
-        are read by their place. The charts read the to-date bands of the dealers they show from
-        ``ReportBand``."""
+        """The report with its summary (its figures but each player's and dealer's parts: tens of
+        megabytes on a busy day), read through their declaration, and the dealers the page shows
+        read from their rows (``ReportDealer``) by their places. The charts read the to-date bands
+        of the dealers they show from ``ReportBand``."""
         meta = ReconciliationReport._meta
         field = meta.pk if from_field is None else meta.get_field(from_field)
-        kept_apart = Exists(ReportDealer.objects.filter(report=OuterRef("pk")))
-        shown = Case(  # one decompression of the figures either way
-            When(kept_apart, then=KeysOf("figures", [part for part in PAGE_PARTS if part not in DEALERS_APART],
-                                         trimmed=PAGE_TRIMMED)),
-            default=KeysOf("figures", PAGE_PARTS, trimmed=PAGE_TRIMMED), output_field=JSONField())
         try:
             key = {field.name: field.to_python(object_id)}
-            report = self.get_queryset(request).defer(None).defer("figures").annotate(
-                figures_shown=shown, dealers_apart=kept_apart).get(**key)
+            report = self.get_queryset(request).defer(None).defer("figures").get(**key)
         except (ReconciliationReport.DoesNotExist, ValidationError, ValueError):
             return None
         report._whole = set(request.GET.get(WHOLE, "").split(",")) & set(LONG_TABLES)
         report._dealers = selectors.report_dealers(
             report_id=report.pk, shown=None if "dealers" in report._whole else SHOWN_ROWS,
-            charted=max(STANDING_GROUPS, CHARTED_GROUPS)) if report.dealers_apart else None
-        apart = DEALERS_APART if report._dealers else ()
-        shown = report.figures_shown
-        if (shown or {}).get("version") != FIGURES_VERSION:
-            # Figures of an earlier version have parts of other names (or there are none yet).
-            shown = ReconciliationReport.objects.filter(pk=report.pk).values_list(
-                Without("figures", *PAGE_LEAVES_OUT, *apart), flat=True).get()
-        if shown and apart:
-            shown = {**shown, **{part: {} for part in apart}}
-        report._read_figures = read_figures(shown, without_players=True)
+            charted=max(STANDING_GROUPS, CHARTED_GROUPS))
+        report._read_figures = read_summary(report.summary)
         return report
 
     @admin.display(description="stale", boolean=True)
@@ -376,6 +349,13 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         if not hasattr(report, "_read_figures"):
             report._read_figures = read_figures(report.figures)
         return report._read_figures
+
+    def _dealers(self, report) -> selectors.KeptDealers | None:
+        """The report's dealers the page shows, from their rows (``get_object`` reads them)."""
+        if not hasattr(report, "_dealers"):
+            report._dealers = selectors.report_dealers(report_id=report.pk, shown=SHOWN_ROWS,
+                                                       charted=max(STANDING_GROUPS, CHARTED_GROUPS))
+        return report._dealers
 
     def _table_ids(self, report) -> dict[str, int]:
         """The report's tables by code, for the links to their rounds: one query a page."""
@@ -566,22 +546,13 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
 
     @admin.display(description="dealers")
     def dealers_table(self, report):
-        figures = self._figures(report)
-        kept = getattr(report, "_dealers", None)
-        total = None
-        if kept:  # the first of them, read in their order by their place in it
-            tables = {d.dealer: d.tables for d in kept.by_accuracy}
-            rows = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.by_accuracy]
-            total, largest = kept.count, kept.largest_rate
-        elif not figures or not figures.dealers:
+        kept = self._dealers(report)
+        if not kept:
             return "-"
-        else:
-            tables = figures.dealer_tables
-            rows = [(d, currency, g) for d, by_currency in figures.dealers.items()
-                    for currency, g in by_currency.items()]
-            largest = max((g.mismatches_per_1000 or Decimal(0) for _, _, g in rows), default=Decimal(0))
-            rows.sort(key=lambda row: dealer_order(overpaid=row[2].overpaid, underpaid=row[2].underpaid,
-                                                   mismatches=row[2].mismatches, dealer=row[0], currency=row[1]))
+        # The first of them, read in their order by their places in it.
+        tables = {d.dealer: d.tables for d in kept.by_accuracy}
+        rows = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.by_accuracy]
+        largest = kept.largest_rate
 
         def cells(row) -> list:
             d, c, g = row
@@ -600,7 +571,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         return _table_shown(report, "dealers", [
             "dealer", "tables", "hands", "mismatches", "per 1,000 hands", "", "overpaid",
             "underpaid", "limit breaks", "house win, settled", "house win, paid", "dealer difference",
-            *THEORETICAL_HEADERS, "outside"], rows, cells, total)
+            *THEORETICAL_HEADERS, "outside"], rows, cells, kept.count)
 
     # ---- charts ---------------------------------------------------------------------------
 
@@ -608,10 +579,10 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         """Where each group stands in its band (day, month, year to date), then the days of the
         groups that matter most: those outside their band first, then the largest handle."""
         figures = self._figures(report)
-        kept = getattr(report, "_dealers", None) if scope == "dealers" else None
-        if kept:  # the first of them, read in this order by their place in it
-            pairs = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.charted]
-            groups_count = kept.count
+        if scope == "dealers":  # the first of them, read in this order by their places in it
+            kept = self._dealers(report)
+            pairs = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.charted] if kept else []
+            groups_count = kept.count if kept else 0
         else:
             groups = figures.groups(scope) if figures else {}
             pairs = [(key, currency, g) for key, by_currency in groups.items() for currency, g in by_currency.items()]

@@ -49,6 +49,9 @@ class ReconciliationReport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     figures = models.JSONField(null=True, blank=True)
+    # The figures but each player's and dealer's parts (``report_figures.summary_of``), copied as they
+    # are saved: what its page and its staleness read, where the whole is tens of megabytes on a busy day.
+    summary = models.JSONField(null=True, blank=True)
     rounds = models.PositiveIntegerField(default=0)
     flags = models.PositiveIntegerField(default=0)  # tables, dealers, players outside their band
     drift = models.PositiveIntegerField(default=0)  # rounds today's engine judges differently
@@ -113,9 +116,9 @@ class ReportBand(models.Model):
 
 
 class ReportDealer(models.Model):
-    """A dealer's figures in one currency of a completed report, in a row of its own.
+    """A dealer's figures in one currency of a finished report, in a row of its own.
 
-    Copied out of the report's figures as it completes (the figures stay
+    Copied out of the report's figures as they are saved (the figures stay
     whole: they are the report), so that its page reads the few dealers it
     shows, in either of the orders it shows them, by index, instead of
     decoding a busy casino's thousands of dealers at every view

@@ -99,10 +99,9 @@ class KeptDealers:
 
 
 def report_dealers(*, report_id: int, shown: int | None, charted: int) -> KeptDealers | None:
-    """A completed report's dealers as it kept them apart (``ReportDealer``): how many, the first
+    """A finished report's dealers as it kept them apart (``ReportDealer``): how many, the first
     ``shown`` in the order of accuracy (all where None) and the first ``charted`` in the charts'
-    order; None where it kept none (made before they were kept apart, or dealt by no one), for the
-    caller to read them out of its figures. Three reads by index, whatever the casino's size."""
+    order; None where it has none. Three reads by index, whatever the casino's size."""
     rows = ReportDealer.objects.filter(report_id=report_id)
     totals = rows.order_by().aggregate(count=Count("pk"), largest=Max("per_1000"))
     if not totals["count"]:

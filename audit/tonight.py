@@ -453,11 +453,11 @@ def _silent(gaps, day: date, *, now: datetime, last_round: dict[int, datetime]) 
 
 def _reports(*parts: str):
     """Reports without their figures, megabytes on a busy day: only the ``parts`` the page shows,
-    as ``figure_<part>`` (``report_figures.stored_name``), read out of them in one pass."""
-    reports = ReconciliationReport.objects.defer("figures", "inputs")
+    as ``figure_<part>`` (``report_figures.stored_name``), read out of their summary in one pass."""
+    reports = ReconciliationReport.objects.defer("figures", "summary", "inputs")
     if not parts:
         return reports
-    return reports.annotate(figure_parts=KeysOf("figures", [stored_name(part) for part in parts]))
+    return reports.annotate(figure_parts=KeysOf("summary", [stored_name(part) for part in parts]))
 
 
 def _with_alerts(report: ReconciliationReport | None) -> ReconciliationReport | None:

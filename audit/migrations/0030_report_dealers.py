@@ -1,7 +1,7 @@
 """Each dealer's figures of a completed report, in rows of their own with their places in the two orders
 its page shows them in: the page reads the few it shows instead of decoding thousands of dealers. The
-completed reports made before are copied, as ``audit.reconciliation.report_dealers`` copies each report
-that completes from now on."""
+reports made before are copied, as ``audit.reconciliation.report_dealers`` copies each report that
+finishes from now on."""
 
 from decimal import Decimal
 
@@ -26,15 +26,17 @@ def _charted(pair):
 def copy_dealers(apps, schema_editor):
     Report = apps.get_model("audit", "ReconciliationReport")
     Dealer = apps.get_model("audit", "ReportDealer")
-    reports = Report.objects.filter(status="complete", figures__isnull=False)
-    for report in reports.only("pk", "figures").iterator(chunk_size=5):
-        dealers = report.figures.get("dealers") or {}
-        tables = report.figures.get("dealer_tables") or {}
+    reports = Report.objects.filter(figures__isnull=False)
+    for pk in list(reports.values_list("pk", flat=True)):
+        # Only the two parts: a busy day's players are most of the figures.
+        dealers, tables = Report.objects.filter(pk=pk).values_list(
+            "figures__dealers", "figures__dealer_tables").get()
+        dealers, tables = dealers or {}, tables or {}
         pairs = [(dealer, currency, group) for dealer, by_currency in dealers.items()
                  for currency, group in by_currency.items()]
         charted = {(p[0], p[1]): n for n, p in enumerate(sorted(pairs, key=_charted))}
         Dealer.objects.bulk_create([
-            Dealer(report_id=report.pk, dealer=dealer, currency=currency, accuracy_rank=n,
+            Dealer(report_id=pk, dealer=dealer, currency=currency, accuracy_rank=n,
                    chart_rank=charted[dealer, currency], per_1000=group.get("mismatches_per_1000"),
                    tables=tables.get(dealer, []), figures=group)
             for n, (dealer, currency, group) in enumerate(sorted(pairs, key=_accuracy))

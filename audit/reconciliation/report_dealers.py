@@ -1,4 +1,4 @@
-"""Each dealer's figures of a completed report, copied into rows of their own (``audit.models.ReportDealer``).
+"""Each dealer's figures of a finished report, copied into rows of their own (``audit.models.ReportDealer``).
 
 A busy casino's report carries thousands of dealers: its page showed 25 of
 them and decoded all at every view. The rows carry each dealer's place in the
@@ -16,7 +16,7 @@ from .report_figures import ReportFigures, figures_json
 
 
 def report_dealers_write(report: ReconciliationReport, figures: ReportFigures) -> int:
-    """Keep the dealers of a completed report (its ``figures``, as just made); how many rows were written."""
+    """Keep the dealers of a finished report (its ``figures``, as just saved); how many rows were written."""
     pairs = [(dealer, currency, group) for dealer, by_currency in figures.dealers.items()
              for currency, group in by_currency.items()]
     accuracy = sorted(pairs, key=lambda p: dealer_order(overpaid=p[2].overpaid, underpaid=p[2].underpaid,

@@ -488,6 +488,22 @@ def figures_json(figures: Figures) -> dict:
     return figures.model_dump(mode="json", by_alias=True)
 
 
+# Each player's and each dealer's parts (most of a busy day's figures): whole in the figures; the
+# dealers in rows of their own too (``audit.ReportDealer``). The rest is the report's summary.
+PER_PERSON = ("players", "dealers", "dealer_tables")
+_PERIODS = ("month_to_date", "year_to_date")
+
+
+def summary_of(stored: dict) -> dict:
+    """Stored figures (of any version) without their players' and dealers' parts, the months' and
+    years' too: what a report's page and its staleness read, a small part of the whole."""
+    summary = {key: value for key, value in stored.items() if key not in PER_PERSON}
+    for period in _PERIODS:
+        if isinstance(summary.get(period), dict):
+            summary[period] = {key: value for key, value in summary[period].items() if key not in PER_PERSON}
+    return summary
+
+
 def stored_name(name: str) -> str:
     """A top-level name of the stored figures, for a query that reads one part of them."""
     if name not in ReportFigures.model_fields:

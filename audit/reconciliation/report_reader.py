@@ -50,6 +50,14 @@ def read_figures(stored: dict | None, *, without_players: bool = False) -> Repor
         return Unreadable(f"its figures are not in a shape this version reads ({problems})")
 
 
+def read_summary(stored: dict | None) -> ReportFigures | Unreadable | None:
+    """A report's summary (``report_figures.summary_of``) as its figures: without players (None)
+    and without dealers (empty: they are read from their rows, ``audit.ReportDealer``)."""
+    if not stored:
+        return None
+    return read_figures({**stored, "dealers": {}, "dealer_tables": {}}, without_players=True)
+
+
 def read_to_date(stored: dict | None) -> ToDate | None:
     """A month or year to date as a report kept it (None where it kept none)."""
     if not stored:

@@ -52,7 +52,7 @@ from .pool_ledger import pool_ledger_figures, pool_mark_reported
 from .report_dealers import report_dealers_write
 from .report_figures import (
     BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
-    ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json,
+    ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json, summary_of,
 )
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
@@ -313,6 +313,7 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
                 older.save(update_fields=["status"])
         report.status = Status.SUPERSEDED if newer else Status.COMPLETE
         report.figures = figures_json(figures)
+        report.summary = summary_of(report.figures)
         report.inputs = report.inputs | {
             "config_versions": figures.config_versions, "pool_versions": figures.pool_versions,
         }
@@ -324,7 +325,7 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
         report.chain_last_hash = figures.chain.last_hash
         report.day_last_hash = figures.chain.day_last_hash or ""
         report.save(update_fields=[
-            "status", "figures", "inputs", "finished_at", "rounds", "flags", "drift", "chain_ok",
+            "status", "figures", "summary", "inputs", "finished_at", "rounds", "flags", "drift", "chain_ok",
             "chain_last_hash", "day_last_hash",
         ])
         if report.status == Status.COMPLETE and report.day_from == report.day_to:
@@ -339,10 +340,10 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
                            "period": t.period, "detail": t.detail} for t in trips],
             })})
             report.figures = figures_json(figures)
-            report.save(update_fields=["figures"])
+            report.summary = summary_of(report.figures)
+            report.save(update_fields=["figures", "summary"])
             report_bands_write(report, figures)
-        if report.status == Status.COMPLETE:
-            report_dealers_write(report, figures)
+        report_dealers_write(report, figures)
         audit_record(
             actor=SYSTEM, action="reconciliation.completed", obj=report,
             after={"status": report.status, "version": report.version, "rounds": report.rounds,

@@ -60,10 +60,10 @@ def late_rounds_of(report: ReconciliationReport, figures=None) -> dict[str, int]
 
 
 def _counted_by_table(report: ReconciliationReport) -> dict[str, int]:
-    """The rounds the report counted at each table, read out of its figures' tables alone (the
+    """The rounds the report counted at each table, read out of its summary's tables alone (the
     whole figures are megabytes on a busy day); none from figures this version cannot read."""
     parts = ReconciliationReport.objects.filter(pk=report.pk).values_list(
-        KeysOf("figures", [stored_name("currencies"), stored_name("tables")]), flat=True).get() or {}
+        KeysOf("summary", [stored_name("currencies"), stored_name("tables")]), flat=True).get() or {}
     if parts.get("currencies") is None:
         return {}
     return {code: sum(sums.rounds for sums in by_currency.values())
@@ -72,7 +72,7 @@ def _counted_by_table(report: ReconciliationReport) -> dict[str, int]:
 
 def reports_stale(reports) -> list[ReconciliationReport]:
     """Those of ``reports`` (a queryset) that did not count a late round of their days."""
-    candidates = reports.filter(_late_after_report()).defer("figures", "inputs")
+    candidates = reports.filter(_late_after_report()).defer("figures", "summary", "inputs")
     return [report for report in candidates if late_rounds_of(report)]
 
 

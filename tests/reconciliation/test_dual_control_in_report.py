@@ -9,7 +9,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from audit.models import ReconciliationReport
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
@@ -17,6 +16,7 @@ from progressive.models import Pool
 from progressive.services import adjustment_approve, meter_adjust, pool_version_approve, pool_version_create
 from rounds.models import TableConfig
 from rounds.services import config_version_approve, config_version_create
+from tests.reconciliation.days import figures_stored
 from tests.security.people import person
 from trail.services import SYSTEM, Actor
 
@@ -83,7 +83,7 @@ def test_a_report_made_before_the_section_still_shows():
     report = report_run(day_from=_today())
     figures = dict(report.figures)
     figures.pop("dual_control")
-    ReconciliationReport.objects.filter(pk=report.pk).update(figures=figures)
+    figures_stored(report, figures)
     client = Client()
     client.force_login(person("auditor", "reader"))
     page = client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/")

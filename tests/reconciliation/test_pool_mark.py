@@ -27,7 +27,7 @@ from progressive.services import meter_adjust
 from tests.progressive.records import us_rounds
 from trail.services import SYSTEM
 
-from .days import DAY, moved
+from .days import DAY, figures_stored, moved
 from .test_pool_days import POOL, _check, _pool, _post, _tamper, _today
 
 pytestmark = pytest.mark.django_db
@@ -126,7 +126,7 @@ def _edit_mark(report: ReconciliationReport, **changes) -> None:
             pool["mark"][name] = value
         else:
             pool[name] = value
-    ReconciliationReport.objects.filter(pk=report.pk).update(figures=figures)
+    figures_stored(report, figures)
 
 
 def _failed(pool: dict) -> set[str]:

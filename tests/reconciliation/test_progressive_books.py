@@ -20,7 +20,7 @@ from rounds.models import Seat
 from tests.progressive.records import lit_wagers, us_rounds
 from trail.services import SYSTEM
 
-from .days import DAY, moved
+from .days import DAY, figures_stored, moved
 
 D = Decimal
 
@@ -100,6 +100,6 @@ def test_the_report_page_shows_the_books_and_says_when_a_report_has_none(table_c
     assert said in page and "us-progressive was opened" not in page
     stored = dict(report.figures)
     stored.pop("progressive")
-    type(report).objects.filter(pk=report.pk).update(figures=stored)
+    figures_stored(report, stored)
     page = reader.get(f"/admin/audit/reconciliationreport/{report.pk}/change/").content.decode()
     assert "were not recorded by this version of the report" in page

@@ -14,13 +14,13 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from audit.models import ReconciliationReport
 from audit.reconciliation.report_figures import FIGURES_VERSION, GroupFigures, ReportFigures, figures_json
 from audit.reconciliation.report_reader import UNREADABLE, read_figures
 from audit.reconciliation.services import report_run
 from game.rules import BETS
 from rounds.models import Seat
 from tests import examples
+from tests.reconciliation.days import figures_stored
 
 pytestmark = pytest.mark.django_db
 DAY = date(2026, 11, 28)
@@ -97,7 +97,7 @@ def test_a_report_of_version_one_is_upgraded_in_the_reader_and_read_everywhere(r
                                                                                   admin_client):
     today = _csv(auditor_client, report)
     old = _version_one(report.figures)
-    ReconciliationReport.objects.filter(pk=report.pk).update(figures=old)
+    figures_stored(report, old)
     report.refresh_from_db()
 
     figures = read_figures(report.figures)
@@ -128,7 +128,7 @@ def test_figures_before_currencies_or_out_of_any_shape_are_said_to_be_unreadable
     edited = copy.deepcopy(report.figures)
     edited["tables"]["S01"]["SEK"]["win_total"] = "a lot"
     for stored, says in ((before, "reconcile the range again"), (edited, "tables.S01.SEK.win_total")):
-        ReconciliationReport.objects.filter(pk=report.pk).update(figures=stored)
+        figures_stored(report, stored)
         detail = auditor_client.get(f"/api/v1/reports/{report.pk}/")
         assert detail.status_code == 200 and detail.json()["figures"] is None
         assert says in detail.json()["figures_unreadable"]
@@ -138,7 +138,7 @@ def test_figures_before_currencies_or_out_of_any_shape_are_said_to_be_unreadable
 
 
 def test_a_report_of_version_two_reads_what_was_paid_as_not_known(report, auditor_client, admin_client):
-    ReconciliationReport.objects.filter(pk=report.pk).update(figures=_version_two(report.figures))
+    figures_stored(report, _version_two(report.figures))
     report.refresh_from_db()
     figures = read_figures(report.figures)
     table = figures.tables["S01"]["SEK"]
