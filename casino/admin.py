@@ -6,8 +6,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from casino.people import CHANGED, CREATED, person_record, person_state
-from casino.services import person_cases_checked
+from casino.people import CHANGED, CREATED, person_cases_checked, person_record, person_state
 from infra.request_ids import request_id_of
 from trail.services import Actor, audit_record
 

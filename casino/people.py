@@ -27,6 +27,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_save
 
+from audit.proof_findings import WORKED
+from rounds.services.cases import cases_handed_back
 from trail.models import AuditEvent
 from trail.services import Actor, audit_record
 
@@ -93,12 +95,16 @@ def _recorded_if_changed(user_pk: int, actor: Actor) -> None:
     before = last_recorded_state(user_pk)
     if before is not None and same_state(before, person_state(user)):
         return  # recorded by the path that made it, or nothing watched changed
-    from .services import person_cases_checked  # services record through this module
-
     with transaction.atomic():
         # Before the trail's event: the findings' rows are locked before the chain's head (infra.locks).
         person_cases_checked(user=user, actor=actor, why=f"{user.get_username()} was changed ({actor.name})")
         person_record(user=user, actor=actor, action=CREATED if before is None else CHANGED, before=before)
+
+
+def person_cases_checked(*, user, actor: Actor, why: str, request_id: str = "") -> int:
+    """The cases ``user`` holds that he may no longer work given back to nobody, with ``why``: a
+    person without the role, or made inactive, holds no case (nor is he mailed about it)."""
+    return cases_handed_back(person=user, actor=actor, models=WORKED, why=why, request_id=request_id)
 
 
 def _touched(user_pk: int) -> None:

@@ -5,12 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from audit.proof_findings import WORKED
-from rounds.services.cases import cases_handed_back
 from trail.services import Actor
 
-from .people import person_record
-
+from .people import person_cases_checked, person_record
 from .roles import ROLE_NAMES, STAFF_ROLES
 
 
@@ -36,8 +33,3 @@ def user_roles_set(*, user, roles: list[str], actor: Actor, request_id: str = ""
         person_record(user=user, actor=actor, action="user.roles_set", before={"roles": before},
                       request_id=request_id, extra=extra)
 
-
-def person_cases_checked(*, user, actor: Actor, why: str, request_id: str = "") -> int:
-    """The cases ``user`` holds that he may no longer work given back to nobody, with ``why``: a
-    person without the role, or made inactive, holds no case (nor is he mailed about it)."""
-    return cases_handed_back(person=user, actor=actor, models=WORKED, why=why, request_id=request_id)
