@@ -243,7 +243,8 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     current = gaming_day_of(now)
     days = [_day(current, now=now, current=True), _day(current - timedelta(days=1), now=now, current=False)]
     return Tonight(
-        now=now, days=days, backlog=_backlog(before=days[-1].day),
+        now=now, days=days,
+        backlog=_backlog(before=days[-1].day, counted={d.day: sum(f.count for f in d.findings) for d in days}),
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
         pools=_pools(), last_report=_with_alerts(_reports().order_by("-created_at", "-id").first()),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
@@ -273,16 +274,18 @@ def late_rounds(*, since: datetime, now: datetime | None = None) -> list[Late]:
                    for table, n in counted.items()), key=lambda one: (-one.rounds, one.table))
 
 
-def _backlog(*, before: date) -> int:
+def _backlog(*, before: date, counted: dict[date, int]) -> int:
     """Findings still to work whose round was dealt before ``before``, one a mistake as the queue the
-    count links to lists them: all of them less those of the days since (``of_days``). Asked the
-    other way, every unresolved finding is joined to its round in every month's partition; this
-    way only the days since are."""
+    count links to lists them: all of them less those of the days since (``of_days``), where the page
+    has not ``counted`` them already (its days' findings by code: the same mistakes). Asked the other
+    way, every unresolved finding is joined to its round in every month's partition; this way only
+    the days since are."""
     unresolved = Finding.objects.filter(WORK)
     # Day by day: each day's rounds' keys are a narrow range, the days' together may not be.
     since = DayTotal.objects.filter(gaming_day__gte=before).values_list("gaming_day", flat=True).distinct()
     return mistakes.count_of(unresolved) - sum(
-        mistakes.count_of(of_days(unresolved, day_from=day, day_to=day)) for day in since)
+        counted[day] if day in counted else mistakes.count_of(of_days(unresolved, day_from=day, day_to=day))
+        for day in since)
 
 
 def _day(day: date, *, now: datetime, current: bool) -> Day:
