@@ -122,6 +122,18 @@ def _difference(paid, settled, currency: str) -> SafeString | str:
     return amount(difference, currency)
 
 
+def _kept_groups(kept: list[selectors.KeptDealer]) -> list[tuple[str, str, GroupFigures]] | Unreadable:
+    """Dealers kept apart as ``(dealer, currency, figures)``, read through their declaration; a row in
+    no shape it reads (edited by hand) makes the section say so, never fail."""
+    rows = []
+    for d in kept:
+        figures = read_group(d.figures)
+        if isinstance(figures, Unreadable):
+            return Unreadable(f"dealer {d.dealer} ({d.currency}): {figures.reason}")
+        rows.append((d.dealer, d.currency, figures))
+    return rows
+
+
 def _table(headers: list[str], rows: list[list]) -> SafeString:
     return render_to_string(TEMPLATES + "table.html", {"headers": headers, "rows": rows})
 
@@ -547,11 +559,13 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
     @admin.display(description="dealers")
     def dealers_table(self, report):
         kept = self._dealers(report)
-        if not kept:
-            return "-"
+        if not kept or not isinstance(self._figures(report), ReportFigures):
+            return "-"  # (figures it cannot read say why in the casino's table)
         # The first of them, read in their order by their places in it.
         tables = {d.dealer: d.tables for d in kept.by_accuracy}
-        rows = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.by_accuracy]
+        rows = _kept_groups(kept.by_accuracy)
+        if isinstance(rows, Unreadable):
+            return rows.reason
         largest = kept.largest_rate
 
         def cells(row) -> list:
@@ -580,8 +594,10 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         groups that matter most: those outside their band first, then the largest handle."""
         figures = self._figures(report)
         if scope == "dealers":  # the first of them, read in this order by their places in it
-            kept = self._dealers(report)
-            pairs = [(d.dealer, d.currency, read_group(d.figures)) for d in kept.charted] if kept else []
+            kept = self._dealers(report) if isinstance(figures, ReportFigures) else None
+            pairs = _kept_groups(kept.charted) if kept else []
+            if isinstance(pairs, Unreadable):
+                return pairs.reason
             groups_count = kept.count if kept else 0
         else:
             groups = figures.groups(scope) if figures else {}

@@ -11,36 +11,59 @@ from django.db import migrations, models
 
 # Frozen here as they stood (``figures.dealer_order``, ``figures.chart_order``): a migration must not
 # follow the code that changes after it. A group of an earlier version may lack a figure: it counts as 0.
+# A figure not a number (figures edited by hand) counts as 0 too: the page says they cannot be read.
+def _number(value) -> Decimal:
+    try:
+        return Decimal(str(value or 0))
+    except ArithmeticError:
+        return Decimal(0)
+
+
 def _accuracy(pair):
     dealer, currency, group = pair
-    at_stake = Decimal(group.get("overpaid") or 0) + Decimal(group.get("underpaid") or 0)
-    return (-at_stake, -int(group.get("mismatches") or 0), dealer, currency)
+    at_stake = _number(group.get("overpaid")) + _number(group.get("underpaid"))
+    return (-at_stake, -_number(group.get("mismatches")), dealer, currency)
+
+
+def _per_1000(value):
+    return None if value is None else _number(value).quantize(Decimal("0.0001"))
 
 
 def _charted(pair):
     dealer, currency, group = pair
-    outside = ((group.get("bands") or {}).get("total") or {}).get("outside")
-    return (not outside, -Decimal(group.get("handle_total") or 0), dealer, currency)
+    bands = group.get("bands")
+    total = bands.get("total") if isinstance(bands, dict) else None
+    outside = total.get("outside") if isinstance(total, dict) else None
+    return (not outside, -_number(group.get("handle_total")), dealer, currency)
+
+
+def dealers_copied(Dealer, report_id, dealers, tables) -> None:
+    """One report's ``dealers`` (``{dealer: {currency: group}}``) and ``tables`` as rows; a part in no
+    shape of that kind (made before figures kept their currency, or edited) is left out: the page
+    says such figures cannot be read."""
+    pairs = [(dealer, currency, group) for dealer, by_currency in (dealers or {}).items()
+             if isinstance(by_currency, dict)
+             for currency, group in by_currency.items() if isinstance(group, dict) and len(currency) == 3]
+    tables = tables if isinstance(tables, dict) else {}
+    charted = {(p[0], p[1]): n for n, p in enumerate(sorted(pairs, key=_charted))}
+    Dealer.objects.bulk_create([
+        Dealer(report_id=report_id, dealer=dealer, currency=currency, accuracy_rank=n,
+               chart_rank=charted[dealer, currency], per_1000=_per_1000(group.get("mismatches_per_1000")),
+               tables=tables.get(dealer, []), figures=group)
+        for n, (dealer, currency, group) in enumerate(sorted(pairs, key=_accuracy))
+    ], batch_size=500)
 
 
 def copy_dealers(apps, schema_editor):
     Report = apps.get_model("audit", "ReconciliationReport")
     Dealer = apps.get_model("audit", "ReportDealer")
-    reports = Report.objects.filter(figures__isnull=False)
+    # Figures made before they kept their currency (no "currencies") have dealers of another shape.
+    reports = Report.objects.filter(figures__has_key="currencies")
     for pk in list(reports.values_list("pk", flat=True)):
         # Only the two parts: a busy day's players are most of the figures.
         dealers, tables = Report.objects.filter(pk=pk).values_list(
             "figures__dealers", "figures__dealer_tables").get()
-        dealers, tables = dealers or {}, tables or {}
-        pairs = [(dealer, currency, group) for dealer, by_currency in dealers.items()
-                 for currency, group in by_currency.items()]
-        charted = {(p[0], p[1]): n for n, p in enumerate(sorted(pairs, key=_charted))}
-        Dealer.objects.bulk_create([
-            Dealer(report_id=pk, dealer=dealer, currency=currency, accuracy_rank=n,
-                   chart_rank=charted[dealer, currency], per_1000=group.get("mismatches_per_1000"),
-                   tables=tables.get(dealer, []), figures=group)
-            for n, (dealer, currency, group) in enumerate(sorted(pairs, key=_accuracy))
-        ], batch_size=500)
+        dealers_copied(Dealer, pk, dealers if isinstance(dealers, dict) else {}, tables)
 
 
 class Migration(migrations.Migration):

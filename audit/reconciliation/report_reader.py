@@ -46,8 +46,7 @@ def read_figures(stored: dict | None, *, without_players: bool = False) -> Repor
     try:
         return ReportFigures.model_validate(upgraded(stored))
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()[:5])
-        return Unreadable(f"its figures are not in a shape this version reads ({problems})")
+        return Unreadable(f"its figures are not in a shape this version reads ({_problems(error)})")
 
 
 def read_summary(stored: dict | None) -> ReportFigures | Unreadable | None:
@@ -56,6 +55,10 @@ def read_summary(stored: dict | None) -> ReportFigures | Unreadable | None:
     if not stored:
         return None
     return read_figures({**stored, "dealers": {}, "dealer_tables": {}}, without_players=True)
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()[:5])
 
 
 def read_to_date(stored: dict | None) -> ToDate | None:
@@ -74,9 +77,13 @@ def read_groups(stored: dict | None) -> Groups:
                                     for key, by in (stored or {}).items()})
 
 
-def read_group(stored: dict) -> GroupFigures:
-    """One group's figures in one currency, as a report kept them apart (``ReportDealer``)."""
-    return GroupFigures.model_validate(_group_upgraded(stored))
+def read_group(stored: dict) -> GroupFigures | Unreadable:
+    """One group's figures in one currency, as a report kept them apart (``ReportDealer``); an
+    ``Unreadable`` naming the fields where they are in no shape the declaration knows."""
+    try:
+        return GroupFigures.model_validate(_group_upgraded(stored))
+    except ValidationError as error:
+        return Unreadable(f"its figures are not in a shape this version reads ({_problems(error)})")
 
 
 # ---- upgrading earlier shapes ---------------------------------------------------------------

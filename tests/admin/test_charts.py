@@ -512,3 +512,33 @@ def test_a_report_s_summary_is_its_figures_but_each_player_and_dealer_and_the_mi
         ReconciliationReport.objects.update(summary=None)
         copy()
         assert dict(ReconciliationReport.objects.values_list("pk", "summary")) == written
+
+
+def test_the_dealers_migration_leaves_out_figures_made_before_they_kept_their_currency(reports):
+    """Such a report's dealers are of another shape ({dealer: {rounds, handle, …}}): no row is made
+    of them (its page says its figures cannot be read), and the copy does not fail on them."""
+    import importlib
+
+    from django.apps import apps
+
+    from audit.models import ReportDealer
+
+    old = ReconciliationReport.objects.create(
+        day_from=DAY - timedelta(days=9), day_to=DAY - timedelta(days=9), version=1, status="complete",
+        engine_version="old", figures={"casino": {"rounds": 5}, "dealers": {"D1": {"rounds": 5, "hands": 9,
+                                                                                   "handle": {"ante": "100"}}}})
+    ReportDealer.objects.all().delete()
+    importlib.import_module("audit.migrations.0030_report_dealers").copy_dealers(apps, None)
+    assert not ReportDealer.objects.filter(report=old).exists()
+    assert ReportDealer.objects.filter(report=reports[0]).count() >= 3
+
+
+def test_a_dealer_s_row_in_no_shape_it_reads_is_said_on_the_page_never_a_failure(admin_client, reports):
+    from audit.models import ReportDealer
+
+    report, _ = reports
+    row = ReportDealer.objects.filter(report=report).order_by("accuracy_rank").first()
+    ReportDealer.objects.filter(pk=row.pk).update(figures={**row.figures, "hands": "many"})
+    page = admin_client.get(f"/admin/audit/reconciliationreport/{report.pk}/change/")
+    assert page.status_code == 200
+    assert f"dealer {row.dealer} ({row.currency}): its figures are not in a shape" in page.content.decode()
