@@ -56,8 +56,8 @@ def test_a_fresh_sqlite_file_takes_the_demo(demo):
 
 def test_each_printed_login_opens_its_pages_in_a_browser(demo):
     """Each login as printed signs in; the supervisor's count link opens the form, the auditor's
-    tonight page raises no false alarm over the day the demo reconciled, and a page refused him
-    leaves no traceback in the server's output."""
+    tonight page raises no false alarm over the day the demo reconciled, the demo's report shows its
+    dealers and its parts, and a page refused him leaves no traceback in the server's output."""
     from playwright.sync_api import sync_playwright
 
     env, port, printed = demo
@@ -85,6 +85,12 @@ def test_each_printed_login_opens_its_pages_in_a_browser(demo):
                     # Refused, the server says so in one line of its log, no traceback (read below).
                     refused = page.goto(f"{base}/admin/audit/tablecount/enter/")
                     assert refused.status == 403
+                    # The demo's report, read from its summary and its dealers' rows on SQLite.
+                    page.goto(f"{base}/admin/audit/reconciliationreport/")
+                    page.click("#result_list tbody tr th a")
+                    page.wait_for_url(re.compile(r".*/reconciliationreport/\d+/change/"))
+                    assert page.locator(".field-dealers_table a[title='his page']").count() > 0
+                    assert "Complete" in page.inner_text(".field-parts_table")
                 if login == "supervisor":
                     page.goto(f"{base}/admin/audit/tablecount/")
                     page.click("text=Enter a count")
