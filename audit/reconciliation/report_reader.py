@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import TypeAdapter, ValidationError
 
-from .report_figures import FIGURES_VERSION, GroupFigures, Groups, ReportFigures, ToDate
+from .report_figures import FIGURES_VERSION, TO_DATES, GroupFigures, Groups, ReportFigures, ToDate
 
 
 class Unreadable:
@@ -99,7 +99,7 @@ def upgraded(stored: dict) -> dict:
     figures = _scopes_upgraded(stored)
     figures.setdefault("dealer_tables", {})
     figures.setdefault("players", {})
-    for period in ("month_to_date", "year_to_date"):
+    for period in TO_DATES:
         if stored.get(period):
             figures[period] = _to_date_upgraded(stored[period])
     figures["version"] = FIGURES_VERSION

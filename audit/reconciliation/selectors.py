@@ -39,7 +39,7 @@ from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, rounds_in_range, se
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
-from .report_figures import ToDate, figures_json, stored_name
+from .report_figures import TO_DATES, ToDate, figures_json, stored_name
 from .report_reader import read_to_date
 from .staleness import days_stale
 from .figures import (
@@ -789,7 +789,7 @@ def _roll_pool(pools: dict, code: str, day: dict, on: date) -> None:
 def periods_kept(*, day: date) -> dict:
     """The month and year to date the current report of ``day`` kept, as stored ({} without one):
     ``report_rollup_on`` judges whether they still hold before it reads them."""
-    periods = [stored_name(name) for name in ("month_to_date", "year_to_date")]
+    periods = [stored_name(name) for name in TO_DATES]
     row = (
         ReconciliationReport.objects.filter(status=ReconciliationReport.Status.COMPLETE, day_from=day, day_to=day)
         .values(*(f"figures__{period}" for period in periods)).first()
