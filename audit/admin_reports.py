@@ -664,15 +664,16 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         dealers = {d: [charts.WeekCount(w.week, w.mismatches, w.overpaid, w.underpaid)
                        for w in found.weeks if w.dealer == d] for d in found.dealers}
 
-        def link(dealer: str, monday: date) -> str:
-            url = rounds_url("dealer", dealer, day_from=monday,
-                             day_to=min(monday + timedelta(days=6), report.day_to), table_ids={})
-            return f"{url}&{urlencode({'finding': PAYOUT_MISMATCH})}" if url else ""
-
+        links = {}
+        for w in found.weeks:
+            url = rounds_url("dealer", w.dealer, day_from=w.week,
+                             day_to=min(w.week + timedelta(days=6), report.day_to), table_ids={})
+            if url:
+                links[w.dealer, w.week] = f"{url}&{urlencode({'finding': PAYOUT_MISMATCH})}"
         chart = charts.mismatch_chart(
             title=f"Payout mismatches by dealer and ISO week, "
                   f"{charts.iso_week(weeks[0])} to {charts.iso_week(weeks[-1])}",
-            weeks=weeks, dealers=dealers, link=link)
+            weeks=weeks, dealers=dealers, links=links)
         return mark_safe(chart + charts.caption(
             f"By the rounds' gaming days; informational findings left out. Of them {count(found.overpaid)} paid "
             f"more than due, {count(found.underpaid)} less. A bar opens the dealer's rounds with a mismatch that "

@@ -190,7 +190,11 @@ CACHES = {
          "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}}
         if os.environ.get("CACHE_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    )
+    ),
+    # The charts drawn once by their data (infra.charts.drawn_once), each web worker its own: apart
+    # from the throttles' counters, which no chart may push out. A chart is some tens of kB.
+    "charts": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "charts",
+               "TIMEOUT": 24 * 3600, "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("CHARTS_KEPT", "400"))}},
 }
 
 # A table key proven once is remembered by each web worker for this many

@@ -12,16 +12,27 @@ Plain functions of plain data (dates, Decimals, the report's band dicts), so
 that the pages that show them only read and pass their figures. Money is
 never mixed across currencies: every chart is of one currency, named in its
 title and on every value.
+
+Being functions of their data alone, each chart is drawn once (``drawn_once``):
+the SVG is kept in the ``charts`` cache under a digest of what it was drawn
+from, this module's own text and the time zone, so a page shown again (a
+finished report's, a table's) reads its charts instead of drawing them, and any
+change to what they show draws them anew.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import functools
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import pygal
+from django.core.cache import caches
 from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -67,6 +78,39 @@ DEALER_LOOK = Style(**LOOK, colors=("#264b5d", "#e8a33d", "#8e44ad", "#2e8b57", 
                                     "#d35400", "#16a085", "#7f8c8d", "#b8860b", "#c0392b", "#2c3e50"))
 OUTSIDE_COLOUR = {"99.7": "#cc0000", "95": "#ee8800"}
 NO_DATA = "no figures for these days"
+
+logger = logging.getLogger(__name__)
+CACHE = "charts"
+# A chart drawn by another text of this module (a look, a label) is never the one kept.
+_DRAWING = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def drawn_once(draw: Callable[..., SafeString]) -> Callable[..., SafeString]:
+    """``draw`` (a chart of keyword arguments that are plain data) kept in the ``charts`` cache under
+    a digest of its arguments, so the same data is drawn once. A cache that fails is drawn past."""
+
+    @functools.wraps(draw)
+    def kept(**data) -> SafeString:
+        # Plain data's repr is its value (Decimals, dates, dataclasses, dicts in their order); the
+        # moments' labels are written in the current time zone, so it is part of what is drawn.
+        what = repr((draw.__name__, sorted(data.items()), timezone.get_current_timezone_name(), _DRAWING))
+        key = "chart:" + hashlib.sha256(what.encode()).hexdigest()
+        cache = caches[CACHE]
+        try:
+            svg = cache.get(key)
+        except Exception:
+            logger.warning("the charts' cache could not be read; drawing", exc_info=True)
+            svg = None
+        if svg is not None:
+            return mark_safe(svg)
+        svg = draw(**data)
+        try:
+            cache.set(key, str(svg))
+        except Exception:
+            logger.warning("the charts' cache could not be written", exc_info=True)
+        return svg
+
+    return kept
 
 
 def _config(**options) -> dict:
@@ -184,6 +228,7 @@ BANDED = "house win, Ante to Trips"
 BAND_SERIES = (BANDED, "theoretical", "95 % low", "95 % high")
 
 
+@drawn_once
 def band_chart(*, title: str, currency: str, days: Sequence[BandDay], narrow: bool = False) -> SafeString:
     """Actual house win beside the expected win and the 95 % band, a point per gaming day.
 
@@ -260,6 +305,7 @@ class MeterPoint:
 METER_SERIES = ("meter", "awards", "reseeds")
 
 
+@drawn_once
 def meter_chart(*, title: str, currency: str, points: Sequence[MeterPoint],
                 awards: Sequence[MeterPoint] = (), reseeds: Sequence[MeterPoint] = (),
                 width: int = WIDE) -> SafeString:
@@ -317,10 +363,12 @@ def iso_week(monday: date) -> str:
     return f"{year}-W{week:02d}"
 
 
+@drawn_once
 def mismatch_chart(*, title: str, weeks: Sequence[date], dealers: dict[str, Sequence[WeekCount]],
-                   link: Callable[[str, date], str] | None = None, width: int = WIDE) -> SafeString:
+                   links: Mapping[tuple[str, date], str] | None = None, width: int = WIDE) -> SafeString:
     """Bars of each dealer's payout mismatches per ISO week; a bar's hover says how many were
-    overpaid and underpaid, and its click opens the dealer's rounds of that week (``link``)."""
+    overpaid and underpaid, and its click opens the dealer's rounds of that week (``links``, by
+    dealer and Monday)."""
     chart = pygal.Bar(**_config(
         style=DEALER_LOOK, title=title, width=width, height=SMALL_HEIGHT,
         value_formatter=lambda n: f"{int(n)}" if n is not None else "",
@@ -340,8 +388,8 @@ def mismatch_chart(*, title: str, weeks: Sequence[date], dealers: dict[str, Sequ
                 "tooltip": f"{dealer}, {iso_week(week)}: {c.mismatches} mismatch(es), "
                            f"{c.overpaid} overpaid, {c.underpaid} underpaid",
             }
-            if link is not None and c.mismatches:
-                value["xlink"] = {"href": link(dealer, week), "target": "_top"}
+            if links and c.mismatches and links.get((dealer, week)):
+                value["xlink"] = {"href": links[dealer, week], "target": "_top"}
             values.append(value)
         chart.add(dealer, values)
         names.append(dealer)
@@ -377,6 +425,7 @@ STANDING_PERIODS = (("day", "the report's days"), ("month_to_date", "month to da
 Z_GUIDES = (-3, -1.96, 0, 1.96, 3)
 
 
+@drawn_once
 def standing_chart(*, title: str, groups: Sequence[Standing], day_label: str = "the day",
                    width: int = WIDE) -> SafeString:
     """Each group's house win against its theoretical win in standard deviations (z), for the
@@ -444,6 +493,7 @@ class LeakStep:
     link: str = ""
 
 
+@drawn_once
 def leak_course_chart(*, title: str, courses: dict[str, Sequence[LeakStep]], threshold: float,
                       width: int = WIDE) -> SafeString:
     """The test's figure after each telling decision, a line per knowledge (named by the keys of

@@ -103,6 +103,52 @@ def test_a_chart_s_day_labels_are_whole_days_each_once_and_none_skipped():
     assert "…" not in narrow and "2026-12-01" in narrow
 
 
+def test_a_chart_is_drawn_once_for_the_same_data_and_anew_for_other_data_or_another_clock(monkeypatch):
+    """A chart kept by its data is read, not drawn, when the same data is shown again; one figure
+    changed, or the time zone its moments are labelled in, draws it anew with what changed."""
+    from datetime import UTC, datetime
+    from unittest import mock
+
+    from django.core.cache import caches
+    from django.utils import timezone
+
+    caches[charts.CACHE].clear()
+    drawn = mock.Mock(wraps=charts._render)
+    monkeypatch.setattr(charts, "_render", drawn)
+    band = {"actual": "100.00", "expected": "90.00", "low_95": "-900.00", "high_95": "1100.00", "outside": None}
+    days = [charts.BandDay(date(2026, 11, 27), band), charts.BandDay(date(2026, 11, 28), band)]
+    first = charts.band_chart(title="S01, SEK", currency="SEK", days=days)
+    assert charts.band_chart(title="S01, SEK", currency="SEK", days=list(days)) == first
+    assert drawn.call_count == 1
+    other = charts.band_chart(title="S01, SEK", currency="SEK", days=[
+        days[0], charts.BandDay(date(2026, 11, 28), {**band, "actual": "100.01"})])
+    assert drawn.call_count == 2 and values_of(ET.fromstring(other), charts.BANDED) == ["100.00 SEK", "100.01 SEK"]
+    at = datetime(2026, 11, 28, 22, 30, tzinfo=UTC)
+    points = [charts.MeterPoint(at=at, meter=Decimal("1000")), charts.MeterPoint(at=at.replace(minute=40),
+                                                                                meter=Decimal("1010"))]
+    with timezone.override("UTC"):
+        utc = charts.meter_chart(title="M1", currency="SEK", points=points)
+    with timezone.override("Asia/Tokyo"):
+        tokyo = charts.meter_chart(title="M1", currency="SEK", points=points)
+    assert drawn.call_count == 4 and "22:30" in utc and "07:30" in tokyo and "07:30" not in utc
+
+
+def test_a_chart_is_drawn_past_a_cache_that_fails(monkeypatch, caplog):
+    from django.core.cache import caches
+
+    def broken(*args, **kwargs):
+        raise ConnectionError("the cache is down")
+
+    cache = caches[charts.CACHE]
+    monkeypatch.setattr(cache, "get", broken)
+    monkeypatch.setattr(cache, "set", broken)
+    band = {"actual": "5.00", "expected": "1.00", "low_95": "-9.00", "high_95": "9.00", "outside": None}
+    svg = charts.band_chart(title="S02, EUR", currency="EUR", days=[
+        charts.BandDay(date(2026, 11, 27), band), charts.BandDay(date(2026, 11, 28), band)])
+    assert values_of(ET.fromstring(svg), charts.BANDED) == ["5.00 EUR", "5.00 EUR"]
+    assert "could not be read" in caplog.text and "could not be written" in caplog.text
+
+
 def test_money_keeps_every_digit_of_a_decimal():
     big = {"actual": "123456789012.34", "expected": "0.01", "low_95": "-1.00", "high_95": "1.00", "outside": None}
     svg = charts.band_chart(title="big", currency="USD", days=[
