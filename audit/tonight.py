@@ -13,10 +13,13 @@ the nightly report counts seats, which recounts them), with whether it is
 dealing now. Money at stake is |expected − claimed| of a finding; a dealer's mismatch is a
 ``payout_mismatch`` finding (as the nightly report counts them), over- or
 underpaid by the sign of claimed − expected. Findings still to work are the
-actionable ones open or acknowledged (``infra.work.UNRESOLVED``): acknowledged
-is being worked, not settled. Game protection's findings (players, dealers and
-tables over many rounds, not one day's rounds) are counted by code over every
-unresolved one, as the backlog is: one grouped query over the state index.
+actionable ones open or acknowledged (``rounds.selectors.TO_WORK``): acknowledged
+is being worked, not settled; a day's, and all of them before the page's days
+(the backlog), are read from their tally (``rounds.WorkTally``), kept by every
+write that raises or moves one and recounted by the nightly report. Game
+protection's findings (players, dealers and tables over many rounds, not one
+day's rounds) are counted by code over every unresolved one: one grouped query
+over the state index.
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import (
-    Count, DurationField, Exists, ExpressionWrapper, F, Max, Min, OuterRef, Q, Subquery, Sum, Value, Window,
+    Count, DurationField, Exists, ExpressionWrapper, F, Max, Min, OuterRef, Sum, Value, Window,
 )
-from django.db.models.functions import Coalesce, Lag
+from django.db.models.functions import Lag
 from django.urls import reverse
 from django.utils import timezone
 
@@ -42,8 +45,7 @@ from infra.json_columns import KeysOf
 from infra.work import UNRESOLVED
 from progressive.models import MeterReading, Pool
 from rounds import mistakes
-from rounds.models import DayTotal, Finding, LateRound, Round, Table, TableConfigVersion
-from rounds.selectors import AT_STAKE, of_days, round_keys_of_days
+from rounds.models import DayTotal, Finding, LateRound, Round, Table, WorkTally
 from rounds.services.day_totals import MONEY
 from rounds.window import window_opens
 from trail.models import AuditEvent, ChainHead
@@ -57,7 +59,6 @@ from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
 TOP_DEALERS = 5
-WORK = Q(state__in=UNRESOLVED, informational=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +245,7 @@ def tonight(*, now: datetime | None = None) -> Tonight:
     days = [_day(current, now=now, current=True), _day(current - timedelta(days=1), now=now, current=False)]
     return Tonight(
         now=now, days=days,
-        backlog=_backlog(before=days[-1].day, counted={d.day: sum(f.count for f in d.findings) for d in days}),
+        backlog=_backlog(before=days[-1].day),
         backlog_url=changelist_url(Finding, state="unresolved", before_day=days[-1].day.isoformat()),
         pools=_pools(), last_report=_with_alerts(_reports().order_by("-created_at", "-id").first()),
         chain=_chain(), silent_after=settings.TABLE_SILENT_AFTER, protection=_protection(),
@@ -274,18 +275,10 @@ def late_rounds(*, since: datetime, now: datetime | None = None) -> list[Late]:
                    for table, n in counted.items()), key=lambda one: (-one.rounds, one.table))
 
 
-def _backlog(*, before: date, counted: dict[date, int]) -> int:
+def _backlog(*, before: date) -> int:
     """Findings still to work whose round was dealt before ``before``, one a mistake as the queue the
-    count links to lists them: all of them less those of the days since (``of_days``), where the page
-    has not ``counted`` them already (its days' findings by code: the same mistakes). Asked the other
-    way, every unresolved finding is joined to its round in every month's partition; this way only
-    the days since are."""
-    unresolved = Finding.objects.filter(WORK)
-    # Day by day: each day's rounds' keys are a narrow range, the days' together may not be.
-    since = DayTotal.objects.filter(gaming_day__gte=before).values_list("gaming_day", flat=True).distinct()
-    return mistakes.count_of(unresolved) - sum(
-        counted[day] if day in counted else mistakes.count_of(of_days(unresolved, day_from=day, day_to=day))
-        for day in since)
+    count links to lists them, from their tally (``rounds.WorkTally``: a few rows a day)."""
+    return WorkTally.objects.filter(gaming_day__lt=before).aggregate(n=Sum("mistakes"))["n"] or 0
 
 
 def _day(day: date, *, now: datetime, current: bool) -> Day:
@@ -332,30 +325,16 @@ def _findings(day: date) -> tuple[list[OpenFindings], list[DealerMismatches]]:
 
 
 def _open_findings(day: date) -> list[OpenFindings]:
-    """The findings still to work by code and currency: one pass over them, read by their rounds'
-    keys (``round_keys_of_days``), each asking its round for its day and version; joined instead,
-    PostgreSQL reads every round of the day to find the few with one."""
-    theirs = Round.objects.filter(pk=OuterRef("round_id"), gaming_day=day)
-    findings = Finding.objects.filter(WORK, Exists(theirs))
-    if keys := round_keys_of_days(day_from=day, day_to=day):
-        findings = findings.filter(round_id__gte=keys[0], round_id__lte=keys[1])
-    rows = (
-        # One mistake is one finding to work, as the queue the counts link to lists it.
-        mistakes.one_row_each(findings).order_by()
-        .annotate(version=Subquery(theirs.values("config_version_id")))
-        .values("code", "version").annotate(n=Count("id"), stake=Coalesce(Sum(AT_STAKE), ZERO))
-    )
-    currency_of = dict(TableConfigVersion.objects.values_list("pk", "currency"))
-    by_code: dict[tuple[str, str], list] = {}
-    for row in rows:
-        counted = by_code.setdefault((row["code"], currency_of[row["version"]]), [0, Decimal(0)])
-        counted[0] += row["n"]
-        counted[1] += row["stake"]
+    """The findings still to work by code and currency, one a mistake as the queue the counts link
+    to lists them, from their tally (``rounds.WorkTally``)."""
+    rows = (WorkTally.objects.filter(gaming_day=day, mistakes__gt=0).order_by()
+            .values("code", currency=F("config_version__currency"))
+            .annotate(n=Sum("mistakes"), stake=Sum("at_stake")))
     return sorted(
-        (OpenFindings(code=code, currency=currency, count=count, at_stake=stake,
-                      url=changelist_url(Finding, state="unresolved", gaming_day=day.isoformat(), code=code,
-                                    currency=currency))
-         for (code, currency), (count, stake) in by_code.items()),
+        (OpenFindings(code=row["code"], currency=row["currency"], count=row["n"], at_stake=row["stake"],
+                      url=changelist_url(Finding, state="unresolved", gaming_day=day.isoformat(), code=row["code"],
+                                         currency=row["currency"]))
+         for row in rows),
         key=lambda o: (o.currency, -o.at_stake, -o.count, o.code),
     )
 

@@ -145,6 +145,7 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
     from rounds.models import Round
     from rounds.partitions import partitions_make
     from rounds.services.day_totals import day_totals_rebuild
+    from rounds.services.work_tally import work_tally_rebuild
 
     sources = Round.objects.filter(gaming_day=source_day) if source_day else Round.objects.all()
     seeds = sources.count()
@@ -218,6 +219,8 @@ def clone(*, rounds: int, days: int, every: int = 4, audit_events: bool = True, 
     # every day a copy landed on counted again from its seats and findings.
     counts["day totals"] = day_totals_rebuild(day_from=spread["first"] - timedelta(days=first_shift + days - 1),
                                               day_to=spread["last"] - timedelta(days=first_shift))
+    # And their findings still to work (``rounds.WorkTally``), counted from the findings.
+    counts["work tallied"] = work_tally_rebuild()
     with connection.cursor() as cursor:
         # As autovacuum leaves a table that has been written for a while: statistics for the
         # planner and a visibility map, without which no scan is index-only.

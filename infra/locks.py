@@ -19,8 +19,9 @@ breaks the order (``LockOrderError``, raised before the database is asked):
 4. findings, in primary-key order;
 5. reconciliation reports and variance-test settings;
 6. the audit chain's head: every writer of the service queues for it;
-7. the days' totals (``rounds.DayTotal``), after the head: only a holder of the head writes one
-   (``rounds.services.day_totals``), so their locks never wait, and a transaction that stores
+7. the days' totals (``rounds.DayTotal``) and the findings still to work (``rounds.WorkTally``),
+   after the head: only a holder of the head writes one (``rounds.services.day_totals``,
+   ``rounds.services.work_tally``), so their locks never wait, and a transaction that stores
    many rounds takes a new one after the head without breaking the order.
 
 A write that needs several rows of one rank takes them in one call (they are
@@ -67,7 +68,7 @@ RANKS: tuple[tuple[str, ...], ...] = (
     ("rounds.Finding", "audit.VarianceFinding", "audit.ProtectionFinding"),
     ("audit.ReconciliationReport", "audit.VarianceTestSetting"),
     ("trail.ChainHead",),
-    ("rounds.DayTotal",),
+    ("rounds.DayTotal", "rounds.WorkTally"),
 )
 _RANK_OF = {label: rank for rank, labels in enumerate(RANKS) for label in labels}
 

@@ -42,17 +42,6 @@ def one_row_each(queryset: QuerySet) -> QuerySet:
     return queryset.exclude(Q(code__in=ONE_PER_BET_CODES) & Exists(earlier.order_by()))
 
 
-def count_of(queryset: QuerySet) -> int:
-    """``one_row_each(queryset).count()`` in two plain passes: the findings raised once, and the
-    distinct mistakes of those raised for each bet. The other way asks, for each of the second,
-    whether an earlier mate exists: over every unworked finding, the tonight page's backlog, most
-    of its time."""
-    per_bet = Q(code__in=ONE_PER_BET_CODES, seat__isnull=False)  # a seat-less one has no mates
-    queryset = queryset.order_by()
-    return (queryset.exclude(per_bet).count()
-            + queryset.filter(per_bet).values(*_SHARED, "state").distinct().count())
-
-
 def locked_with_mates(model, ids: Iterable[int]) -> tuple[list, list]:
     """``model``'s findings ``ids`` and their mates, locked together in the one order (``infra.locks``):
     those of ``ids`` that exist, then they and the mates still in their state once locked (a move or a

@@ -524,6 +524,37 @@ class DayTotal(models.Model):
         return f"{self.gaming_day} table {self.table_id} dealer {self.dealer or '-'}"
 
 
+class WorkTally(models.Model):
+    """The findings still to work of one gaming day's rounds under one configuration version, with
+    one code: how many mistakes (a seat's findings raised once a bet in one state are one,
+    ``rounds.mistakes``) and the money at stake in them (``rounds.selectors.AT_STAKE``, the first
+    finding's of each).
+
+    Written in the transaction of every write that raises a finding or moves one
+    (``rounds.services.work_tally``), so that the tonight page counts a day's work, and all of
+    it before, from a few rows instead of every finding. Derived, never a record of its own: the
+    nightly report recounts it from the findings and raises an alert where the two differ.
+    """
+
+    gaming_day = models.DateField()
+    config_version = models.ForeignKey(TableConfigVersion, on_delete=models.PROTECT, related_name="+",
+                                       db_index=False)
+    code = models.CharField(max_length=40)
+    # Not held to zero or more by the database: a row gone wrong must not stop people working the
+    # findings it counts; the nightly recount names it.
+    mistakes = models.IntegerField(default=0)
+    at_stake = models.DecimalField(**TOTAL, default=Decimal(0))
+
+    class Meta:
+        constraints = [
+            # Leads with the day: the tonight page reads a day's rows, and the days before one.
+            models.UniqueConstraint(fields=["gaming_day", "config_version", "code"], name="work_tally_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gaming_day} {self.code} (version {self.config_version_id}): {self.mistakes}"
+
+
 for _bet in BETS:
     for _sum in ("handle", "result", "paid"):
         DayTotal.add_to_class(f"{_sum}_{_bet}", models.DecimalField(**TOTAL, default=Decimal(0)))

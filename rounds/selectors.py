@@ -31,6 +31,7 @@ from django.db.models.functions import Abs, Coalesce
 
 from game.versions import in_force
 from game.vocabulary import BETS
+from infra.work import UNRESOLVED
 from progressive.models import MeterEvent
 from progressive.selectors import pool_version_in_force  # noqa: F401 (read from here too)
 from trail.models import AuditEvent
@@ -235,5 +236,7 @@ def money_of_rounds(rounds: list[Round]) -> dict[int, RoundMoney]:
 # A finding's money, as every page and report reads it: what it is about, |expected − claimed|
 # (null where a finding names no amount), and which way the dealer erred.
 AT_STAKE = Abs(F("expected") - F("claimed"))
+# A finding still to work: neither closed nor a record of a correct round (the queue's "unresolved").
+TO_WORK = Q(state__in=UNRESOLVED, informational=False)
 OVERPAID = Q(claimed__gt=F("expected"))  # paid the player more than due
 UNDERPAID = Q(claimed__lt=F("expected"))

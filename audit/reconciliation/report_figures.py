@@ -314,7 +314,8 @@ class BodiesChecked(Figures):
 
 
 class TotalsChecked(Figures):
-    """The range's day totals, which the workspace's pages read, recounted from the seats."""
+    """The range's day totals, which the workspace's pages read, recounted from the seats, and the
+    findings still to work of every day (``rounds.WorkTally``), recounted from the findings."""
 
     differences: int
     examples: list[str]

@@ -29,6 +29,7 @@ from rounds.models import Table, TableConfigVersion
 from rounds.proof import bodies_differences
 from rounds.selectors import rounds_in_range
 from rounds.services.day_totals import day_totals_differences
+from rounds.services.work_tally import work_tally_differences
 from trail.record_proofs import record_proofs
 from trail.services import SYSTEM, audit_record
 
@@ -468,9 +469,11 @@ def _bodies_checked(day_from: date, day_to: date) -> BodiesChecked:
 
 
 def _totals_checked(day_from: date, day_to: date) -> TotalsChecked:
-    """The day totals the pages read (``rounds.DayTotal``) against what the seats count now."""
+    """The day totals the pages read (``rounds.DayTotal``) against what the seats count now, and the
+    findings still to work (``rounds.WorkTally``) of every day against the findings."""
     differences = replicas.read(
-        lambda using: day_totals_differences(day_from=day_from, day_to=day_to, using=using), fresh=True)
+        lambda using: [*day_totals_differences(day_from=day_from, day_to=day_to, using=using),
+                       *work_tally_differences(using=using)], fresh=True)
     return TotalsChecked(differences=len(differences), examples=differences[:EXAMPLES_KEPT])
 
 
@@ -511,9 +514,10 @@ def _alerts(figures: ReportFigures) -> list[str]:
                       + ": " + "; ".join(records.examples[:3]))
     totals = figures.totals
     if totals and totals.differences:
-        alerts.append(f"TOTALS: {totals.differences} of the day totals the workspace's pages show differ from "
-                      "what their seats count (a write went past rounds.services.day_totals; "
-                      "manage.py day_totals --rebuild writes them again): " + "; ".join(totals.examples[:3]))
+        alerts.append(f"TOTALS: {totals.differences} of the totals the workspace's pages show differ from "
+                      "what their seats or findings count (a write went past rounds.services.day_totals or "
+                      "work_tally; manage.py day_totals --rebuild writes them again): "
+                      + "; ".join(totals.examples[:3]))
     drift = figures.reverification.drift
     if drift:
         # The versions are immutable and checked above, the engine is versioned: a round that

@@ -30,7 +30,7 @@ from infra.moments import moment_shown
 from infra.money_display import money
 from infra.partitioning import month_of
 from infra.request_ids import request_id_of
-from infra.work import NOTE_REQUIRED, UNRESOLVED, State, WorkedFinding
+from infra.work import NOTE_REQUIRED, State, WorkedFinding
 from rounds import mistakes
 from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.exports import FINDINGS
@@ -39,7 +39,7 @@ from rounds.models import (
     Finding,
     TableConfigVersion,
 )
-from rounds.selectors import AT_STAKE, of_days
+from rounds.selectors import AT_STAKE, TO_WORK, of_days
 from rounds.video import video_of
 from rounds.services import (
     FindingTransitionError,
@@ -96,7 +96,7 @@ class QueueFilter(admin.SimpleListFilter):
         if value == self.INFORMATIONAL:
             return queryset.filter(informational=True)
         if value == self.UNRESOLVED:
-            return queryset.filter(state__in=UNRESOLVED, informational=False)
+            return queryset.filter(TO_WORK)
         if value in State.values:
             return queryset.filter(state=value, informational=False)
         raise IncorrectLookupParameters(f"no such state: {value}")

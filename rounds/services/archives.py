@@ -46,6 +46,7 @@ from rounds.models import ArchivedMonth
 from trail.services import SYSTEM, Actor, audit_record
 
 from .day_totals import day_totals_forget, day_totals_rebuild
+from .work_tally import work_tally_forget, work_tally_rebuild
 
 ROUNDS, SEATS = partitions.TABLES
 MANIFEST = "manifest.json"
@@ -113,6 +114,7 @@ def month_detach(*, month: date, actor: Actor = SYSTEM, today: date | None = Non
         # What the month's rounds added to the pages goes with them (after the audit head, as
         # every write of a day's totals: infra.locks), and comes back with them.
         day_totals_forget(day_from=month, day_to=_month_end(month))
+        work_tally_forget(day_from=month, day_to=_month_end(month))
     return archived
 
 
@@ -188,6 +190,7 @@ def month_attach(*, month: date, source: Path | None = None, actor: Actor = SYST
                          "month": f"{month:%Y-%m}", "rows": rows, "restored_from": str(source) if restored else "",
                          "manifest_sha256": archived.manifest_sha256})
         day_totals_rebuild(day_from=month, day_to=_month_end(month))
+        work_tally_rebuild(day_from=month, day_to=_month_end(month))
     return rows
 
 

@@ -256,12 +256,16 @@ def day_totals_rebuild(*, day_from: date, day_to: date, models=None) -> int:
 
 def day_totals_rewritten(*, day_from: date, day_to: date, actor: Actor) -> int:
     """``day_totals_rebuild`` asked by a person (``manage.py day_totals --rebuild``) while the
-    service runs: recorded in the audit trail first, whose head the transaction then holds while it
-    counts, so no ingest, void or placement writes a total meanwhile (each holds the head before it
-    writes one: ``infra.locks``) and none is counted twice or lost. How many rows."""
+    service runs, and the work to do of the same days (``work_tally.work_tally_rebuild``): recorded
+    in the audit trail first, whose head the transaction then holds while it counts, so no ingest,
+    void, placement or move of a finding writes a total meanwhile (each holds the head before it
+    writes one: ``infra.locks``) and none is counted twice or lost. How many day totals."""
+    from .work_tally import work_tally_rebuild
+
     with transaction.atomic():
         audit_record(actor=actor, action="day_totals.rebuilt", object_type=DayTotal._meta.label_lower,
                      object_repr=f"{day_from}…{day_to}", after={"day_from": day_from, "day_to": day_to})
+        work_tally_rebuild(day_from=day_from, day_to=day_to)
         return day_totals_rebuild(day_from=day_from, day_to=day_to)
 
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from infra import sql
 from infra.validation import FieldErrors
 from infra.work import ALLOWED, NOTE_REQUIRED, State, WorkedFinding
 from rounds import mistakes
 from rounds.models import Finding
 from trail.services import Actor, audit_record
+
+from . import work_tally
 
 
 class FindingTransitionError(FieldErrors):
@@ -42,6 +45,9 @@ def finding_transition(
         named, findings = mistakes.locked_with_mates(model, finding_ids)
         if len(named) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")
+        # A round's finding moved changes the work its rounds' findings make (``work_tally``).
+        rounds = {finding.round_id for finding in findings} if model is Finding else set()
+        work_before = work_tally.of_stored(rounds)
         for finding in findings:
             # An informational finding (a progressive award paid right) describes a correct
             # round: there is nothing to work. Variance findings have no such kind.
@@ -68,4 +74,7 @@ def finding_transition(
                 before={"state": before}, after={"state": to_state, "note": note},
                 request_id=request_id,
             )
+        # Sent after the events: the transaction holds the audit head, as every writer of the tally.
+        moved = work_tally.difference(before=work_before, after=work_tally.of_stored(rounds))
+        sql.run(work_tally.added_statements(moved))
     return findings

@@ -46,7 +46,7 @@ from rounds.selectors import round_detail
 from rounds.window import outside_window, window_opens
 from trail.services import Actor, AuditEntry, audit_record_many
 
-from . import day_totals, round_rows, versions, write_plan
+from . import day_totals, round_rows, versions, work_tally, write_plan
 from .combiner import Combiner
 from .entries import Entry, IngestResult, Received, record_hash
 from .off_ledger import pools_off_ledger_named
@@ -173,21 +173,22 @@ def _story(entries: Sequence[Entry], look: write_plan.Look, opens: date,
     audit: list[AuditEntry] = pools_off_ledger_named(off, new)
     head = None
     totals: dict = {}
+    tally: dict = {}
     runs = list(runs_of(steps))
     for number, run in enumerate(runs):
         if isinstance(run, Resubmission):
-            results[run.at], said = _answer_again(run, held.rounds)
+            results[run.at], said = _answer_again(run, held.rounds, tally)
             audit += said
             continue
         # The chain's head is locked with the last write, so it is held for the audit alone.
-        head = _write(run, head_too=number == len(runs) - 1, totals=totals)
+        head = _write(run, head_too=number == len(runs) - 1, totals=totals, tally=tally)
         for item in run:
             results[item.at] = IngestResult(item.round, Submission.Outcome.ACCEPTED, item.seats,
                                             item.findings, item.events)
             audit.append(_stored(item))
     audit_record_many(head=head, entries=audit)
     # A batch whose last step answered a resubmission sends its new rounds' totals here, the head held.
-    sql.run(day_totals.added_statements(totals))
+    sql.run([*day_totals.added_statements(totals), *work_tally.added_statements(tally)])
     notices.due_after_commit((item.version.currency, item.findings, item.events) for item in new if item.version)
     return results
 
@@ -231,13 +232,14 @@ def _judge(item: NewRound, pool_versions: write_plan.Versions, ledgers: dict[int
         item.events = ledger.add_round(verdict.events, item.round)
 
 
-def _write(run: list[NewRound], *, head_too: bool, totals: dict) -> tuple[int, str] | None:
+def _write(run: list[NewRound], *, head_too: bool, totals: dict, tally: dict) -> tuple[int, str] | None:
     """Step 5 for a run of new rounds; with ``head_too``, the audit head's lock (and its
-    figures) in the same round trip, and the days' totals gathered in ``totals`` after it."""
+    figures) in the same round trip, and the days' totals and work gathered in ``totals`` and
+    ``tally`` after it."""
     return write_plan.write(
         [item.round for item in run], [s for item in run for s in item.seats],
         [f for item in run for f in item.findings], [e for item in run for e in item.events],
-        [item.body for item in run], head_too=head_too, totals=totals,
+        [item.body for item in run], head_too=head_too, totals=totals, tally=tally,
         late=[item.round for item in run if _late(item)],
     )
 
@@ -257,7 +259,7 @@ def _stored(item: NewRound) -> AuditEntry:
     )
 
 
-def _answer_again(step: Resubmission, locked: dict[int, Round]) -> tuple[IngestResult, list[AuditEntry]]:
+def _answer_again(step: Resubmission, locked: dict[int, Round], tally: dict) -> tuple[IngestResult, list[AuditEntry]]:
     entry = step.entry
     if step.stored is not None:
         if step.stored[0] not in locked:  # its key stays while its month is archived: MonthArchived
@@ -266,7 +268,7 @@ def _answer_again(step: Resubmission, locked: dict[int, Round]) -> tuple[IngestR
     else:  # written earlier in this transaction: ours, no lock needed
         existing = Round.objects.get(pk=step.new.round.pk, gaming_day=step.new.gaming_day)
     digest = entry.digest or record_hash(entry.record)
-    outcome, said = resubmission(entry.table, existing, digest, entry.body, entry.request_id)
+    outcome, said = resubmission(entry.table, existing, digest, entry.body, entry.request_id, tally)
     return IngestResult(_round_read(existing.pk), outcome), said
 
 

@@ -43,7 +43,7 @@ from progressive.models import MeterEvent, Pool, PoolVersion
 from rounds.models import Finding, LateRound, Round, RoundKey, Seat, Submission, TableConfigVersion
 from trail.services import audit_head_lock_statement
 
-from . import day_totals
+from . import day_totals, work_tally
 
 # (pk, effective_from, version number) of each version of a configuration or pool.
 Versions = dict[int, list[tuple]]
@@ -191,11 +191,12 @@ def _pools_locked(pools: list[int], then: Sequence[sql.Statement]) -> tuple[dict
 
 def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Finding],
           events: Sequence[MeterEvent], bodies: Sequence[Submission], *, head_too: bool,
-          totals: dict, late: Sequence[Round] = ()) -> tuple[int, str] | None:
+          totals: dict, tally: dict, late: Sequence[Round] = ()) -> tuple[int, str] | None:
     """Step 3: a run of new rounds and all that goes with them (a ``LateRound`` for each of
     ``late``, stored after its gaming day ended), what they add to their days' totals gathered
-    in ``totals``; with ``head_too`` the audit head locked last, in the same round trip, and
-    ``totals`` sent after it (then emptied).
+    in ``totals`` and their findings to the work to do in ``tally``; with ``head_too`` the audit
+    head locked last, in the same round trip, and ``totals`` and ``tally`` sent after it (then
+    emptied).
 
     Returns the head (seq, hash) for ``trail.services.audit_record_many``, or None.
     """
@@ -218,11 +219,14 @@ def write(rounds: Sequence[Round], seats: Sequence[Seat], findings: Sequence[Fin
         *([audit_head_lock_statement()] if head_too else []),
     ]
     head_at = len(statements) - 1
-    # What the rounds add to their days' totals goes out once the head is held (``day_totals``).
+    # What the rounds add to their days' totals and work goes out once the head is held
+    # (``day_totals``, ``work_tally``).
     day_totals.of_rounds(rounds, seats, findings, into=totals)
+    work_tally.of_new(rounds, findings, into=tally)
     if head_too:
-        statements += day_totals.added_statements(totals)
+        statements += [*day_totals.added_statements(totals), *work_tally.added_statements(tally)]
         totals.clear()
+        tally.clear()
     results = sql.run(statements)
     first = statements.index(finding_inserts[0]) if finding_inserts else 0
     # Keys come back in insertion order, as bulk_create relies on.

@@ -16,6 +16,7 @@ from infra.gaming_day import gaming_day_of
 from progressive.models import Pool
 from progressive.services import reading_record
 from rounds.models import Finding, Round
+from rounds.services import finding_transition
 from tests import examples, mistakes
 from tests.admin.money import seat_money
 from tests.api import records
@@ -52,16 +53,16 @@ def test_the_days_figures_are_the_rows_they_count(last_day):
     assert figures.findings and all(o.code not in examples.INFORMATIONAL for o in figures.findings)
 
 
-def test_a_finding_leaves_the_tile_when_it_is_closed_not_when_acknowledged(last_day):
+def test_a_finding_leaves_the_tile_when_it_is_closed_not_when_acknowledged(last_day, auditor):
     def counts():
         return {(o.code, o.currency): o.count for o in _day(tonight(), last_day).findings}
 
     before = counts()
     finding = Finding.objects.filter(state="open", informational=False, round__gaming_day=last_day).first()
     key = (finding.code, finding.round.config_version.currency)
-    Finding.objects.filter(pk=finding.pk).update(state="acknowledged")
+    finding_transition(finding_ids=[finding.pk], to_state="acknowledged", user=auditor)
     assert counts()[key] == before[key]  # acknowledged: being worked, still at stake
-    Finding.objects.filter(pk=finding.pk).update(state="resolved")
+    finding_transition(finding_ids=[finding.pk], to_state="resolved", user=auditor, note="paid back")
     assert counts().get(key, 0) == before[key] - 1
 
 

@@ -280,3 +280,29 @@ def test_without_partitions_the_command_says_so(monkeypatch):
     output = io.StringIO()
     call_command("partitions", "archive", "--month", "2011-01", "--out", "/nonexistent", stdout=output)
     assert output.getvalue().startswith("Not partitioned")
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_an_archived_months_work_to_do_leaves_with_its_rounds_and_comes_back_with_them(two_months, tmp_path):
+    """The findings of an archived month's rounds stay, and the queue (which reads them by their
+    rounds) lists none of them: the tonight page's counts (``rounds.WorkTally``) say the same."""
+    from rounds.models import Finding, WorkTally
+    from rounds.services.work_tally import work_tally_differences
+
+    wrong = {**record()["seats"][1], "paid": {"ante": "-100", "blind": "-100", "play": "-300"}}
+    for round_id, dealt_at in (("W-1", "2011-01-12T21:00:00+01:00"), ("W-2", "2011-02-12T21:00:00+01:00")):
+        answer = two_months.post(ROUNDS, record(round_id, dealt_at=dealt_at, seats=[record()["seats"][0], wrong]),
+                                 format="json")
+        assert answer.status_code == 201, answer.content
+
+    def months() -> set[tuple[int, int]]:
+        return {(row.gaming_day.month, row.mistakes) for row in WorkTally.objects.all()}
+
+    assert months() == {(1, 1), (2, 1)}
+    archive(JANUARY, tmp_path)
+    assert months() == {(2, 1)} and Finding.objects.count() == 2
+    assert work_tally_differences() == []
+    with as_owner():
+        month_attach(month=JANUARY)
+    assert months() == {(1, 1), (2, 1)} and work_tally_differences() == []

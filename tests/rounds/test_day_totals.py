@@ -213,7 +213,7 @@ def test_the_command_names_a_difference_and_mends_it(table_client):
     day = Round.objects.get().gaming_day.isoformat()
     out = StringIO()
     call_command("day_totals", day=day, stdout=out)
-    assert "every total is what its seats count" in out.getvalue()
+    assert "every total is what its seats and findings count" in out.getvalue()
     DayTotal.objects.update(hands=5)
     with pytest.raises(CommandError, match="1 total"):
         call_command("day_totals", day=day, stdout=out)

@@ -172,18 +172,22 @@ def test_a_move_from_the_rounds_page_says_it_moved_the_mates(table_client, staff
     assert set(Finding.objects.values_list("state", flat=True)) == {"acknowledged"}
 
 
-def test_counted_mistakes_are_the_rows_the_queue_lists(table_client):
-    """``count_of`` (the tonight page's backlog) counts what ``one_row_each`` lists: mates once, a
-    mate moved apart once more, another seat's bets apart, findings raised once each."""
-    from rounds.mistakes import count_of, one_row_each
+def test_tallied_mistakes_are_the_rows_the_queue_lists(table_client):
+    """The tally's two counts (``work_tally.share_of`` as findings are written and moved, ``recounted``
+    by the database each night) count what ``one_row_each`` lists: mates once, a mate moved apart
+    once more, another seat's bets apart, findings raised once each."""
+    from rounds.mistakes import one_row_each
+    from rounds.models import Round
+    from rounds.services.work_tally import recounted, share_of
 
     ante, blind, play, *other_seat = _off_unit(table_client, seats=(1, 2))
     _off_unit(table_client, "off-unit-2")
     Finding.objects.filter(pk=play.pk).update(state="acknowledged")
     Finding.objects.create(round=ante.round, code=ante.code, seat=None, detail="a seat-less one, no mates")
     Finding.objects.create(round=ante.round, code=ante.code, seat=None, detail="and another")
-    for findings in (Finding.objects.all(), Finding.objects.filter(state="open"),
-                     Finding.objects.filter(round=ante.round)):
-        assert count_of(findings) == one_row_each(findings).count() == len(list(one_row_each(findings)))
-    assert count_of(Finding.objects.all()) == 6  # two mistakes of the first round's seat 1, its seat 2,
-    # the second round's seat 1, and the two seat-less findings
+    listed = one_row_each(Finding.objects.all())
+    assert listed.count() == len(list(listed)) == 6  # two mistakes of the first round's seat 1, its
+    # seat 2, the second round's seat 1, and the two seat-less findings
+    day_of = {r.pk: (r.gaming_day, r.config_version_id) for r in Round.objects.all()}
+    assert sum(n for n, _ in share_of(Finding.objects.order_by("pk"), day_of).values()) == 6
+    assert sum(n for n, _ in recounted().values()) == 6
