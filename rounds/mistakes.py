@@ -46,6 +46,14 @@ def locked_with_mates(model, ids: Iterable[int]) -> tuple[list, list]:
     """``model``'s findings ``ids`` and their mates, locked together in the one order (``infra.locks``):
     those of ``ids`` that exist, then they and the mates still in their state once locked (a move or a
     change of the case reaches these)."""
+    named, standing, _ = locked_mistakes(model, ids)
+    return named, standing
+
+
+def locked_mistakes(model, ids: Iterable[int]) -> tuple[list, list, list]:
+    """``locked_with_mates``, and all that was locked in key order: with them, their mistakes'
+    findings in the other states, so that what a move changes in the work still to do is counted
+    from rows no one else moves meanwhile (``rounds.services.work_tally``)."""
     ids = set(ids)
     reached = _reach(model, ids)
     locked = list(locks.rows_locked(model.objects.filter(pk__in=reached), reached))
@@ -53,20 +61,21 @@ def locked_with_mates(model, ids: Iterable[int]) -> tuple[list, list]:
         # Each is named by its table and round in its audit event and its messages (Finding.__str__).
         prefetch_related_objects(locked, "round__table")
     named = [finding for finding in locked if finding.pk in ids]
-    return named, _standing_with(named, locked)
+    return named, _standing_with(named, locked), locked
 
 
 def _reach(model, ids: set[int]) -> list[int]:
-    """``ids`` and their mates' keys, read without a lock: what is then locked."""
+    """``ids`` and the keys of their mistakes' findings in any state, read without a lock: what is
+    then locked (those still mates once locked are a move's)."""
     if model is not Finding or not ids:
         return sorted(ids)
     named = list(Finding.objects.filter(pk__in=ids, code__in=ONE_PER_BET_CODES)
-                 .values_list("round_id", "seat", "code", "state"))
+                 .values_list("round_id", "seat", "code"))
     if not named:
         return sorted(ids)
     wanted = set(named)
     candidates = Finding.objects.filter(round_id__in={row[0] for row in named}, code__in=ONE_PER_BET_CODES)
-    mates = (pk for pk, *row in candidates.values_list("pk", "round_id", "seat", "code", "state")
+    mates = (pk for pk, *row in candidates.values_list("pk", "round_id", "seat", "code")
              if tuple(row) in wanted)
     return sorted(ids | set(mates))
 

@@ -42,12 +42,14 @@ def finding_transition(
     actor = Actor.of_user(user)
     now = timezone.now()
     with transaction.atomic():
-        named, findings = mistakes.locked_with_mates(model, finding_ids)
+        named, findings, locked = mistakes.locked_mistakes(model, finding_ids)
         if len(named) != len(set(finding_ids)):
             raise FindingTransitionError("some findings do not exist", field="findings")
-        # A round's finding moved changes the work its rounds' findings make (``work_tally``).
-        rounds = {finding.round_id for finding in findings} if model is Finding else set()
-        work_before = work_tally.of_stored(rounds)
+        # A round's finding moved changes the work still to do (``work_tally``): counted over what is
+        # locked (the findings moved and their mistakes' others), before the move and after it.
+        tallied = locked if model is Finding else []
+        days = work_tally.days_of(tallied)
+        work_before = work_tally.share_of(tallied, days)
         for finding in findings:
             # An informational finding (a progressive award paid right) describes a correct
             # round: there is nothing to work. Variance findings have no such kind.
@@ -75,6 +77,6 @@ def finding_transition(
                 request_id=request_id,
             )
         # Sent after the events: the transaction holds the audit head, as every writer of the tally.
-        moved = work_tally.difference(before=work_before, after=work_tally.of_stored(rounds))
+        moved = work_tally.difference(before=work_before, after=work_tally.share_of(tallied, days))
         sql.run(work_tally.added_statements(moved))
     return findings

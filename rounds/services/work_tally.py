@@ -5,7 +5,8 @@ A mistake counts as the queues list it (``rounds.mistakes``): each finding once,
 findings raised once a bet that stand in one state once together, with the money at stake of the
 first of them. What a round's findings add is worked out from all of them at once (``share_of``):
 the ingest adds its new rounds' findings and a refused resubmission's; a move of findings
-(``rounds.services.findings``) adds the difference its rounds' findings make after it and before.
+(``rounds.services.findings``) adds the difference they make after it and before, counted with
+their mistakes' findings in the other states, all of them locked (``mistakes.locked_mistakes``).
 A change adds to the rows of its keys (``INSERT … ON CONFLICT DO UPDATE``, in key order), sent once
 the transaction holds the audit chain's head (``infra.locks``: ranked with the days' totals), so
 its row locks never wait. An archived month's rows leave with its rounds and come back with them.
@@ -63,16 +64,13 @@ def of_new(rounds: Iterable[Round], findings: Iterable[Finding], into: Share) ->
     return share_of(findings, {r.pk: (r.gaming_day, r.config_version_id) for r in rounds}, into)
 
 
-def of_stored(round_pks: Iterable[int]) -> Share:
-    """What the stored findings of the rounds ``round_pks`` add now (read, not locked: the caller
-    holds those it changes)."""
-    round_pks = set(round_pks)
+def days_of(findings: Iterable[Finding]) -> dict[int, tuple[date, int]]:
+    """The (gaming day, configuration version) of ``findings``' rounds stored in the tables, by key."""
+    round_pks = {finding.round_id for finding in findings}
     if not round_pks:
         return {}
-    day_of = {pk: (day, version) for pk, day, version in Round.objects.filter(pk__in=round_pks).order_by()
-              .values_list("pk", "gaming_day", "config_version_id")}
-    return share_of(Finding.objects.filter(round_id__in=round_pks).order_by("pk")
-                    .only("round_id", "code", "informational", "seat", "state", "expected", "claimed"), day_of)
+    return {pk: (day, version) for pk, day, version in Round.objects.filter(pk__in=round_pks).order_by()
+            .values_list("pk", "gaming_day", "config_version_id")}
 
 
 def difference(*, before: Share, after: Share) -> Share:

@@ -4,6 +4,7 @@ count a mistake as the queue lists it, and the findings' own count names every r
 from __future__ import annotations
 
 import io
+import threading
 from datetime import date
 from decimal import Decimal
 from types import SimpleNamespace
@@ -11,11 +12,13 @@ from types import SimpleNamespace
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection, connections
 
 from audit.reconciliation.services import report_run
 from audit.tonight import tonight
 from rounds.models import Finding, Round, WorkTally
 from rounds.services import finding_transition
+from rounds.services import work_tally
 from rounds.services.work_tally import recounted, share_of, work_tally_differences, work_tally_rebuild
 from tests.api.records import ROUNDS, record
 from tests.rounds.test_mistakes import _off_unit
@@ -138,3 +141,46 @@ def test_the_command_names_a_difference_and_mends_it(table_client):
     call_command("day_totals", "--rebuild", stdout=output)
     assert "findings still to work" in output.getvalue()
     assert tallied() == {"payout_mismatch": (1, Decimal("100.00"))} and work_tally_differences() == []
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+def test_two_people_working_one_rounds_findings_at_once_each_count_their_own(table_client, auditor, monkeypatch):
+    """Two auditors resolve the two seats' mistakes of one round at once; the second commits while the
+    first has counted its work before its move and not yet after. Each counts the findings it holds
+    locked, not the round's as they stand by then: the tally ends at nothing left, not below."""
+    found = _off_unit(table_client, seats=(1, 4))
+    first, second = (next(f for f in found if f.seat == seat and f.bet == "ante") for seat in (1, 4))
+    assert tallied() == {"bet_off_unit": (2, Decimal("0.00"))}
+    counted, first_counted, second_done, errors = work_tally.share_of, threading.Event(), threading.Event(), []
+
+    def share_of(findings, day_of, into=None):
+        share = counted(findings, day_of, into)
+        if threading.current_thread().name == "first" and not first_counted.is_set():
+            first_counted.set()
+            assert second_done.wait(timeout=30), "the second move did not end"
+        return share
+
+    monkeypatch.setattr(work_tally, "share_of", share_of)
+
+    def resolve(finding: Finding, done: threading.Event | None = None) -> None:
+        try:
+            if done is not None:
+                assert first_counted.wait(timeout=30), "the first move did not count its work"
+            finding_transition(finding_ids=[finding.pk], to_state="resolved", user=auditor, note="paid to the rules")
+        except Exception as exc:  # noqa: BLE001 (the test thread reports it below)
+            errors.append(exc)
+        finally:
+            if done is not None:
+                done.set()
+            connections.close_all()
+
+    one = threading.Thread(target=resolve, args=(first,), name="first")
+    one.start()
+    two = threading.Thread(target=resolve, args=(second, second_done), name="second")
+    two.start()
+    two.join()
+    one.join()
+    assert errors == []
+    assert set(Finding.objects.values_list("state", flat=True)) == {"resolved"}
+    assert tallied() == {} and work_tally_differences() == []
