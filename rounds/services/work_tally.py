@@ -3,8 +3,9 @@ kept in step with every write that raises a finding or moves one.
 
 A mistake counts as the queues list it (``rounds.mistakes``): each finding once, but a seat's
 findings raised once a bet that stand in one state once together, with the money at stake of the
-first of them. What a round's findings add is worked out from all of them at once (``share_of``):
-the ingest adds its new rounds' findings and a refused resubmission's; a move of findings
+first of them. What findings add is worked out from them with every other finding of their
+mistakes (``share_of``): the ingest adds its new rounds' findings and a refused resubmission's; a
+move of findings
 (``rounds.services.findings``) adds the difference they make after it and before, counted with
 their mistakes' findings in the other states, all of them locked (``mistakes.locked_mistakes``).
 A change adds to the rows of its keys (``INSERT … ON CONFLICT DO UPDATE``, in key order), sent once
@@ -39,9 +40,9 @@ CENT = Decimal("0.01")
 
 
 def share_of(findings: Iterable[Finding], day_of: Mapping[int, tuple[date, int]], into: Share | None = None) -> Share:
-    """What ``findings`` add, by key; ``findings`` are all of their rounds' findings in key order (a
-    new one after those stored), ``day_of`` their rounds' (gaming day, configuration version) by
-    key: a finding whose round is not in it (an archived month's) adds nothing."""
+    """What ``findings`` add, by key: ``findings`` in key order (new ones as they are inserted), with
+    every other finding of their mistakes; ``day_of`` their rounds' (gaming day, configuration
+    version) by key, where a finding whose round is not in it (an archived month's) adds nothing."""
     added: Share = {} if into is None else into
     mates = set()
     for finding in findings:
@@ -122,13 +123,15 @@ def recounted(*, day_from: date | None = None, day_to: date | None = None, model
     (``mistakes.one_row_each``), of the rounds of ``day_from``…``day_to`` (every day where None).
     ``models``: (Finding,) of a migration's history, else the app's."""
     (finding_model,) = models or (Finding,)
-    days = {**({"round__gaming_day__gte": day_from} if day_from else {}),
-            **({"round__gaming_day__lte": day_to} if day_to else {})}
-    rows = (mistakes.one_row_each(finding_model.objects.using(using).filter(TO_WORK, **days)).order_by()
+    rows = (mistakes.one_row_each(finding_model.objects.using(using).filter(
+        TO_WORK, **_days(day_from, day_to, "round__gaming_day"))).order_by()
             .values_list("round__gaming_day", "round__config_version_id", "code")
             .annotate(n=Count("id"), stake=Coalesce(Sum(AT_STAKE), ZERO)))
     return {(day, version, code): (n, Decimal(stake).quantize(CENT)) for day, version, code, n, stake in rows}
 
+
+def _days(day_from: date | None, day_to: date | None, field: str = "gaming_day") -> dict:
+    return {**({f"{field}__gte": day_from} if day_from else {}), **({f"{field}__lte": day_to} if day_to else {})}
 
 
 def work_tally_rebuild(*, day_from: date | None = None, day_to: date | None = None, models=None) -> int:
@@ -136,9 +139,8 @@ def work_tally_rebuild(*, day_from: date | None = None, day_to: date | None = No
     migration's first fill, an attached month, a bench's cloned rounds); how many rows.
     ``models``: (Finding, WorkTally) of a migration's history, else the app's."""
     finding_model, tally_model = models or (Finding, WorkTally)
-    days = {**({"gaming_day__gte": day_from} if day_from else {}), **({"gaming_day__lte": day_to} if day_to else {})}
     with transaction.atomic():
-        tally_model.objects.filter(**days).delete()
+        tally_model.objects.filter(**_days(day_from, day_to)).delete()
         rows = recounted(day_from=day_from, day_to=day_to, models=(finding_model,))
         tally_model.objects.bulk_create(
             [tally_model(gaming_day=day, config_version_id=version, code=code, mistakes=n, at_stake=stake)
@@ -158,9 +160,8 @@ def work_tally_differences(*, day_from: date | None = None, day_to: date | None 
     findings count now, in words (both read on ``using``); none when they agree. A row counting
     nothing is no row."""
     counted = recounted(day_from=day_from, day_to=day_to, using=using)
-    days = {**({"gaming_day__gte": day_from} if day_from else {}), **({"gaming_day__lte": day_to} if day_to else {})}
     stored = {(day, version, code): (n, stake) for day, version, code, n, stake in WorkTally.objects.using(using)
-              .filter(**days).exclude(mistakes=0, at_stake=0)
+              .filter(**_days(day_from, day_to)).exclude(mistakes=0, at_stake=0)
               .values_list("gaming_day", "config_version_id", "code", "mistakes", "at_stake")}
     keys = set(counted) | set(stored)
     versions = {pk: f"{name} v{number}" for pk, name, number in TableConfigVersion.objects.using(using).filter(
