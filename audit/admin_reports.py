@@ -43,7 +43,7 @@ from .reconciliation.figures import chart_order
 from .reconciliation.report_figures import (
     ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
 )
-from .reconciliation.report_reader import Unreadable, read_figures, read_group, read_summary
+from .reconciliation.report_reader import Unreadable, read_figures, read_flag, read_group, read_summary
 from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts
@@ -300,10 +300,11 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         return stale_marked(super().get_queryset(request)).defer("figures", "summary", "inputs")
 
     def get_object(self, request, object_id, from_field=None):
-        """The report with its summary (its figures but each player's and dealer's parts: tens of
-        megabytes on a busy day), read through their declaration, and the dealers the page shows
-        read from their rows (``ReportDealer``) by their places. The charts read the to-date bands
-        of the dealers they show from ``ReportBand``."""
+        """The report with its summary (its figures but each player's and dealer's parts and its
+        flags: tens of megabytes on a busy day), read through their declaration, and the dealers the
+        page shows read from their rows (``ReportDealer``) by their places; its flags are read from
+        theirs (``ReportFlag``, ``_flags``). The charts read the to-date bands of the dealers they
+        show from ``ReportBand``."""
         meta = ReconciliationReport._meta
         field = meta.pk if from_field is None else meta.get_field(from_field)
         try:
@@ -374,8 +375,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         cached = getattr(report, "_table_ids", None)
         if cached is None:
             figures = self._figures(report)
-            codes = set(figures.tables) if figures else set()
-            codes |= {f.key for f in (figures.flags if figures else []) if f.scope == "table"}
+            codes = set(figures.tables) if figures else set()  # a table flagged is one of them
             cached = dict(Table.objects.filter(code__in=codes).values_list("code", "pk")) if codes else {}
             report._table_ids = cached
         return cached
@@ -729,11 +729,22 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
             "that debt, and what the bets add to it is the house's cost. The house's win is the cash the "
             "bets left less what the debt grew by; the pools' ledgers below are where it comes from.")
 
+    def _flags(self, report) -> selectors.KeptFlags:
+        """The report's flags the page shows, from their rows (``ReportFlag``), in its order."""
+        if not hasattr(report, "_flags_kept"):
+            whole = "flags" in getattr(report, "_whole", ())
+            report._flags_kept = selectors.report_flags(report_id=report.pk, shown=None if whole else SHOWN_ROWS)
+        return report._flags_kept
+
     @admin.display(description="flags")
     def flags_table(self, report):
-        figures = self._figures(report)
-        if not figures or not figures.flags:
+        kept = self._flags(report)
+        if not kept.count:
             return "none"
+        flags = [read_flag(stored) for stored in kept.first]
+        unreadable = next((f for f in flags if isinstance(f, Unreadable)), None)
+        if unreadable is not None:  # an Unreadable is falsy
+            return unreadable.reason
 
         def cells(f) -> list:
             url = self._rounds_url(report, f.scope, f.key)
@@ -742,7 +753,7 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
                     band_text(f.low_95, f.high_95, f.currency), "–" if f.z is None else f.z,
                     _flag_link("rounds", url) if url else "–"]
         return _table_shown(report, "flags", ["", "", "bet", "outside", "actual", "expected", "theoretical at",
-                                              "95 % band", "z", "behind it"], figures.flags, cells)
+                                              "95 % band", "z", "behind it"], flags, cells, total=kept.count)
 
     @admin.display(description="changes of the range")
     def dual_control_table(self, report):

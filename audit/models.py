@@ -148,6 +148,28 @@ class ReportDealer(models.Model):
         return f"{self.dealer} {self.currency} in report {self.report_id}"
 
 
+class ReportFlag(models.Model):
+    """A group whose house win fell outside its band in a finished report, in a row of its own.
+
+    Copied out of the report's figures as they are saved, in their order (the figures stay whole:
+    they are the report), so that its page reads the few it shows by index instead of decoding a
+    busy casino's thousand and more at every view (``audit.selectors.report_flags``).
+    """
+
+    report = models.ForeignKey(ReconciliationReport, on_delete=models.CASCADE, related_name="flag_rows")
+    rank = models.IntegerField()  # 0 first: its place among the report's flags
+    scope = models.CharField(max_length=16)
+    key = models.CharField(max_length=64)
+    currency = models.CharField(max_length=3, blank=True)
+    figures = models.JSONField()  # the ``Flag`` as the report stores it
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["report", "rank"], name="report_flag_rank")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.key} {self.currency} in report {self.report_id}"
+
+
 class ReconciliationPart(models.Model):
     """One independent piece of a report: a table's rounds, the players, a pool's ledger,
     or a segment of the audit chain.

@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Count, DateField, F, Max, Q, Sum
+from django.db.models import Count, DateField, F, Max, Q, Sum, Window
 from django.db.models.functions import Cast, TruncWeek
 
 from game.rules import BETS
@@ -18,7 +18,7 @@ from rounds.models import DayTotal, Round
 from rounds.services.day_totals import MISMATCHES, MONEY
 from trail.models import AuditEvent
 
-from .models import ProtectionFinding, ReconciliationReport, ReportBand, ReportDealer
+from .models import ProtectionFinding, ReconciliationReport, ReportBand, ReportDealer, ReportFlag
 from .reconciliation.figures import hours_of, per_hour
 from .stints import Stint, stints_of
 
@@ -113,6 +113,22 @@ def report_dealers(*, report_id: int, shown: int | None, charted: int) -> KeptDe
         by_accuracy=[KeptDealer(*row) for row in (accuracy if shown is None else accuracy[:shown])],
         charted=[KeptDealer(*row) for row in rows.order_by("chart_rank").values_list(*fields)[:charted]],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class KeptFlags:
+    count: int  # the report's flags
+    first: list[dict]  # the first of them in its order, as it stores them
+
+
+def report_flags(*, report_id: int, shown: int | None) -> KeptFlags:
+    """A finished report's flags as it kept them apart (``ReportFlag``): how many, and the first
+    ``shown`` in its order (all where None). One read by index, whatever the casino's size: the
+    count comes with each row (a window over all of them, counted before the first are taken)."""
+    rows = (ReportFlag.objects.filter(report_id=report_id).order_by("rank")
+            .annotate(total=Window(Count("pk"))).values_list("figures", "total"))
+    first = list(rows if shown is None else rows[:shown])
+    return KeptFlags(count=first[0][1] if first else 0, first=[figures for figures, _ in first])
 
 
 @dataclass(frozen=True, slots=True)

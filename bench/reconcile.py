@@ -557,7 +557,7 @@ def main() -> None:
         url = os.environ["DATABASE_URL"] = database_url(name)
         with psql(url) as conn:
             conn.execute("DELETE FROM audit_variancefinding; DELETE FROM audit_reconciliationpart; "
-                         "DELETE FROM audit_reportband; DELETE FROM audit_reportdealer; "
+                         "DELETE FROM audit_reportband; DELETE FROM audit_reportdealer; DELETE FROM audit_reportflag; "
                          "DELETE FROM audit_reconciliationreport")
     else:
         name = f"ta_bench_reconcile_{os.getpid()}"

@@ -1,6 +1,6 @@
 """Each dealer's figures of a finished report, in rows of their own with their places in the two orders
 its page shows them in: the page reads the few it shows instead of decoding thousands of dealers. The
-reports made before are copied, as ``audit.reconciliation.report_dealers`` copies each report that
+reports made before are copied, as ``audit.reconciliation.report_rows`` copies each report that
 finishes from now on."""
 
 from decimal import Decimal

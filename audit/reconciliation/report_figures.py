@@ -492,16 +492,21 @@ def figures_json(figures: Figures) -> dict:
 # Each player's and each dealer's parts (most of a busy day's figures): whole in the figures; the
 # dealers in rows of their own too (``audit.ReportDealer``). The rest is the report's summary.
 PER_PERSON = ("players", "dealers", "dealer_tables")
+# The groups outside their bands (a busy day's 1,500 and more): whole in the figures, in rows of
+# their own too (``audit.ReportFlag``), never in the summary.
+FLAGS = ("flags",)
 TO_DATES = ("month_to_date", "year_to_date")  # the periods to date a single day's figures carry
 
 
 def summary_of(stored: dict) -> dict:
-    """Stored figures (of any version) without their players' and dealers' parts, the months' and
-    years' too: what a report's page and its staleness read, a small part of the whole."""
-    summary = {key: value for key, value in stored.items() if key not in PER_PERSON}
+    """Stored figures (of any version) without their players' and dealers' parts and their flags,
+    the months' and years' too: what a report's page and its staleness read, a small part of the
+    whole."""
+    left_out = (*PER_PERSON, *FLAGS)
+    summary = {key: value for key, value in stored.items() if key not in left_out}
     for period in TO_DATES:
         if isinstance(summary.get(period), dict):
-            summary[period] = {key: value for key, value in summary[period].items() if key not in PER_PERSON}
+            summary[period] = {key: value for key, value in summary[period].items() if key not in left_out}
     return summary
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import TypeAdapter, ValidationError
 
-from .report_figures import FIGURES_VERSION, TO_DATES, GroupFigures, Groups, ReportFigures, ToDate
+from .report_figures import FIGURES_VERSION, TO_DATES, Flag, GroupFigures, Groups, ReportFigures, ToDate
 
 
 class Unreadable:
@@ -50,11 +50,21 @@ def read_figures(stored: dict | None, *, without_players: bool = False) -> Repor
 
 
 def read_summary(stored: dict | None) -> ReportFigures | Unreadable | None:
-    """A report's summary (``report_figures.summary_of``) as its figures: without players (None)
-    and without dealers (empty: they are read from their rows, ``audit.ReportDealer``)."""
+    """A report's summary (``report_figures.summary_of``) as its figures: without players (None),
+    without dealers and flags (empty: they are read from their rows, ``audit.ReportDealer`` and
+    ``audit.ReportFlag``), and without the months' and years' flags (empty: no page reads them)."""
     if not stored:
         return None
-    return read_figures({**stored, "dealers": {}, "dealer_tables": {}}, without_players=True)
+    return read_figures({**stored, "dealers": {}, "dealer_tables": {}, "flags": []}, without_players=True)
+
+
+def read_flag(stored: dict) -> Flag | Unreadable:
+    """One flag as a report kept it apart (``ReportFlag``); an ``Unreadable`` naming the fields
+    where it is in no shape the declaration knows."""
+    try:
+        return Flag.model_validate(_flag_upgraded(stored))
+    except ValidationError as error:
+        return Unreadable(f"a flag is not in a shape this version reads ({_problems(error)})")
 
 
 def _problems(error: ValidationError) -> str:

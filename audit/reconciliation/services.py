@@ -50,7 +50,7 @@ from .figures import (
 )
 from .lease import Heartbeat, lease_expired
 from .pool_ledger import pool_ledger_figures, pool_mark_reported
-from .report_dealers import report_dealers_write
+from .report_rows import report_dealers_write, report_flags_write
 from .report_figures import (
     BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
     ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json, summary_of,
@@ -345,6 +345,7 @@ def report_finish(*, report_id: int) -> ReconciliationReport:
             report.save(update_fields=["figures", "summary"])
             report_bands_write(report, figures)
         report_dealers_write(report, figures)
+        report_flags_write(report, figures)
         audit_record(
             actor=SYSTEM, action="reconciliation.completed", obj=report,
             after={"status": report.status, "version": report.version, "rounds": report.rounds,

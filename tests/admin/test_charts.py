@@ -371,6 +371,60 @@ def test_a_long_table_shows_its_first_rows_and_links_to_all_of_them(admin_client
     assert 'href="?whole=dealers,flags#dealers"' in odd and "x&amp;y" not in odd
 
 
+def _flag(key: str, z: str) -> dict:
+    return {"scope": "dealer", "key": key, "currency": "SEK", "bet": "total", "outside": "95", "actual": "10.00",
+            "expected": "1.00", "sd": "3.60", "low_95": "-5.00", "high_95": "5.00", "low_997": "-9.80",
+            "high_997": "11.80", "z": z, "theoretical": "optimal"}
+
+
+def test_the_flags_are_read_from_their_rows_the_first_in_the_report_s_order(admin_client, reports, monkeypatch):
+    """A finished report keeps its flags in rows in its order (``ReportFlag``); its page lists the
+    first of them from the rows, says how many more, and lists all when asked."""
+    from audit.models import ReportFlag
+
+    report, _ = reports
+    assert [row.figures for row in ReportFlag.objects.filter(report=report).order_by("rank")] == (
+        report.figures["flags"])  # as the report finished
+    figures_stored(report, {**report.figures, "flags": [_flag(f"D-{n}", f"2.{n}0") for n in range(5)]})
+    url = f"/admin/audit/reconciliationreport/{report.pk}/change/"
+
+    def listed(html: str) -> list[str]:
+        section = html[html.index('id="flags"'):]
+        return re.findall(r"<td>dealer</td>\s*<td>(?:<a [^>]*>)?(D-\d)", section)
+
+    monkeypatch.setattr("audit.admin_reports.SHOWN_ROWS", 2)
+    html = admin_client.get(url).content.decode()
+    assert listed(html) == ["D-0", "D-1"]
+    assert 'The first 2 of 5: <a href="?whole=flags#flags">and 3 more</a>' in html
+    assert listed(admin_client.get(url + "?whole=flags").content.decode()) == [f"D-{n}" for n in range(5)]
+    # The rows are what is read: the last one moved to the first place is listed first.
+    ReportFlag.objects.filter(report=report, rank=0).update(rank=99)
+    ReportFlag.objects.filter(report=report, rank=4).update(rank=0)
+    assert listed(admin_client.get(url).content.decode()) == ["D-4", "D-1"]
+    # A row in no shape the declaration reads is said, never a failure.
+    ReportFlag.objects.filter(report=report, rank=1).update(figures={**_flag("D-1", "2.10"), "z": "very"})
+    page = admin_client.get(url)
+    assert page.status_code == 200 and "a flag is not in a shape this version reads" in page.content.decode()
+
+
+def test_the_flags_migration_copies_them_as_a_completed_report_writes_them(reports):
+    import importlib
+
+    from django.apps import apps
+    from django.db import connection
+
+    from audit.models import ReportFlag
+
+    report, _ = reports
+    figures_stored(report, {**report.figures, "flags": [_flag(f"D-{n}", "2.00") for n in range(3)]})
+    fields = ("report_id", "rank", "scope", "key", "currency", "figures")
+    written = sorted(ReportFlag.objects.values_list(*fields), key=repr)
+    assert len(written) >= 3
+    ReportFlag.objects.all().delete()
+    importlib.import_module("audit.migrations.0032_report_flags").copy_flags(apps, connection.schema_editor())
+    assert sorted(ReportFlag.objects.values_list(*fields), key=repr) == written
+
+
 def test_a_range_and_a_shift_link_to_their_rounds(admin_client, reports):
     s01 = Table.objects.get(code="S01")
     both = rounds_url("table", "S02", day_from=DAY, day_to=NEXT_DAY, table_ids={"S02": s01.pk + 1})
@@ -535,7 +589,7 @@ def test_the_migration_copies_the_dealers_of_reports_made_before_as_a_completed_
     assert sorted(ReportDealer.objects.values_list(*fields), key=repr) == written
 
 
-def test_a_report_s_summary_is_its_figures_but_each_player_and_dealer_and_the_migration_copies_it(reports):
+def test_a_report_s_summary_is_its_figures_but_each_player_dealer_and_flag_and_the_migrations_copy_it(reports):
     import importlib
 
     from django.apps import apps
@@ -543,20 +597,23 @@ def test_a_report_s_summary_is_its_figures_but_each_player_and_dealer_and_the_mi
 
     from audit.reconciliation.report_figures import summary_of
 
-    migration = importlib.import_module("audit.migrations.0031_report_summary")
+    summaries = importlib.import_module("audit.migrations.0031_report_summary")
+    flags = importlib.import_module("audit.migrations.0032_report_flags")
     for report in reports:
         report.refresh_from_db()
         assert report.summary == summary_of(report.figures)
-        assert not {"players", "dealers", "dealer_tables"} & set(report.summary)
-        assert set(report.figures) - set(report.summary) == {"players", "dealers", "dealer_tables"}
+        assert not {"players", "dealers", "dealer_tables", "flags"} & set(report.summary)
+        assert set(report.figures) - set(report.summary) == {"players", "dealers", "dealer_tables", "flags"}
         for period in ("month_to_date", "year_to_date"):
             if report.figures.get(period):
-                assert "dealers" in report.figures[period] and "dealers" not in report.summary[period]
+                assert {"dealers", "flags"} <= set(report.figures[period])
+                assert not {"dealers", "flags"} & set(report.summary[period])
     written = dict(ReconciliationReport.objects.values_list("pk", "summary"))
-    for copy in (lambda: migration.copy_summaries(apps, connection.schema_editor()),
-                 lambda: migration.summaries_in_python(apps)):
+    for copy in (lambda: summaries.copy_summaries(apps, connection.schema_editor()),
+                 lambda: summaries.summaries_in_python(apps)):
         ReconciliationReport.objects.update(summary=None)
         copy()
+        flags.summaries_without_flags(apps, connection.schema_editor())
         assert dict(ReconciliationReport.objects.values_list("pk", "summary")) == written
 
 

@@ -164,16 +164,20 @@ def _day_of(record: dict) -> date:
 
 def figures_stored(report, figures: dict) -> None:
     """``report``'s figures replaced by ``figures`` in the database, with the summary and the dealers'
-    rows its page reads, as the service writes them together (a report of an earlier shape: as its
-    migrations left it, audit 0030 and 0031)."""
+    and flags' rows its page reads, as the service writes them together (a report of an earlier
+    shape: as its migrations left it, audit 0030 to 0032)."""
     import importlib
 
-    from audit.models import ReportDealer
+    from audit.models import ReportDealer, ReportFlag
     from audit.reconciliation.report_figures import summary_of
 
     type(report).objects.filter(pk=report.pk).update(
         figures=figures, summary=summary_of(figures) if isinstance(figures, dict) else None)
     ReportDealer.objects.filter(report_id=report.pk).delete()
+    ReportFlag.objects.filter(report_id=report.pk).delete()
     if isinstance(figures, dict) and "currencies" in figures:
         importlib.import_module("audit.migrations.0030_report_dealers").dealers_copied(
             ReportDealer, report.pk, figures.get("dealers"), figures.get("dealer_tables"))
+    if isinstance(figures, dict) and isinstance(figures.get("flags"), list):
+        importlib.import_module("audit.migrations.0032_report_flags").flags_copied(
+            ReportFlag, report.pk, figures["flags"])

@@ -1,7 +1,8 @@
-"""Each dealer's figures of a finished report, copied into rows of their own (``audit.models.ReportDealer``).
+"""Each dealer's figures and each flag of a finished report, copied into rows of their own
+(``audit.models.ReportDealer``, ``audit.models.ReportFlag``).
 
-A busy casino's report carries thousands of dealers: its page showed 25 of
-them and decoded all at every view. The rows carry each dealer's place in the
+A busy casino's report carries thousands of dealers and flags: its page showed
+25 of each and decoded all at every view. The rows carry each dealer's place in the
 two orders the page shows them in, computed here by the same functions that
 order the tables (``figures.dealer_order``, ``figures.chart_order``), so the
 page reads the ones it shows by index (``audit.selectors.report_dealers``).
@@ -9,7 +10,7 @@ page reads the ones it shows by index (``audit.selectors.report_dealers``).
 
 from __future__ import annotations
 
-from audit.models import ReconciliationReport, ReportDealer
+from audit.models import ReconciliationReport, ReportDealer, ReportFlag
 
 from .figures import chart_order, dealer_order
 from .report_figures import ReportFigures, figures_json
@@ -31,4 +32,13 @@ def report_dealers_write(report: ReconciliationReport, figures: ReportFigures) -
         for n, (dealer, currency, group) in enumerate(accuracy)
     ]
     ReportDealer.objects.bulk_create(rows, batch_size=500)
+    return len(rows)
+
+
+def report_flags_write(report: ReconciliationReport, figures: ReportFigures) -> int:
+    """Keep the flags of a finished report (its ``figures``, as just saved) in their order; how many
+    rows were written."""
+    rows = [ReportFlag(report=report, rank=n, scope=flag.scope, key=flag.key, currency=flag.currency,
+                       figures=figures_json(flag)) for n, flag in enumerate(figures.flags)]
+    ReportFlag.objects.bulk_create(rows, batch_size=500)
     return len(rows)
