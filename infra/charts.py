@@ -15,9 +15,9 @@ title and on every value.
 
 Being functions of their data alone, each chart is drawn once (``drawn_once``):
 the SVG is kept in the ``charts`` cache under a digest of what it was drawn
-from, this module's own text and the time zone, so a page shown again (a
-finished report's, a table's) reads its charts instead of drawing them, and any
-change to what they show draws them anew.
+from, this module's own text, the time zone and the language, so a page shown
+again (a finished report's, a table's) reads its charts instead of drawing
+them, and any change to what they show draws them anew.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from django.core.cache import caches
 from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from pygal.etree import etree
 from pygal.style import Style
 
@@ -92,8 +93,10 @@ def drawn_once(draw: Callable[..., SafeString]) -> Callable[..., SafeString]:
     @functools.wraps(draw)
     def kept(**data) -> SafeString:
         # Plain data's repr is its value (Decimals, dates, dataclasses, dicts in their order); the
-        # moments' labels are written in the current time zone, so it is part of what is drawn.
-        what = repr((draw.__name__, sorted(data.items()), timezone.get_current_timezone_name(), _DRAWING))
+        # moments' labels are written in the current time zone and the money in the active
+        # language's marks, so both are part of what is drawn.
+        what = repr((draw.__name__, sorted(data.items()), timezone.get_current_timezone_name(), get_language(),
+                     _DRAWING))
         key = "chart:" + hashlib.sha256(what.encode()).hexdigest()
         cache = caches[CACHE]
         try:

@@ -110,7 +110,7 @@ def test_a_chart_is_drawn_once_for_the_same_data_and_anew_for_other_data_or_anot
     from unittest import mock
 
     from django.core.cache import caches
-    from django.utils import timezone
+    from django.utils import timezone, translation
 
     caches[charts.CACHE].clear()
     drawn = mock.Mock(wraps=charts._render)
@@ -131,6 +131,9 @@ def test_a_chart_is_drawn_once_for_the_same_data_and_anew_for_other_data_or_anot
     with timezone.override("Asia/Tokyo"):
         tokyo = charts.meter_chart(title="M1", currency="SEK", points=points)
     assert drawn.call_count == 4 and "22:30" in utc and "07:30" in tokyo and "07:30" not in utc
+    with translation.override("sv"):  # the money in Swedish marks: another drawing
+        swedish = charts.band_chart(title="S01, SEK", currency="SEK", days=days)
+    assert drawn.call_count == 5 and values_of(ET.fromstring(swedish), charts.BANDED) == ["100,00 SEK"] * 2
 
 
 def test_a_chart_is_drawn_past_a_cache_that_fails(monkeypatch, caplog):
