@@ -206,13 +206,23 @@ def _days_query(day_from: date, day_to: date) -> dict:
     return {"gaming_day__gte": str(day_from), "gaming_day__lt": str(day_to + timedelta(days=1))}
 
 
+def rounds_list() -> str:
+    """The rounds list's address ("" where its admin is not registered)."""
+    try:
+        return reverse(ROUNDS_LIST)
+    except NoReverseMatch:
+        return ""
+
+
 def rounds_url(scope: str, key: str, *, day_from: date, day_to: date, table_ids: dict[str, int],
-               clock: dict | None = None) -> str:
+               clock: dict | None = None, listed_at: str | None = None) -> str:
     """The rounds list filtered to those behind a table's, dealer's, player's or shift's figures.
 
     The parameters are the rounds list's own filters (rounds.admin.rounds): ``table__id__exact``,
     ``dealer`` (``dealer__exact`` for rounds with none), ``player``, and the gaming days; a shift
     is the dealt_at window it covers on a single day. Empty when the list cannot say it.
+    ``listed_at``: the list's address (``rounds_list``), where a page that links hundreds of
+    figures has looked it up once.
     """
     query = _days_query(day_from, day_to)
     if scope == "table":
@@ -230,10 +240,8 @@ def rounds_url(scope: str, key: str, *, day_from: date, day_to: date, table_ids:
         query = {"dealt_at__gte": window[0].isoformat(), "dealt_at__lt": window[1].isoformat()}
     else:
         return ""
-    try:
-        return f"{reverse(ROUNDS_LIST)}?{urlencode(query)}"
-    except NoReverseMatch:  # the rounds admin is not registered
-        return ""
+    listed_at = rounds_list() if listed_at is None else listed_at
+    return f"{listed_at}?{urlencode(query)}" if listed_at else ""
 
 
 def _shift_window(name: str, day_from: date, day_to: date, clock: dict):
@@ -382,8 +390,10 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
 
     def _rounds_url(self, report, scope: str, key: str) -> str:
         figures = self._figures(report)
+        if not hasattr(report, "_rounds_list"):
+            report._rounds_list = rounds_list()  # a page links hundreds of figures: looked up once
         return rounds_url(scope, key, day_from=report.day_from, day_to=report.day_to,
-                          table_ids=self._table_ids(report),
+                          table_ids=self._table_ids(report), listed_at=report._rounds_list,
                           clock=(figures.parameters if figures else None) or report.inputs.get("clock"))
 
     @admin.display(description="parts")
@@ -664,10 +674,11 @@ class ReconciliationReportAdmin(FloorPages, CsvExportAdmin, ReadOnlyAdmin):
         dealers = {d: [charts.WeekCount(w.week, w.mismatches, w.overpaid, w.underpaid)
                        for w in found.weeks if w.dealer == d] for d in found.dealers}
 
-        links = {}
+        links, listed_at = {}, rounds_list()
         for w in found.weeks:
             url = rounds_url("dealer", w.dealer, day_from=w.week,
-                             day_to=min(w.week + timedelta(days=6), report.day_to), table_ids={})
+                             day_to=min(w.week + timedelta(days=6), report.day_to), table_ids={},
+                             listed_at=listed_at)
             if url:
                 links[w.dealer, w.week] = f"{url}&{urlencode({'finding': PAYOUT_MISMATCH})}"
         chart = charts.mismatch_chart(
