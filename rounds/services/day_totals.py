@@ -35,6 +35,8 @@ from rounds.models import DayTotal, Finding, Round, Seat, Table, TableConfigVers
 from rounds.selectors import OVERPAID, UNDERPAID, seat_money_annotations
 from trail.services import Actor, audit_record
 
+from .work_tally import work_tally_rebuild
+
 Key = tuple[date, int, str, int]  # gaming day, table, dealer, configuration version
 KEY = ("gaming_day", "table_id", "dealer", "config_version_id")
 COUNTS = ("rounds", "held", "hands")
@@ -260,8 +262,6 @@ def day_totals_rewritten(*, day_from: date, day_to: date, actor: Actor) -> int:
     in the audit trail first, whose head the transaction then holds while it counts, so no ingest,
     void, placement or move of a finding writes a total meanwhile (each holds the head before it
     writes one: ``infra.locks``) and none is counted twice or lost. How many day totals."""
-    from .work_tally import work_tally_rebuild
-
     with transaction.atomic():
         audit_record(actor=actor, action="day_totals.rebuilt", object_type=DayTotal._meta.label_lower,
                      object_repr=f"{day_from}…{day_to}", after={"day_from": day_from, "day_to": day_to})

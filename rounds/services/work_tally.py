@@ -117,6 +117,10 @@ _ON_CONFLICT = (f"ON CONFLICT ({', '.join(_column(name) for name in _KEY)}) DO U
 # ---- the findings' own count -------------------------------------------------------------------
 
 
+def _days(day_from: date | None, day_to: date | None, field: str = "gaming_day") -> dict:
+    return {**({f"{field}__gte": day_from} if day_from else {}), **({f"{field}__lte": day_to} if day_to else {})}
+
+
 def recounted(*, day_from: date | None = None, day_to: date | None = None, models=None,
               using: str = "default") -> dict[Key, tuple[int, Decimal]]:
     """The rows the findings still to work make, counted by the database as the queues count them
@@ -128,10 +132,6 @@ def recounted(*, day_from: date | None = None, day_to: date | None = None, model
             .values_list("round__gaming_day", "round__config_version_id", "code")
             .annotate(n=Count("id"), stake=Coalesce(Sum(AT_STAKE), ZERO)))
     return {(day, version, code): (n, Decimal(stake).quantize(CENT)) for day, version, code, n, stake in rows}
-
-
-def _days(day_from: date | None, day_to: date | None, field: str = "gaming_day") -> dict:
-    return {**({f"{field}__gte": day_from} if day_from else {}), **({f"{field}__lte": day_to} if day_to else {})}
 
 
 def work_tally_rebuild(*, day_from: date | None = None, day_to: date | None = None, models=None) -> int:

@@ -28,33 +28,13 @@ class RefusingBackend(BaseEmailBackend):
         raise smtplib.SMTPServerDisconnected("the mail server went away")
 
 
-def _off_unit(table_client, round_id: str = "off-unit-1", *, seats=(1,), dealt_at=None) -> list[Finding]:
-    """A round whose seats bet an Ante of 75 kr on a 50 kr table, playing 3x: the Ante, the Blind and
-    the Play off the unit, each a finding, and the dealer paid to the rules (no other finding)."""
-    example = next(e for e in examples.load("se-50kr.jsonl") if e["record"]["round"] == "c-se-14")
-    record = example["record"]
-    seat = {**record["seats"][0], "decision": "preflop_3x", "play": "225",
-            "paid": {**record["seats"][0]["paid"], "play": "225"}}
-    # A second seat holds aces where the first holds kings: the same win against the dealer's queens.
-    holes = (["Kc", "Kh"], ["Ac", "Ah"])
-    body = {**record, "round": round_id, "seats": [{**seat, "seat": n, "hole": hole} for n, hole in zip(seats, holes)]}
-    if dealt_at is not None:
-        body = examples.redated(body, dealt_at)
-    answer = table_client("S01", "se-50kr").post("/api/v1/rounds/", body, format="json")
-    assert answer.status_code == 201, answer.content
-    # The table's answer is the contract's: a finding for each bet, as before.
-    assert sorted((f["seat"], f["bet"]) for f in answer.json()["findings"]) == sorted(
-        (n, bet) for n in seats for bet in ("ante", "blind", "play"))
-    return list(Finding.objects.filter(round__round_id=round_id).order_by("pk"))
-
-
 def _events(finding: Finding, action: str) -> list[AuditEvent]:
     return list(AuditEvent.objects.filter(object_type="rounds.finding", object_id=str(finding.pk),
                                           action=f"finding.{action}").order_by("seq"))
 
 
 def test_the_queue_lists_a_seats_off_unit_bets_as_one_row_naming_each(table_client, staff):
-    found = _off_unit(table_client, seats=(1, 4))
+    found = mistakes.off_unit(table_client, seats=(1, 4))
     page = staff("auditor").get(QUEUE, {"state": "all"})
     listed = page.context["cl"].result_list
     assert [f.pk for f in listed] == sorted(mistakes.keys(found), reverse=True)
@@ -67,7 +47,7 @@ def test_the_queue_lists_a_seats_off_unit_bets_as_one_row_naming_each(table_clie
 
 
 def test_a_move_of_one_moves_its_mates_each_with_its_event_and_no_other(table_client):
-    ante, blind, play, *other_seat = _off_unit(table_client, seats=(1, 2))
+    ante, blind, play, *other_seat = mistakes.off_unit(table_client, seats=(1, 2))
     alice = person("auditor", "alice")
     moved = finding_transition(finding_ids=[blind.pk], to_state="acknowledged", user=alice)
     assert sorted(f.pk for f in moved) == [ante.pk, blind.pk, play.pk]
@@ -81,7 +61,7 @@ def test_a_move_of_one_moves_its_mates_each_with_its_event_and_no_other(table_cl
 def test_a_mate_moved_apart_is_a_row_of_its_own_and_stays_where_it_is(table_client, staff):
     """A mistake whose findings stand in two states (moved apart before they were worked together)
     is a row for each state, and a move of one row leaves the other as it is."""
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     Finding.objects.filter(pk=play.pk).update(state="acknowledged")
     listed = staff("auditor").get(QUEUE, {"state": "unresolved"}).context["cl"].result_list
     assert sorted(f.pk for f in listed) == [ante.pk, play.pk]
@@ -91,7 +71,7 @@ def test_a_mate_moved_apart_is_a_row_of_its_own_and_stays_where_it_is(table_clie
 
 
 def test_the_queues_action_asks_once_for_the_mistake_and_moves_all_three(table_client, staff):
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     client = staff("auditor")
     asked = client.post(QUEUE, {"action": "resolve", "_selected_action": [str(ante.pk)]})
     assert asked.status_code == 200 and "ante, blind, play: moved together" in asked.content.decode()
@@ -102,7 +82,7 @@ def test_the_queues_action_asks_once_for_the_mistake_and_moves_all_three(table_c
 
 
 def test_a_case_change_and_a_comment_reach_every_mate_and_the_proof_holds(table_client):
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     alice = person("auditor", "alice")
     due = timezone.now() + timedelta(hours=2)
     case_change(model=Finding, finding_id=play.pk, user=alice, assignee=alice, due_at=due)
@@ -119,7 +99,7 @@ def test_a_case_change_and_a_comment_reach_every_mate_and_the_proof_holds(table_
 
 def test_an_escalation_reaches_every_mate_and_is_told_once(table_client, mailoutbox, settings):
     settings.NOTICES_TO = ["floor@casino.example"]
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     alice = person("auditor", "alice")
     escalated = case_escalate(model=Finding, finding_id=ante.pk, user=alice, note="three times tonight")
     assert escalated.told
@@ -133,7 +113,7 @@ def test_an_escalation_reaches_every_mate_and_is_told_once(table_client, mailout
 
 def test_an_escalation_refused_is_told_again_once_for_the_mistake(table_client, mailoutbox, settings):
     settings.NOTICES_TO = ["floor@casino.example"]
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     settings.EMAIL_BACKEND = f"{__name__}.RefusingBackend"
     alice = person("auditor", "alice")
     assert case_escalate(model=Finding, finding_id=blind.pk, user=alice, note="again").told is False
@@ -145,7 +125,7 @@ def test_an_escalation_refused_is_told_again_once_for_the_mistake(table_client, 
 
 
 def test_the_finding_page_names_its_mates(table_client, staff):
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     content = staff("auditor").get(f"{QUEUE}{blind.pk}/change/").content.decode()
     assert f'href="/admin/rounds/finding/{ante.pk}/change/">#{ante.pk}</a> (ante)' in content
     assert f'href="/admin/rounds/finding/{play.pk}/change/">#{play.pk}</a> (play)' in content
@@ -153,7 +133,7 @@ def test_the_finding_page_names_its_mates(table_client, staff):
 
 
 def test_tonight_counts_the_mistake_once_as_its_link_lists_it(table_client, staff):
-    found = _off_unit(table_client, seats=(2, 5), dealt_at=examples.last_gaming_day_evening(timezone.now()))
+    found = mistakes.off_unit(table_client, seats=(2, 5), dealt_at=examples.last_gaming_day_evening(timezone.now()))
     day = found[0].round.gaming_day
     day_figures = next(d for d in tonight().days if d.day == day)
     (off_unit,) = [o for o in day_figures.findings if o.code == "bet_off_unit"]
@@ -163,7 +143,7 @@ def test_tonight_counts_the_mistake_once_as_its_link_lists_it(table_client, staf
 
 
 def test_a_move_from_the_rounds_page_says_it_moved_the_mates(table_client, staff):
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = mistakes.off_unit(table_client)
     client = staff("auditor")
     page = client.post(f"/admin/rounds/round/{play.round_id}/findings/{play.pk}/move/",
                        {"to_state": "acknowledged", "from_state": "open"}, follow=True)
@@ -180,8 +160,8 @@ def test_tallied_mistakes_are_the_rows_the_queue_lists(table_client):
     from rounds.models import Round
     from rounds.services.work_tally import recounted, share_of
 
-    ante, blind, play, *other_seat = _off_unit(table_client, seats=(1, 2))
-    _off_unit(table_client, "off-unit-2")
+    ante, blind, play, *other_seat = mistakes.off_unit(table_client, seats=(1, 2))
+    mistakes.off_unit(table_client, "off-unit-2")
     Finding.objects.filter(pk=play.pk).update(state="acknowledged")
     Finding.objects.create(round=ante.round, code=ante.code, seat=None, detail="a seat-less one, no mates")
     Finding.objects.create(round=ante.round, code=ante.code, seat=None, detail="and another")

@@ -21,7 +21,7 @@ from rounds.services import finding_transition
 from rounds.services import work_tally
 from rounds.services.work_tally import recounted, share_of, work_tally_differences, work_tally_rebuild
 from tests.api.records import ROUNDS, record
-from tests.rounds.test_mistakes import _off_unit
+from tests.mistakes import off_unit
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def _mismatch(table_client, round_id: str = "R-1") -> Finding:
 
 def test_a_round_s_findings_are_tallied_a_mistake_each_with_the_money_at_stake(table_client):
     _mismatch(table_client)
-    _off_unit(table_client, seats=(1, 4))  # six findings: each seat's Ante, Blind and Play
+    off_unit(table_client, seats=(1, 4))  # six findings: each seat's Ante, Blind and Play
     assert Finding.objects.filter(code="bet_off_unit").count() == 6
     assert tallied() == {"payout_mismatch": (1, Decimal("100.00")), "bet_off_unit": (2, Decimal("0.00"))}
     days = dict(Round.objects.values_list("round_id", "gaming_day"))
@@ -55,7 +55,7 @@ def test_a_round_s_findings_are_tallied_a_mistake_each_with_the_money_at_stake(t
 
 def test_a_move_changes_the_tally_as_the_queue_counts_it(table_client, auditor, staff):
     finding = _mismatch(table_client)
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = off_unit(table_client)
     finding_transition(finding_ids=[finding.pk], to_state="acknowledged", user=auditor)
     assert tallied()["payout_mismatch"] == (1, Decimal("100.00"))  # acknowledged is still to work
     finding_transition(finding_ids=[finding.pk], to_state="resolved", user=auditor, note="paid back")
@@ -149,7 +149,7 @@ def test_two_people_working_one_rounds_findings_at_once_each_count_their_own(tab
     """Two auditors resolve the two seats' mistakes of one round at once; the second commits while the
     first has counted its work before its move and not yet after. Each counts the findings it holds
     locked, not the round's as they stand by then: the tally ends at nothing left, not below."""
-    found = _off_unit(table_client, seats=(1, 4))
+    found = off_unit(table_client, seats=(1, 4))
     first, second = (next(f for f in found if f.seat == seat and f.bet == "ante") for seat in (1, 4))
     assert tallied() == {"bet_off_unit": (2, Decimal("0.00"))}
     counted, first_counted, second_done, errors = work_tally.share_of, threading.Event(), threading.Event(), []
