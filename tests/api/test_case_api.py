@@ -15,7 +15,7 @@ from audit.models import ProtectionFinding
 from rounds.models import Finding
 from api.cases import COMMENTS_SHOWN
 from tests.api.test_protection_api import finding as protection_finding
-from tests.rounds.test_mistakes import _off_unit
+from tests.mistakes import off_unit
 from tests.security.people import person, person_client
 from trail.models import AuditEvent
 
@@ -36,7 +36,7 @@ def _events(finding, action: str) -> list[AuditEvent]:
 
 def test_a_case_given_commented_and_escalated_reaches_every_finding_of_the_mistake(table_client, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    ante, blind, play = _off_unit(table_client)
+    ante, blind, play = off_unit(table_client)
     worker = person("auditor", "case-worker")
     boss = person("supervisor", "case-boss")
     boss.email = "boss@casino.test"
@@ -81,7 +81,7 @@ def test_a_case_given_commented_and_escalated_reaches_every_finding_of_the_mista
 
 
 def test_refusals_are_field_errors_and_change_nothing(table_client):
-    finding, *_ = _off_unit(table_client)
+    finding, *_ = off_unit(table_client)
     client = person_client("auditor", "case-refused")
     refused = {
         "assignee": client.patch(_case(finding), {"assignee": "nobody-here"}, format="json"),
@@ -104,7 +104,7 @@ def test_refusals_are_field_errors_and_change_nothing(table_client):
 
 
 def test_a_table_and_a_reader_who_may_not_work_findings_change_nothing(table_client):
-    finding, *_ = _off_unit(table_client)
+    finding, *_ = off_unit(table_client)
     table = table_client("S01", "se-50kr")
     assert table.get(_case(finding)).status_code == 403
     assert table.patch(_case(finding), {"priority": "urgent"}, format="json").status_code == 403
@@ -138,7 +138,7 @@ def test_a_game_protection_findings_case_is_worked_the_same_way(settings):
 
 
 def test_a_case_with_many_comments_carries_its_newest_and_pages_through_them_all(table_client):
-    _, blind, _ = _off_unit(table_client)
+    _, blind, _ = off_unit(table_client)
     client = person_client("auditor", "case-api")
     for n in range(COMMENTS_SHOWN + 35):
         assert client.post(f"{_case(blind)}/comments", {"comment": f"note {n}"}, format="json").status_code == 201
