@@ -51,7 +51,9 @@ from progressive.selectors import METER_MOVES_OF_KIND, OPENING, books_opened, le
 from rounds.models import RoundKey
 
 from .chain import segment_in_turn
-from .report_figures import PoolFigures, stored_name
+from .report_figures import (
+    PoolCheck, PoolFigures, PoolKindSums, PoolMark, PoolRead, PoolReadings, stored_name,
+)
 
 ZERO = Decimal(0)
 # Events of the ledger walked row by row each night, before where the night's reading starts.
@@ -170,6 +172,146 @@ def _groups(events, *, mark: Mark, top: int, **window) -> list[dict]:
     return [{key.removeprefix("sum_"): value for key, value in row.items()} for row in rows]
 
 
+@dataclass(slots=True)
+class _KindSums:
+    """One kind's events within the range."""
+
+    n: int = 0
+    amount: Decimal = ZERO
+    delta: Decimal = ZERO
+    moved: Decimal = ZERO  # the deltas' sizes added up: an adjustment moves by its amount either way
+    overflow: Decimal = ZERO
+    reserve: Decimal = ZERO
+
+    def add(self, row: dict) -> None:
+        self.n += row["n"]
+        self.amount += row["amount"]
+        self.delta += row["delta"]
+        self.moved += row["moved"]
+        self.overflow += row["overflow"]
+        self.reserve += row["reserve"]
+
+
+@dataclass(slots=True)
+class _Read:
+    """The groups of ``_groups`` added up by where each falls against the range and the mark."""
+
+    late: _Sums  # of the days before the range, stored since the mark
+    within: _Sums
+    after: _Sums
+    since: _Sums  # every event after the mark's top
+    by_kind: dict[str, _KindSums]  # within the range, by kind's name
+    first: int | None = None  # the range's first and last event
+    last: int | None = None
+    after_first: int | None = None  # the first event of a day after the range
+    inflow: Decimal = ZERO
+    outflow: Decimal = ZERO
+
+
+def _read(groups: list[dict]) -> _Read:
+    read = _Read(late=_Sums(), within=_Sums(), after=_Sums(), since=_Sums(), by_kind={})
+    for row in groups:
+        if row["since"]:
+            read.since.add(row)
+        if row["part"] == _BEFORE and row["since"]:
+            read.late.add(row)
+        elif row["part"] == _AFTER:
+            read.after.add(row)
+            read.after_first = row["first"] if read.after_first is None else min(read.after_first, row["first"])
+        elif row["part"] == _WITHIN:
+            read.within.add(row)
+            read.first = row["first"] if read.first is None else min(read.first, row["first"])
+            read.last = row["last"] if read.last is None else max(read.last, row["last"])
+            read.inflow += row["inflow"]
+            read.outflow += row["outflow"]
+            read.by_kind.setdefault(row["kind"], _KindSums()).add(row)
+    read.by_kind = dict(sorted(read.by_kind.items()))
+    return read
+
+
+def _checked(name: str, problems: list[str]) -> PoolCheck:
+    return PoolCheck(check=name, ok=not problems, problems=problems[:20])
+
+
+def _kinds_check(by_kind: dict[str, _KindSums]) -> PoolCheck:
+    """Each kind's meter moves against what its amounts say."""
+    problems = []
+    for kind, row in by_kind.items():
+        sign = _SIGN_OF_KIND.get(kind)
+        if sign is not None and row.delta != sign * row.amount:
+            problems.append(f"{row.n} {kind} event(s) of {row.amount} moved the meter by {row.delta}")
+        if kind == MeterEvent.Kind.ADJUSTMENT and row.moved != row.amount:
+            problems.append(f"adjustments of {row.amount} moved the meter by {row.moved} in all")
+        if sign is None and kind not in (MeterEvent.Kind.ADJUSTMENT, MeterEvent.Kind.REVERSAL):
+            problems.append(f"{row.n} event(s) of an unknown kind {kind!r}")
+    return _checked("kinds", problems)
+
+
+def _ledger_check(*, pool: Pool, read: _Read, using: str) -> PoolCheck:
+    """The range's events follow each other, row by row."""
+    if read.first is None:
+        return _checked("ledger", [])
+    return _checked("ledger", ledger_span_problems(pool=pool, first=read.first, last=read.last, using=using))
+
+
+def _running_meter_check(events, *, read: _Read, mark: Mark) -> PoolCheck:
+    """The meter the range's last event stored against every delta up to it."""
+    if read.last is None:
+        return _checked("running_meter", [])
+    stored = events.filter(seq=read.last).values_list("meter_after", flat=True).first()
+    summed = mark.total + _delta_between(events, mark.top, read.last)
+    return _checked("running_meter", [] if stored == summed else [
+        f"event {read.last} says the meter stood at {stored}; the events up to it add up to {summed}"
+    ])
+
+
+def _pool_row_check(*, meter: Decimal, top: int, total: Decimal, n: int) -> PoolCheck:
+    """The pool's meter and last event against its whole ledger."""
+    problems = []
+    if meter != total:
+        problems.append(f"the pool's meter {meter} is not the sum of its ledger {total}")
+    if n != top:
+        problems.append(f"the pool says its last event is {top}; the ledger holds {n} event(s) up to it")
+    return _checked("pool_row", problems)
+
+
+def _days_check(*, opening: Decimal, read: _Read, total: Decimal, mark: Mark) -> PoolCheck:
+    """The days before the range, the range and the days after it add up to the whole ledger."""
+    split = opening + read.within.meter + read.after.meter
+    return _checked("days", [] if split == total else [
+        f"the days before the range ({opening}), the range ({read.within.meter}) and the days after it "
+        f"({read.after.meter}) add up to {split}, the whole ledger to {total}"
+        + (f": the report of {mark.day} (the ledger up to event {mark.top}) no longer agrees with it"
+           if mark.report else "")
+    ])
+
+
+def _turn_check(*, pool: Pool, turn: tuple[int, int] | None, using: str) -> PoolCheck:
+    """Tonight's segment of the ledger before where the night's read starts, row by row."""
+    return _checked("ledger_turn", ledger_span_problems(pool=pool, first=turn[0], last=turn[1], using=using)
+                    if turn else [])
+
+
+def _continuity_check(reported_closing: dict | None, opening: Decimal) -> PoolCheck:
+    """The opening against the closing the report of the day before said."""
+    if reported_closing is None:
+        return _checked("continuity", [])
+    try:
+        claimed = Decimal(str(reported_closing["closing"]))
+    except ArithmeticError:
+        claimed = None
+    if claimed is None or not claimed.is_finite():
+        return _checked("continuity", [f"the report of {reported_closing['day']} says it closed at "
+                                       f"{reported_closing['closing']!r}, not an amount: its figures were changed"])
+    if claimed == opening:
+        return _checked("continuity", [])
+    return _checked("continuity", [
+        f"the report of {reported_closing['day']} closed at {claimed}; the days up to it now add up to "
+        f"{opening} ({opening - claimed:+}): events of those days were recorded after it was made "
+        "(a round stored late) or the ledger changed; reconcile them again"
+    ])
+
+
 def pool_ledger_figures(
     *, pool: Pool, day_from: date, day_to: date, start: datetime, end: datetime,
     reported_closing: dict | None = None, mark: Mark | None = None, turn_size: int = TURN_SEGMENT,
@@ -205,143 +347,63 @@ def pool_ledger_figures(
     events = MeterEvent.objects.using(using).filter(pool=pool)
     window = {"day_from": day_from, "day_to": day_to, "start": start, "end": end,
               "opened": books_opened(pool=pool, using=using), "using": using}
-    groups = _groups(events, mark=mark, top=top, **window)
+    read = _read(_groups(events, mark=mark, top=top, **window))
+    within = read.within
 
-    late, within, after, since = _Sums(), _Sums(), _Sums(), _Sums()
-    by_kind: dict[str, dict] = {}
-    first = last = after_first = None
-    inflow = outflow = ZERO
-    for row in groups:
-        if row["since"]:
-            since.add(row)
-        if row["part"] == _BEFORE and row["since"]:
-            late.add(row)
-        elif row["part"] == _AFTER:
-            after.add(row)
-            after_first = row["first"] if after_first is None else min(after_first, row["first"])
-        elif row["part"] == _WITHIN:
-            within.add(row)
-            first = row["first"] if first is None else min(first, row["first"])
-            last = row["last"] if last is None else max(last, row["last"])
-            inflow += row["inflow"]
-            outflow += row["outflow"]
-            kind = by_kind.setdefault(row["kind"], {
-                "n": 0, "amount": ZERO, "delta": ZERO, "moved": ZERO, "overflow": ZERO, "reserve": ZERO})
-            for name in kind:
-                kind[name] += row[name]
-    by_kind = dict(sorted(by_kind.items()))
-
-    opening = mark.closing + late.meter
-    opening_overflow = mark.closing_overflow + late.overflow
-    opening_reserve = mark.closing_reserve + late.reserve
-    closing = opening + within.meter
-    total, n = mark.total + since.meter, mark.n + since.n
-    checks = []
-
-    def check(name: str, problems: list[str]) -> None:
-        checks.append({"check": name, "ok": not problems, "problems": problems[:20]})
-
-    kind_problems = []
-    for kind, row in by_kind.items():
-        sign = _SIGN_OF_KIND.get(kind)
-        if sign is not None and row["delta"] != sign * row["amount"]:
-            kind_problems.append(f"{row['n']} {kind} event(s) of {row['amount']} moved the meter by {row['delta']}")
-        if kind == MeterEvent.Kind.ADJUSTMENT and row["moved"] != row["amount"]:
-            kind_problems.append(f"adjustments of {row['amount']} moved the meter by {row['moved']} in all")
-        if sign is None and kind not in (MeterEvent.Kind.ADJUSTMENT, MeterEvent.Kind.REVERSAL):
-            kind_problems.append(f"{row['n']} event(s) of an unknown kind {kind!r}")
-    check("kinds", kind_problems)
-
-    if first is None:
-        check("ledger", [])
-        check("running_meter", [])
-    else:
-        check("ledger", ledger_span_problems(pool=pool, first=first, last=last, using=using))
-        stored = events.filter(seq=last).values_list("meter_after", flat=True).first()
-        summed = mark.total + _delta_between(events, mark.top, last)
-        check("running_meter", [] if stored == summed else [
-            f"event {last} says the meter stood at {stored}; the events up to it add up to {summed}"
-        ])
-
-    pool_problems = []
-    if now["meter"] != total:
-        pool_problems.append(f"the pool's meter {now['meter']} is not the sum of its ledger {total}")
-    if n != top:
-        pool_problems.append(f"the pool says its last event is {top}; the ledger holds {n} event(s) up to it")
-    check("pool_row", pool_problems)
-
-    split = opening + within.meter + after.meter
-    check("days", [] if split == total else [
-        f"the days before the range ({opening}), the range ({within.meter}) and the days after it "
-        f"({after.meter}) add up to {split}, the whole ledger to {total}"
-        + (f": the report of {mark.day} (the ledger up to event {mark.top}) no longer agrees with it"
-           if mark.report else "")
-    ])
-
-    # The events before where tonight's read starts, a segment a night as the chain's are walked.
+    opening = mark.closing + read.late.meter
+    opening_overflow = mark.closing_overflow + read.late.overflow
+    opening_reserve = mark.closing_reserve + read.late.reserve
+    total, n = mark.total + read.since.meter, mark.n + read.since.n
     turn = segment_in_turn(last=mark.after_from - 1, size=turn_size, day=day_to)
-    check("ledger_turn", ledger_span_problems(pool=pool, first=turn[0], last=turn[1], using=using) if turn else [])
-
     readings, reading_problems = _meter_readings(pool=pool, start=start, end=end, using=using)
-    check("readings", reading_problems)
+    checks = [
+        _kinds_check(read.by_kind),
+        _ledger_check(pool=pool, read=read, using=using),
+        _running_meter_check(events, read=read, mark=mark),
+        _pool_row_check(meter=now["meter"], top=top, total=total, n=n),
+        _days_check(opening=opening, read=read, total=total, mark=mark),
+        _turn_check(pool=pool, turn=turn, using=using),
+        _checked("readings", reading_problems),
+        _continuity_check(reported_closing, opening),
+    ]
 
-    continuity = []
-    if reported_closing is not None:
-        try:
-            claimed = Decimal(str(reported_closing["closing"]))
-        except ArithmeticError:
-            claimed = None
-        if claimed is None or not claimed.is_finite():
-            continuity.append(f"the report of {reported_closing['day']} says it closed at "
-                              f"{reported_closing['closing']!r}, not an amount: its figures were changed")
-        elif claimed != opening:
-            continuity.append(
-                f"the report of {reported_closing['day']} closed at {claimed}; the days up to it now add up to "
-                f"{opening} ({opening - claimed:+}): events of those days were recorded after it was made "
-                "(a round stored late) or the ledger changed; reconcile them again"
-            )
-    check("continuity", continuity)
+    def kind_sum(kind: str, of: str = "amount") -> Decimal:
+        return getattr(read.by_kind[kind], of) if kind in read.by_kind else ZERO
 
-    def amount(kind: str, of: str = "amount") -> str:
-        return str(by_kind[kind][of]) if kind in by_kind else "0"
-
-    return PoolFigures.model_validate({
-        "pool": pool.code,
-        "currency": pool.currency,
-        "events": within.n,
-        "first_seq": first, "last_seq": last,
+    return PoolFigures(
+        pool=pool.code,
+        currency=pool.currency,
+        events=within.n,
+        first_seq=read.first, last_seq=read.last,
         # Events of other days between the range's first and last (a late round, say).
-        "interleaved_events": (last - first + 1 - within.n) if first is not None else 0,
-        "events_after": after.n,
-        "opening": str(opening),
-        "opening_overflow": str(opening_overflow), "opening_reserve": str(opening_reserve),
-        "contributions": amount(MeterEvent.Kind.CONTRIBUTION),
-        "awards": amount(MeterEvent.Kind.AWARD),
-        "fixed_awards": amount(MeterEvent.Kind.FIXED_AWARD),
-        "reseeds": amount(MeterEvent.Kind.RESEED),
-        "adjustments": amount(MeterEvent.Kind.ADJUSTMENT, "delta"),
-        "reversals": amount(MeterEvent.Kind.REVERSAL, "delta"),
-        "overflow": str(within.overflow),
-        "in": str(inflow), "out": str(outflow),
-        "closing": str(closing),
-        "closing_overflow": str(opening_overflow + within.overflow),
-        "closing_reserve": str(opening_reserve + within.reserve),
-        "by_kind": {
-            kind: {"events": row["n"], "amount": str(row["amount"]), "delta": str(row["delta"]),
-                   "overflow": str(row["overflow"]), "reserve": str(row["reserve"])}
-            for kind, row in by_kind.items()
-        },
-        "checks": checks,
-        "balanced": all(c["ok"] for c in checks),
-        "series": _series(_classified(events.filter(seq__gte=first or 0, seq__lte=last or 0), **window),
-                          opening=opening, n=within.n),
-        "readings": readings,
+        interleaved_events=(read.last - read.first + 1 - within.n) if read.first is not None else 0,
+        events_after=read.after.n,
+        opening=opening, opening_overflow=opening_overflow, opening_reserve=opening_reserve,
+        contributions=kind_sum(MeterEvent.Kind.CONTRIBUTION),
+        awards=kind_sum(MeterEvent.Kind.AWARD),
+        fixed_awards=kind_sum(MeterEvent.Kind.FIXED_AWARD),
+        reseeds=kind_sum(MeterEvent.Kind.RESEED),
+        adjustments=kind_sum(MeterEvent.Kind.ADJUSTMENT, "delta"),
+        reversals=kind_sum(MeterEvent.Kind.REVERSAL, "delta"),
+        overflow=within.overflow,
+        inflow=read.inflow, outflow=read.outflow,
+        closing=opening + within.meter,
+        closing_overflow=opening_overflow + within.overflow,
+        closing_reserve=opening_reserve + within.reserve,
+        by_kind={kind: PoolKindSums(events=row.n, amount=row.amount, delta=row.delta, overflow=row.overflow,
+                                    reserve=row.reserve)
+                 for kind, row in read.by_kind.items()},
+        checks=checks,
+        balanced=all(c.ok for c in checks),
+        series=_series(_classified(events.filter(seq__gte=read.first or 0, seq__lte=read.last or 0), **window),
+                       opening=opening, n=within.n),
+        readings=readings,
         # What the next day's report starts from, and what this one read.
-        "mark": {"top": top, "n": n, "sum": str(total),
-                 "after_from": after_first if after_first is not None else top + 1},
-        "read": {"from_report": mark.report or None, "events_from": mark.after_from,
-                 "turn": list(turn) if turn else None},
-    })
+        mark=PoolMark(top=top, n=n, sum=total,
+                      after_from=read.after_first if read.after_first is not None else top + 1),
+        read=PoolRead(from_report=mark.report or None, events_from=mark.after_from,
+                      turn=list(turn) if turn else None),
+    )
 
 
 def _delta_between(events, seq_a: int, seq_b: int) -> Decimal:
@@ -351,22 +413,22 @@ def _delta_between(events, seq_a: int, seq_b: int) -> Decimal:
     return moved if seq_b >= seq_a else -moved
 
 
-def _series(classified, *, opening: Decimal, n: int) -> list[list[str]]:
+def _series(classified, *, opening: Decimal, n: int) -> list[tuple[str, Decimal]]:
     """The meter over the range for a chart: about ``CHART_POINTS`` of its events, wherever they fall."""
     step = max(1, n // CHART_POINTS)
-    series = [["opening", str(opening)]]
+    series = [("opening", opening)]
     running = opening
     rows = classified.filter(part=_WITHIN).order_by("seq").values_list("seq", "delta")
     for i, (seq, delta) in enumerate(rows.iterator(chunk_size=10_000)):
         running += delta
         if (i + 1) % step == 0 or i + 1 == n:
-            series.append([str(seq), str(running)])
+            series.append((str(seq), running))
     return series
 
 
 def _meter_readings(
     *, pool: Pool, start: datetime, end: datetime, using: str = DEFAULT_DB_ALIAS,
-) -> tuple[dict, list[str]]:
+) -> tuple[PoolReadings, list[str]]:
     """What the tables' meter displays said in the window, and whether the ledger still says
     what the service told them then (each reading keeps the meter and the event it stood at)."""
     rows = MeterReading.objects.using(using).filter(pool=pool, received_at__gte=start, received_at__lt=end)
@@ -383,7 +445,5 @@ def _meter_readings(
         + (f"the ledger now says {now}" if now is not None else "the ledger has no such event")
         for pk, seq, told, now in disagree
     ]
-    return {
-        "readings": summary["n"], "flagged": summary["flagged"],
-        "largest_difference": str(summary["largest"]) if summary["largest"] is not None else None,
-    }, problems
+    return PoolReadings(readings=summary["n"], flagged=summary["flagged"],
+                        largest_difference=summary["largest"]), problems
