@@ -77,10 +77,6 @@ def round_links(round_pks) -> dict[int, SafeString | str]:
     return {pk: found.get(pk, f"round {pk}") for pk in round_pks}
 
 
-def _antes(value) -> str:
-    return "–" if value is None else f"{float(value):.4f}"
-
-
 def _options(values: dict) -> str:
     """An option's value in Antes, the best first: "bet 4x +0.512 · check +0.301"."""
     ranked = sorted(values.items(), key=lambda item: -float(item[1]))

@@ -650,10 +650,6 @@ class SeatCovariance:
         """Cov(a seat's Ante + Blind + Play, Trips of the same seat or of another seat)."""
         return to_decimal(base_trips_covariance_of(self.sums, self.scale, pays, same_seat=same_seat))
 
-    def base_trips_covariance_se(self, pays: Pays, same_seat: bool) -> Decimal:
-        return _se(lambda s: base_trips_covariance_of(s, self.scale, pays, same_seat=same_seat),
-                   self.batch_sums)
-
 
 def _se(figure: Figure, batches: Sequence[PairSums]) -> Decimal:
     variance = batch_variance(figure, batches)

@@ -292,11 +292,6 @@ def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[
     return sorted(found.values(), key=lambda w: (w.currency, w.week))
 
 
-def dealer_protection_findings(*, dealer: str, limit: int = 50):
-    """Game protection's findings that name ``dealer``, the latest first."""
-    return ProtectionFinding.objects.filter(dealer=dealer).order_by("-day_to", "-id")[:limit]
-
-
 @dataclass(frozen=True, slots=True)
 class ConfigGiven:
     at: datetime

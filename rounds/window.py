@@ -61,12 +61,6 @@ def window_opens() -> date:
     return month
 
 
-def window_forget() -> None:
-    """The next look reads the window again (after an archive, and in tests)."""
-    with _LOCK:
-        _OPENS[:] = [float("-inf"), None, None]
-
-
 def outside_window(*, gaming_day: date, dealt_at: datetime, received_at: datetime, opens: date) -> str | None:
     """Why a round falls outside the window, or None when it is inside."""
     if gaming_day < opens:

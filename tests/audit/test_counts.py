@@ -188,15 +188,11 @@ def test_a_count_takes_an_iso_day_inside_the_books(s01, cashier, day):
 
 
 def test_a_day_before_the_books_open_is_refused_by_its_month(s01, cashier, settings):
-    from rounds.window import window_forget
-
-    settings.ROUND_WINDOW_OPENS = date(DAY.year, DAY.month, 1)
-    window_forget()
+    settings.ROUND_WINDOW_OPENS = date(DAY.year, DAY.month, 1)  # a process reads a changed setting at once
     with pytest.raises(CountError, match="earliest month the books hold open"):
         count_enter(table_code="S01", gaming_day=settings.ROUND_WINDOW_OPENS - timedelta(days=1), amounts=FIGURES,
                     user=cashier)
     assert count_enter(table_code="S01", gaming_day=settings.ROUND_WINDOW_OPENS, amounts=FIGURES, user=cashier)
-    window_forget()
 
 
 @pytest.mark.parametrize("text", [
