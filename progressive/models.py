@@ -15,7 +15,7 @@ from django.db.models import Q
 
 from game.rules import PayLine, PoolRules, pay_line
 from game.vocabulary import MeterEventKind
-from infra.models import ZERO, ImmutableModel, SecondApproval, money_field
+from infra.models import ZERO, ImmutableModel, SecondApproval, money_field, second_approval_constraints
 
 
 class Pool(models.Model):
@@ -198,20 +198,7 @@ class MeterAdjustmentRequest(SecondApproval):
     class Meta:
         ordering = ["-requested_at", "-id"]
         indexes = [models.Index(fields=["state", "requested_at"])]
-        constraints = [
-            models.CheckConstraint(
-                condition=~Q(state="approved", decided_by=models.F("requested_by")),
-                name="adjustment_approved_by_a_second_person",
-            ),
-            models.CheckConstraint(
-                condition=(
-                    Q(state="pending", decided_at__isnull=True, event__isnull=True)
-                    | Q(state="approved", decided_at__isnull=False, event__isnull=False)
-                    | Q(state="rejected", decided_at__isnull=False, event__isnull=True)
-                ),
-                name="adjustment_decided_consistently",
-            ),
-        ]
+        constraints = second_approval_constraints("adjustment", "event")
 
     def __str__(self) -> str:
         return f"{self.pool_id} adjustment {self.delta} ({self.state})"
@@ -243,20 +230,7 @@ class PoolVersionRequest(SecondApproval):
     class Meta:
         ordering = ["-requested_at", "-id"]
         indexes = [models.Index(fields=["state", "requested_at"])]
-        constraints = [
-            models.CheckConstraint(
-                condition=~Q(state="approved", decided_by=models.F("requested_by")),
-                name="pool_version_approved_by_a_second_person",
-            ),
-            models.CheckConstraint(
-                condition=(
-                    Q(state="pending", decided_at__isnull=True, version__isnull=True)
-                    | Q(state="approved", decided_at__isnull=False, version__isnull=False)
-                    | Q(state="rejected", decided_at__isnull=False, version__isnull=True)
-                ),
-                name="pool_version_decided_consistently",
-            ),
-        ]
+        constraints = second_approval_constraints("pool_version", "version")
 
     def __str__(self) -> str:
         return f"{self.pool.code} new version ({self.state})"

@@ -13,7 +13,7 @@ from game.evaluator import CATEGORIES
 from game.rules import TABLE_NUMBERS, TableRules, table_rules
 from game.vocabulary import BETS, Decision, FindingCode
 from infra.moments import moment_shown
-from infra.models import ImmutableModel, SecondApproval, money_field
+from infra.models import ImmutableModel, SecondApproval, money_field, second_approval_constraints
 from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
 from rounds.video import validate_video_link
 from rounds.wire.statuses import RoundStatusChoices
@@ -115,20 +115,7 @@ class ConfigVersionRequest(SecondApproval):
     class Meta:
         ordering = ["-requested_at", "-id"]
         indexes = [models.Index(fields=["state", "requested_at"])]
-        constraints = [
-            models.CheckConstraint(
-                condition=~Q(state="approved", decided_by=models.F("requested_by")),
-                name="config_version_approved_by_a_second_person",
-            ),
-            models.CheckConstraint(
-                condition=(
-                    Q(state="pending", decided_at__isnull=True, version__isnull=True)
-                    | Q(state="approved", decided_at__isnull=False, version__isnull=False)
-                    | Q(state="rejected", decided_at__isnull=False, version__isnull=True)
-                ),
-                name="config_version_decided_consistently",
-            ),
-        ]
+        constraints = second_approval_constraints("config_version", "version")
 
     def __str__(self) -> str:
         return f"{self.config.name} new version ({self.state})"

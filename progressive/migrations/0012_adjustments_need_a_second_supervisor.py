@@ -10,45 +10,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-
-TABLE = "progressive_meteradjustmentrequest"
-DECISION = ("state", "decided_by_id", "decided_by_name", "decided_at", "decision_note", "event_id")
-
-DECIDED_ONCE = """
-CREATE OR REPLACE FUNCTION progressive_adjustment_decided_once() RETURNS trigger AS $$
-BEGIN
-    IF OLD.state <> 'pending' THEN
-        RAISE EXCEPTION 'adjustment request % was % already: a decision is never changed', OLD.id, OLD.state
-            USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    RETURN NEW;
-END;
-$$ LANGUAGE plpgsql;
-"""
-
-
-def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute(DECIDED_ONCE, params=None)
-    arguments = ", ".join(f"'{column}'" for column in DECISION)
-    schema_editor.execute(
-        f"CREATE TRIGGER {TABLE}_changes_allowed BEFORE UPDATE OR DELETE ON {TABLE} "
-        f"FOR EACH ROW EXECUTE FUNCTION table_audit_refuse_other_changes({arguments})", params=None)
-    schema_editor.execute(
-        f"CREATE TRIGGER {TABLE}_decided_once BEFORE UPDATE ON {TABLE} "
-        "FOR EACH ROW EXECUTE FUNCTION progressive_adjustment_decided_once()", params=None)
-    schema_editor.execute(
-        f"CREATE TRIGGER {TABLE}_never_truncated BEFORE TRUNCATE ON {TABLE} "
-        "FOR EACH STATEMENT EXECUTE FUNCTION table_audit_refuse_change()", params=None)
-
-
-def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for name in ("changes_allowed", "decided_once", "never_truncated"):
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {TABLE}_{name} ON {TABLE}", params=None)
-    schema_editor.execute("DROP FUNCTION IF EXISTS progressive_adjustment_decided_once()", params=None)
+from infra.migration_ops import decided_once
 
 
 class Migration(migrations.Migration):
@@ -85,5 +47,9 @@ class Migration(migrations.Migration):
                 'constraints': [models.CheckConstraint(condition=models.Q(('decided_by', models.F('requested_by')), ('state', 'approved'), _negated=True), name='adjustment_approved_by_a_second_person'), models.CheckConstraint(condition=models.Q(models.Q(('decided_at__isnull', True), ('event__isnull', True), ('state', 'pending')), models.Q(('decided_at__isnull', False), ('event__isnull', False), ('state', 'approved')), models.Q(('decided_at__isnull', False), ('event__isnull', True), ('state', 'rejected')), _connector='OR'), name='adjustment_decided_consistently')],
             },
         ),
-        migrations.RunPython(forwards, backwards),
+        decided_once(
+            table="progressive_meteradjustmentrequest", function="progressive_adjustment_decided_once",
+            what="adjustment request",
+            decision=("state", "decided_by_id", "decided_by_name", "decided_at", "decision_note", "event_id"),
+        ),
     ]

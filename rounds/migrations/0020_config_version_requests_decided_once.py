@@ -8,45 +8,7 @@ after it nothing does; it is never deleted, and its table is never truncated.
 
 from django.db import migrations
 
-TABLE = "rounds_configversionrequest"
-DECISION = ("state", "decided_by_id", "decided_by_name", "decided_at", "decision_note", "version_id")
-
-DECIDED_ONCE = """
-CREATE OR REPLACE FUNCTION rounds_config_request_decided_once() RETURNS trigger AS $$
-BEGIN
-    IF OLD.state <> 'pending' THEN
-        RAISE EXCEPTION 'configuration version request % was % already: a decision is never changed',
-            OLD.id, OLD.state
-            USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    RETURN NEW;
-END;
-$$ LANGUAGE plpgsql;
-"""
-
-
-def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute(DECIDED_ONCE, params=None)
-    arguments = ", ".join(f"'{column}'" for column in DECISION)
-    schema_editor.execute(
-        f"CREATE TRIGGER {TABLE}_changes_allowed BEFORE UPDATE OR DELETE ON {TABLE} "
-        f"FOR EACH ROW EXECUTE FUNCTION table_audit_refuse_other_changes({arguments})", params=None)
-    schema_editor.execute(
-        f"CREATE TRIGGER {TABLE}_decided_once BEFORE UPDATE ON {TABLE} "
-        "FOR EACH ROW EXECUTE FUNCTION rounds_config_request_decided_once()", params=None)
-    schema_editor.execute(
-        f"CREATE TRIGGER {TABLE}_never_truncated BEFORE TRUNCATE ON {TABLE} "
-        "FOR EACH STATEMENT EXECUTE FUNCTION table_audit_refuse_change()", params=None)
-
-
-def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for name in ("changes_allowed", "decided_once", "never_truncated"):
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {TABLE}_{name} ON {TABLE}", params=None)
-    schema_editor.execute("DROP FUNCTION IF EXISTS rounds_config_request_decided_once()", params=None)
+from infra.migration_ops import decided_once
 
 
 class Migration(migrations.Migration):
@@ -57,4 +19,8 @@ class Migration(migrations.Migration):
         ("audit", "0010_records_protected"),
     ]
 
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [decided_once(
+        table="rounds_configversionrequest", function="rounds_config_request_decided_once",
+        what="configuration version request",
+        decision=("state", "decided_by_id", "decided_by_name", "decided_at", "decision_note", "version_id"),
+    )]
