@@ -123,8 +123,8 @@ def _template(args) -> list[list[tuple[int, str, list, dict, dict]]]:
     from game.protection.flop_table import shipped_table as shipped_flops
     from game.protection.preflop import shipped_table
     from game.protection.values import PayTable
-    from tests.protection.styles import basic_strategy
-    from tests.rounds.engine_rules import SE_50KR
+    from tests.game.protection.styles import basic_strategy
+    from tests.game.engine_rules import SE_50KR
 
     pays, preflop, flops = PayTable.of(SE_50KR), shipped_table(), shipped_flops()
     tables = []

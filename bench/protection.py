@@ -44,7 +44,7 @@ from game.protection import values as v
 from game.protection.flop_table import shipped_table as shipped_flop_table
 from game.protection.preflop import shipped_table
 from rounds.simulation import TableSimulator
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)
 DAY = 100_000
@@ -140,7 +140,7 @@ from game.protection import scoring, values
 from game.protection.flop_table import shipped_table as flop_table
 from game.protection.preflop import shipped_table
 from game.record import round_from_wire
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 path, part, parts, with_flops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 with open(path, "rb") as f:

@@ -162,7 +162,7 @@ def _hole_carding_evening(rounds: int = 120) -> int:
     from rounds.services import Received, ingest_rounds, table_register
     from rounds.wire.serializers import RoundRecordSerializer
     from tests.protection.wire import body_of
-    from tests.rounds.engine_rules import SE_50KR
+    from tests.game.engine_rules import SE_50KR
     from trail.services import SYSTEM
     from bench.lists import DEALT_FROM
 

@@ -6,7 +6,7 @@ on the flop; simulating a round values boards, flops and every card a dealer
 could add to a board. ``game.evaluator`` values one hand at a time; this
 module values arrays of them with the same numbers, from the same two rule
 tables (``rank_values`` and ``flush_values``), so a value here is always the
-engine's value (``tests/protection/test_hand_arrays.py`` checks them against
+engine's value (``tests/game/protection/test_hand_arrays.py`` checks them against
 each other).
 
 Every card has one additive ``int64`` key, and the keys of disjoint cards add

@@ -30,7 +30,7 @@ from game.protection.values import PayTable
 from infra.money_display import money
 from tests.examples import last_gaming_day_evening
 from tests.protection.wire import body_of
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db

@@ -28,7 +28,7 @@ from game.protection.values import PayTable
 from rounds.models import Round, Seat
 from rounds.services import finding_transition
 from tests.protection.test_day_protect import post_table
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 from .records import ROUNDS, record, seat, us_record
 from .test_schema import COMMITTED

@@ -17,7 +17,7 @@ from game.protection.codes import ProtectionCode
 from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 from .wire import body_of
 

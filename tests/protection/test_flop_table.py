@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from game.protection import flop_table, preflop, scoring
 from game.protection.values import PayTable, flop_values
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 PAYS = PayTable.of(SE_50KR)
 deals = st.lists(st.integers(0, 51), min_size=5, max_size=5, unique=True)

@@ -24,9 +24,9 @@ from game.protection.flop_table import shipped_table as shipped_flops
 from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
-from .styles import basic_strategy
+from tests.game.protection.styles import basic_strategy
 from .wire import body_of
 
 PAYS = PayTable.of(SE_50KR)

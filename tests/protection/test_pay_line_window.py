@@ -19,7 +19,7 @@ from game.protection.codes import ProtectionCode
 from game.record import round_from_wire
 from game.rules import BETS
 from tests.examples import last_gaming_day_evening
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 pytestmark = pytest.mark.django_db
 

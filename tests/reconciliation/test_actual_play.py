@@ -27,7 +27,7 @@ from rounds.models import Round, Table
 from tests.examples import last_gaming_day_evening
 from tests.protection.wire import body_of
 from tests.rollback import rolled_back_block
-from tests.rounds.engine_rules import SE_50KR, US_30K
+from tests.game.engine_rules import SE_50KR, US_30K
 
 from .days import client_for
 

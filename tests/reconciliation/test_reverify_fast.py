@@ -26,7 +26,7 @@ from game.progressive import Meters
 from game.record import round_from_wire
 from game.rules import BETS
 from rounds.simulation import simulate_rounds
-from tests.rounds.engine_rules import US_30K, US_PROGRESSIVE
+from tests.game.engine_rules import US_30K, US_PROGRESSIVE
 
 START = datetime(2026, 11, 28, 18, 0, tzinfo=ZoneInfo("Europe/Stockholm"))
 OPENING = Decimal("10000.00")

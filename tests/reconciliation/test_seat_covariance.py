@@ -19,7 +19,7 @@ from game.evaluator import evaluate
 from game.record import RoundRecord, SeatRecord
 from game.verdict import judge_round
 
-from ..rounds.engine_rules import BLIND_PAYS, SE_50KR, TRIPS_PAYS
+from tests.game.engine_rules import BLIND_PAYS, SE_50KR, TRIPS_PAYS
 
 GAME = sc.Game.of(BLIND_PAYS)
 ANTE = Decimal(100)

@@ -21,7 +21,7 @@ from audit import trips_joint as tj
 from audit.statistics import trips_math
 from game.evaluator import category_of, evaluate
 
-from ..rounds.engine_rules import BLIND_PAYS, TRIPS_PAYS
+from tests.game.engine_rules import BLIND_PAYS, TRIPS_PAYS
 
 
 def _brute(board: list[int]) -> np.ndarray:

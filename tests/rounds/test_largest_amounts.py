@@ -21,8 +21,8 @@ from game.settlement import SeatSettlement, _apply_aggregate_limit
 from game.verdict import judge_round
 from infra.models import MONEY
 
-from .engine_rounds import codes, deal, results, seat
-from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE
+from tests.game.engine_rounds import codes, deal, results, seat
+from tests.game.engine_rules import SE_50KR, US_30K, US_PROGRESSIVE
 
 D = Decimal
 CENT = D("0.01")

@@ -40,8 +40,8 @@ from progressive.models import MeterEvent
 from rounds.models import Finding, Round, Seat, TableConfigVersion
 from rounds.services.configs import SNAPSHOT_FIELDS, ConfigNumbers, config_numbers_check
 
-from .engine_rounds import deal, seat
-from .engine_rules import SE_50KR, US_30K, US_PROGRESSIVE
+from tests.game.engine_rounds import deal, seat
+from tests.game.engine_rules import SE_50KR, US_30K, US_PROGRESSIVE
 
 
 def values(choices) -> list[str]:

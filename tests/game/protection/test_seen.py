@@ -12,7 +12,7 @@ from game.evaluator import evaluate
 from game.protection import seen, seen_table
 from game.protection import values as v
 from game.protection.preflop import shipped_table
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)
 

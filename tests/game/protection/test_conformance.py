@@ -20,8 +20,8 @@ from game.protection.conformance import (
     simplest_multiple,
 )
 from game.settlement import floor_to
-from tests.rounds.engine_rounds import deal, seat
-from tests.rounds.engine_rules import SE_50KR, US_30K
+from tests.game.engine_rounds import deal, seat
+from tests.game.engine_rules import SE_50KR, US_30K
 
 CENT, KRONA = Decimal("0.01"), Decimal(1)
 

@@ -14,7 +14,7 @@ from game.protection import players as pl
 from game.protection.flop_table import shipped_table as shipped_flops
 from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 from .styles import basic_strategy
 

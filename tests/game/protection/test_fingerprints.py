@@ -30,8 +30,8 @@ from game.protection.fingerprints import (
     tally_errors,
 )
 from game.rules import DECISION_MULTIPLES
-from tests.rounds.engine_rounds import deal, seat
-from tests.rounds.engine_rules import SE_50KR, TRIPS_PAYS, US_30K, US_PROGRESSIVE
+from tests.game.engine_rounds import deal, seat
+from tests.game.engine_rules import SE_50KR, TRIPS_PAYS, US_30K, US_PROGRESSIVE
 
 T = ErrorType
 FOR_PLAYER, FOR_HOUSE = Direction.FOR_PLAYER, Direction.FOR_HOUSE

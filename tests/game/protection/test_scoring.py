@@ -13,8 +13,8 @@ from game.protection.streets import choices
 from game.protection.values import PayTable, river_values
 from game.record import RoundRecord, SeatRecord
 from game.vocabulary import DECISIONS
-from tests.rounds.engine_rounds import cards, deal, seat
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rounds import cards, deal, seat
+from tests.game.engine_rules import SE_50KR
 
 PAYS = PayTable.of(SE_50KR)
 TABLE = shipped_table()

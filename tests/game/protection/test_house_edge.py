@@ -7,7 +7,7 @@ import pytest
 from game.protection import players as pl
 from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 HOUSE_EDGE = -0.02185  # Ante units, Ante + Blind + Play, optimal play (Wizard of Odds)
 

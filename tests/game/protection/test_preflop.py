@@ -8,7 +8,7 @@ import pytest
 from game.cards import parse_cards
 from game.protection import preflop
 from game.protection.values import PayTable
-from tests.rounds.engine_rules import SE_50KR, US_30K
+from tests.game.engine_rules import SE_50KR, US_30K
 
 PAYS = PayTable.of(SE_50KR)
 TABLE = preflop.shipped_table()

@@ -15,8 +15,8 @@ from game.protection.streets import CHECK
 from game.record import RoundRecord, SeatRecord
 from game.rules import DECISION_MULTIPLES
 from game.settlement import settle_game
-from tests.rounds.engine_rounds import cards
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rounds import cards
+from tests.game.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)
 ONE = Decimal(1)

@@ -9,7 +9,7 @@ import pytest
 
 from game.protection import values as v
 from game.protection.scoring import best_of
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)
 

@@ -16,7 +16,7 @@ from game.protection.lines import LineModel, ShownSeat
 from game.protection.preflop import shipped_table
 from game.protection.scoring import best_of, companion_knowledge, score_seats, shown_lines
 from game.protection.streets import CHECK, choices
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)
 

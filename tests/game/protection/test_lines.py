@@ -14,7 +14,7 @@ from game.protection import lines as ln
 from game.protection import values as v
 from game.protection.scoring import companion_knowledge, river_shares, shown_lines
 from game.protection.streets import CHECK, choices
-from tests.rounds.engine_rules import SE_50KR
+from tests.game.engine_rules import SE_50KR
 
 PAYS = v.PayTable.of(SE_50KR)
 
