@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, fields
 from decimal import ROUND_FLOOR, Decimal
 
 from .evaluator import CATEGORY_INDEX, PAIR
-# BETS and GAME_BETS stay importable from here, where their callers have always found them.
-from .vocabulary import BETS, GAME_BETS, Decision  # noqa: F401
+# BETS stays importable from here, where its callers have always found it.
+from .vocabulary import BETS, Decision  # noqa: F401
 
 # The Play bet as a multiple of the Ante, by decision (RULES.md "A round").
 DECISION_MULTIPLES: Mapping[str, int] = {

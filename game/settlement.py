@@ -12,7 +12,8 @@ from . import findings as f
 from .evaluator import category_of, cards_key, evaluate_on_board
 from .findings import Finding
 from .record import RoundRecord, SeatRecord
-from .rules import FOLD, GAME_BETS, TableRules
+from .bets import GAME_BETS
+from .rules import FOLD, TableRules
 
 ZERO = Decimal(0)
 
@@ -92,7 +93,7 @@ def _settle_seat(
     if seat.trips:
         trips_pay = rules.trips_pays.get(category)
         trips = floor_to(seat.trips * trips_pay, rules.minor_unit) if trips_pay else -seat.trips
-    # vocabulary.GAME_BETS, spelled out: a display of constant keys is built in one step.
+    # bets.GAME_BETS, spelled out: a display of constant keys is built in one step.
     return {"ante": ante, "blind": blind, "play": play, "trips": trips}
 
 

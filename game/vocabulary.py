@@ -25,9 +25,7 @@ class Bet(StrEnum):
     PROGRESSIVE = "progressive"
 
 
-BETS: tuple[str, ...] = tuple(bet.value for bet in Bet)
-# The bets RULES.md's settlement table covers; the Progressive is settled against its pool.
-GAME_BETS: tuple[str, ...] = tuple(bet.value for bet in Bet if bet is not Bet.PROGRESSIVE)
+BETS: tuple[str, ...] = tuple(bet.value for bet in Bet)  # what is said of each: ``bets.BET_TERMS``
 
 
 class Decision(StrEnum):

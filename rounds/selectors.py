@@ -30,6 +30,7 @@ from django.db.models import (
 from django.db.models.functions import Abs, Coalesce
 
 from game.versions import in_force
+from game.bets import COUNTED_ONLY_WHEN_LIT
 from game.vocabulary import BETS
 from infra.work import UNRESOLVED
 from progressive.models import MeterEvent
@@ -162,8 +163,9 @@ LIVE_SEAT = Q(round__void=False) & ~Q(round__status=Round.Status.VOID) & Q(round
 
 
 def bet_handled(bet: str) -> Q:
-    """When a seat's ``bet`` counts in the handle: a live seat's, and the Progressive only when lit."""
-    return LIVE_SEAT & Q(progressive_lit=True) if bet == "progressive" else LIVE_SEAT
+    """When a seat's ``bet`` counts in the handle: a live seat's, and one ``COUNTED_ONLY_WHEN_LIT``
+    (the Progressive) only when lit."""
+    return LIVE_SEAT & Q(progressive_lit=True) if bet in COUNTED_ONLY_WHEN_LIT else LIVE_SEAT
 
 
 def seat_handle():

@@ -28,9 +28,9 @@ from rest_framework.pagination import CursorPagination
 
 from api.authentication import EVERYONE
 from audit.models import ReconciliationReport
-from audit.reconciliation.figures import BASE_BETS
 from audit.reconciliation.report_figures import ReportFigures, ToDate, figures_json
 from audit.reconciliation.report_reader import read_figures
+from game.bets import BAND_BETS, OWN_BAND, WinBand
 from game.rules import BETS
 from infra.exports import csv_text
 from infra.openapi import CSV_REQUEST, STAFF_ONLY, answers, refusal, staff_item, staff_pages
@@ -177,9 +177,10 @@ def period_rows(period: str, figures: ReportFigures | ToDate):
                 bands, optimal = cell.bands, cell.bands_optimal
                 paid = cell.win_paid
                 rows = [(bet, cell.handle.get(bet), cell.win.get(bet), cell.hold_percent.get(bet),
-                         bands.trips if bet == "trips" else None, None, None if paid is None else paid.get(bet))
+                         getattr(bands, OWN_BAND[bet]) if bet in OWN_BAND else None, None,
+                         None if paid is None else paid.get(bet))
                         for bet in BETS]
-                base_paid = None if paid is None else sum((paid.get(b, 0) for b in BASE_BETS), Decimal(0))
+                base_paid = None if paid is None else sum((paid.get(b, 0) for b in BAND_BETS[WinBand.BASE]), Decimal(0))
                 rows.append(("base_game", None, bands.base.actual, None, bands.base, optimal.base, base_paid))
                 rows.append(("total", cell.handle_total, cell.win_total, cell.hold_percent.get("total"),
                              bands.total, optimal.total, cell.win_paid_total))

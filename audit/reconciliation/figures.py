@@ -33,7 +33,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from audit.statistics import Z_95, Z_997, Band, decimal_sqrt
 from game.findings import LIMIT_BREAK_CODES
-from game.vocabulary import BETS, Bet
+from game.bets import BAND_BETS, POOL_BETS, WinBand
+from game.vocabulary import BETS
 
 from .report_figures import (
     BandFigures,
@@ -48,7 +49,6 @@ from .report_figures import (
     Scoring,
 )
 
-BASE_BETS = (Bet.ANTE.value, Bet.BLIND.value, Bet.PLAY.value)
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 FINE = Decimal("0.000001")  # theoretical sums are kept this fine, then shown to the cent
@@ -368,8 +368,8 @@ def derive(sums: Sums) -> GroupFigures:
     """
     handle_total = sum(sums.handle.values(), ZERO)
     win_total = sum(sums.win.values(), ZERO)
-    base_win = sum((sums.win[b] for b in BASE_BETS), ZERO)
-    trips_win = sums.win["trips"]
+    base_win = sum((sums.win[b] for b in BAND_BETS[WinBand.BASE]), ZERO)
+    trips_win = sum((sums.win[b] for b in BAND_BETS[WinBand.TRIPS]), ZERO)
     theo_base_actual = sums.theo_base + sums.skill
     basis = ACTUAL if fully_scored(sums) else OPTIMAL
     optimal = _bands(base_win, trips_win, sums.theo_base, sums, OPTIMAL)
@@ -452,7 +452,7 @@ def progressive_books(casino: Mapping[str, GroupFigures], pools: Mapping[str, Po
     for currency in sorted({pool.currency for pool in pools.values()}):
         mine = {code: pool for code, pool in sorted(pools.items()) if pool.currency == currency}
         group = casino.get(currency)
-        wagers = group.handle.get("progressive", ZERO) if group else ZERO
+        wagers = sum((group.handle.get(bet, ZERO) for bet in POOL_BETS), ZERO) if group else ZERO
         from_meter = sum((pool.awards for pool in mine.values()), ZERO)
         fixed = sum((pool.fixed_awards for pool in mine.values()), ZERO)
         opening = sum((p.opening + p.opening_overflow + p.opening_reserve for p in mine.values()), ZERO)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date, timedelta
+from decimal import Decimal
+
+from game.bets import BANDED_BETS
 
 from . import selectors
 from .figures import SCOPE_OF
@@ -79,7 +82,7 @@ def period_figures(
             band = g.bands_optimal.total
             found.append(PeriodFigures(
                 scope=scope, key=key, currency=currency, period=period, day_from=day_from, day_to=day_to,
-                handle=g.handle_total - g.handle["progressive"],
+                handle=sum((g.handle.get(bet, Decimal(0)) for bet in BANDED_BETS), Decimal(0)),
                 win=band.actual, theoretical=band.expected, sd=band.sd,
             ))
     return found

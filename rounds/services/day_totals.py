@@ -28,6 +28,7 @@ from django.db.models import Count, F, Max, Min, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
 from game.findings import PAYOUT_MISMATCH
+from game.bets import COUNTED_ONLY_WHEN_LIT
 from game.vocabulary import BETS
 from infra import locks, sql
 from infra.jsons import write_json
@@ -94,7 +95,7 @@ def of_round(round_: Round, seats: Sequence[Seat], findings: Iterable[Finding] =
             stake, settled, paid = read(seat)
             settled_sum += settled
             paid_sum += settled if paid is None else paid
-            if bet != "progressive" or seat.progressive_lit:
+            if bet not in COUNTED_ONLY_WHEN_LIT or seat.progressive_lit:
                 handled += stake
         adds[result] = settled_sum
         adds[paid_out] = paid_sum

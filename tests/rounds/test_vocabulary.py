@@ -19,11 +19,11 @@ from game import verdict as engine_verdict
 from game.rules import DECISION_MULTIPLES, STORED_TYPES, TABLE_NUMBERS, TableRules, table_rules
 from game.settlement import settle_game
 from game.verdict import judge_round
+from game.bets import GAME_BETS
 from game.vocabulary import (
     BETS,
     DECISIONS,
     FINDING_CODES,
-    GAME_BETS,
     INFORMATIONAL_CODES,
     METER_EVENT_KINDS,
     PERSON_EVENT_KINDS,
