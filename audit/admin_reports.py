@@ -39,11 +39,11 @@ from .counts import current_counts
 from .exports import REPORTS
 from .models import ReconciliationReport
 from .reconciliation.config import day_to_reconcile, report_maker
-from .reconciliation.figures import chart_order
-from .reconciliation.report_figures import (
+from books.figures import chart_order
+from books.report_figures import (
     ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
 )
-from .reconciliation.report_reader import Unreadable, read_figures, read_flag, read_group, read_summary
+from books.report_reader import Unreadable, read_figures, read_flag, read_group, read_summary
 from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts

@@ -25,7 +25,7 @@ from .reconciliation.variance_services import (
     variance_test_configure,
     variance_test_setting_check,
 )
-from .reconciliation.variance_tests import USES_BASE_HOLD, USES_THRESHOLD, VarianceTest
+from books.variance_tests import USES_BASE_HOLD, USES_THRESHOLD, VarianceTest
 
 NUMBERS = ("threshold", "base_hold")
 # The order a finding's figures are read in; any others follow, by name.

@@ -11,7 +11,7 @@ from game.protection.codes import PROTECTION_CODES
 from infra.models import ImmutableModel, money_field
 from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
 
-from .reconciliation.variance_tests import (
+from books.variance_tests import (
     PERIOD_LABELS,
     SCOPE_LABELS,
     TITLES,

@@ -19,8 +19,8 @@ from rounds.services.day_totals import MISMATCHES, MONEY
 from trail.models import AuditEvent
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand, ReportDealer, ReportFlag
-from .reconciliation.figures import hours_of, per_hour
-from .stints import Stint, stints_of
+from books.figures import hours_of, per_hour
+from books.stints import Stint, stints_of
 
 
 # ---- series for the staff pages' charts ------------------------------------------------------
@@ -192,7 +192,7 @@ class DealtWeek:
     currency: str
     rounds: int = 0
     hands: int = 0
-    hours: Decimal = Decimal(0)  # dealt: each stint's first round to its last (``audit.stints``)
+    hours: Decimal = Decimal(0)  # dealt: each stint's first round to its last (``books.stints``)
     handle: Decimal = Decimal(0)
     win: Decimal = Decimal(0)  # the house's, by the rules
     win_paid: Decimal = Decimal(0)  # the house's, by what he paid
@@ -238,7 +238,7 @@ def table_weeks(*, table_id: int, day_to: date, weeks: int = 8) -> list[DealtWee
 
 
 def dealer_stints(*, dealer: str, since: datetime) -> list[Stint]:
-    """``dealer``'s stints whose rounds were dealt since ``since``, newest first (``audit.stints``)."""
+    """``dealer``'s stints whose rounds were dealt since ``since``, newest first (``books.stints``)."""
     rounds = (Round.objects.filter(dealer=dealer, dealt_at__gte=since, held=False)
               .order_by("table__code", "dealt_at").values_list("table__code", "dealer", "dealt_at", "gaming_day"))
     return sorted(stints_of(rounds.iterator(chunk_size=2000), gap=settings.STINT_BREAK),
@@ -248,7 +248,7 @@ def dealer_stints(*, dealer: str, since: datetime) -> list[Stint]:
 def weeks_dealt(whose: Q, *, day_to: date, weeks: int, by_dealer: bool) -> list[DealtWeek]:
     """The rounds ``whose`` picks out (a dealer's, a table's) in the ``weeks`` ISO weeks that end
     with ``day_to``'s, week by week and currency by currency: rounds and the hours dealt (over
-    stints, a break ending one: ``audit.stints``, a dealer's at each table where ``by_dealer``,
+    stints, a break ending one: ``books.stints``, a dealer's at each table where ``by_dealer``,
     else the table's by any dealer), hands, handle and the house's win settled and as paid (the
     days' totals, ``rounds.DayTotal``, counted as the nightly report counts seats), and the payout
     mismatches over and under (never the informational findings; from the totals too, held rounds'

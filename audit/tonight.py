@@ -53,8 +53,8 @@ from trail.models import AuditEvent, ChainHead
 from .models import ProtectionFinding, ReconciliationReport, ReportBand, VarianceFinding
 from .notices import notices_unsent
 from .reconciliation.config import report_maker
-from .reconciliation.figures import dealer_order, hours_of, per_hour, percent
-from .reconciliation.report_figures import BandFigures, stored_name
+from books.figures import dealer_order, hours_of, per_hour, percent
+from books.report_figures import BandFigures, stored_name
 from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))
@@ -395,7 +395,7 @@ def _gaps(rounds, *, longer_than: timedelta):
 
 
 def _breaks(gaps) -> dict[int, timedelta]:
-    """Each table's breaks of the day, added up: its ``gaps`` longer than ``STINT_BREAK`` (``audit.stints``),
+    """Each table's breaks of the day, added up: its ``gaps`` longer than ``STINT_BREAK`` (``books.stints``),
     which its hands an hour leave out, as a dealer's page does."""
     breaks: dict[int, timedelta] = {}
     for table_id, previous, dealt_at in gaps:

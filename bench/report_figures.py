@@ -4,7 +4,7 @@
 
 Builds one busy day's sums (``--tables`` tables, 3 dealers and 3 shifts a
 table, ``--players`` players, two currencies) and times, with the
-``audit/reconciliation/figures.py`` of ``REV`` (``git show``) against
+``books/figures.py`` of ``REV`` (``git show``) against
 today's:
 
 - *write*: every group derived, the report's JSON made and encoded (what the
@@ -37,15 +37,15 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from audit.reconciliation import figures as new_figures  # noqa: E402
-from audit.reconciliation.report_figures import figures_json  # noqa: E402
-from audit.reconciliation.report_reader import read_figures  # noqa: E402
+from books import figures as new_figures  # noqa: E402
+from books.report_figures import figures_json  # noqa: E402
+from books.report_reader import read_figures  # noqa: E402
 
 BETS = ("ante", "blind", "play", "trips", "progressive")
 
 
 def old_module(rev: str):
-    text = subprocess.run(["git", "show", f"{rev}:audit/reconciliation/figures.py"], cwd=ROOT, check=True,
+    text = subprocess.run(["git", "show", f"{rev}:books/figures.py"], cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout
     path = Path(tempfile.mkdtemp()) / "old_figures.py"
     path.write_text(text)
@@ -95,7 +95,7 @@ def write_old(module, day: dict) -> bytes:
 def write_new(module, day: dict, template: dict) -> bytes:
     groups = {scope: module.derive_by_currency(by_key) for scope, by_key in day["groups"].items()}
     flags = [f for scope, derived in groups.items() for f in module.flags_of(module.SCOPE_OF[scope], derived)]
-    from audit.reconciliation.report_figures import ReportFigures
+    from books.report_figures import ReportFigures
 
     figures = ReportFigures(**template, currencies=["SEK", "USD"],
                             casino={c: module.derive(s) for c, s in day["casino"].items()}, **groups,

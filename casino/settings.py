@@ -474,7 +474,7 @@ NOTICES_PER_RECIPIENT_HOUR = env_positive_int("NOTICES_PER_RECIPIENT_HOUR", "20"
 # tonight page, /metrics): each makes a reported day stale for the hourly healer to remake.
 LATE_ROUNDS_ALERT_PER_HOUR = env_positive_int("LATE_ROUNDS_ALERT_PER_HOUR", "60")
 # A gap between a dealer's rounds at his table longer than this is a break, ending his stint
-# (audit.stints): hands an hour count the time dealt, not the breaks.
+# (books.stints): hands an hour count the time dealt, not the breaks.
 STINT_BREAK = timedelta(minutes=env_positive_int("STINT_BREAK_MINUTES", "20"))
 
 REST_FRAMEWORK = {

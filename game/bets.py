@@ -4,7 +4,7 @@ in the handle, and which theoretical band judges the house's win on it.
 The words are ``vocabulary.Bet``'s, in the contract's order. What the books do with a bet is read
 from ``BET_TERMS`` (or from what is derived from it below), never from a bet's name: the handle
 (``rounds.selectors.bet_handled``, ``rounds.services.day_totals``), the bands a report judges by
-(``audit.reconciliation.figures``), what the variance tests count, the progressive books and the
+(``books.figures``), what the variance tests count, the progressive books and the
 report's CSV. How each bet is settled is the engine's (``settlement``, ``progressive``).
 """
 
@@ -23,7 +23,7 @@ class SettledBy(StrEnum):
 
 class WinBand(StrEnum):
     """The theoretical bands a group's house win is judged by, each of one or more bets
-    (``audit.reconciliation.figures``; docs/VARIANCE.md)."""
+    (``books.figures``; docs/VARIANCE.md)."""
 
     BASE = "base"  # Ante, Blind and Play together: the game's house edge is per Ante
     TRIPS = "trips"  # per Trips wager, from the table's Trips pay table

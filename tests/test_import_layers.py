@@ -1,6 +1,6 @@
 """The folders are the layers: each imports only its own layer and the ones below it.
 
-Bottom to top: the game (plain Python), the shared infrastructure, the wire
+Bottom to top: the game and the books' arithmetic (plain Python), the shared infrastructure, the wire
 contract, the audit trail, progressive, rounds, the auditors' side, the HTTP
 API and the project shell. A module belongs to the deepest folder of
 ``LAYERS`` that holds it (``rounds/wire``, not ``rounds``). Read from the
@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS = (
     "game",  # cards, hands, settlement, strategy, game protection's values: plain Python
+    "books",  # the report's sums, figures, bands, variance tests and statistics: plain Python
     "infra",  # SQL, locks, partitions, the gaming day, money columns, CSV, charts, the API's shared pieces
     "rounds/wire",  # the contract with the tables: the round record, its answer, the wire's fields
     "trail",  # the hash-chained log every app writes, the records' guards, dual control
@@ -30,13 +31,9 @@ LAYERS = (
 )
 PACKAGES = sorted({layer.split("/")[0] for layer in LAYERS})
 
-# Plain Python, no Django: the engine, game protection's mathematics, and the report's
-# arithmetic and statistics.
-PURE = (
-    "game", "game.protection", "audit.statistics", "audit.reconciliation.figures",
-    "audit.reconciliation.report_figures", "audit.reconciliation.report_reader",
-    "audit.reconciliation.variance_tests", "audit.seat_covariance", "audit.stints", "audit.trips_joint",
-)
+# Plain Python, no Django: the engine and game protection's mathematics (game), and the
+# report's arithmetic and statistics (books).
+PURE = ("game", "books")
 
 
 def _within(module: str, packages) -> bool:
@@ -112,4 +109,5 @@ def test_the_pure_core_imports_nothing_of_the_project_but_itself():
 
     assert wrong(["game"], ["game"]) == []
     assert wrong(["game.protection"], ["game.protection", "game"]) == []
+    assert wrong(["books"], ["books", "game"]) == []
     assert wrong(PURE, PURE) == []

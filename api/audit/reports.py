@@ -28,8 +28,8 @@ from rest_framework.pagination import CursorPagination
 
 from api.authentication import EVERYONE
 from audit.models import ReconciliationReport
-from audit.reconciliation.report_figures import ReportFigures, ToDate, figures_json
-from audit.reconciliation.report_reader import read_figures
+from books.report_figures import ReportFigures, ToDate, figures_json
+from books.report_reader import read_figures
 from game.bets import BAND_BETS, OWN_BAND, WinBand
 from game.rules import BETS
 from infra.exports import csv_text

@@ -1,6 +1,6 @@
 """The regulators' variance tests as a casino starts with them: COMAR on, Kansas and Ohio off.
 
-The same numbers as ``audit.reconciliation.variance_tests.DEFAULTS`` (a
+The same numbers as ``books.variance_tests.DEFAULTS`` (a
 migration imports no app code). Rows that exist are kept: a supervisor's
 settings are never overwritten.
 """

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from audit.models import ReconciliationReport, ReportBand
 from audit.selectors import BAND_PERIODS
 
-from .report_figures import ReportFigures, figures_json
+from books.report_figures import ReportFigures, figures_json
 from .to_date import PERIOD_SCOPES
 
 

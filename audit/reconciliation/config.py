@@ -10,12 +10,12 @@ Each name is a Django setting (casino/settings.py reads it from the environment)
   Antes, 4.94 (the published figure for optimal play).
 
 The Trips edge and spread are not configured: they are computed exactly from
-each configuration version's pay table (``audit.statistics``).
+each configuration version's pay table (``books.statistics``).
 
 The covariances of two seats of one round (they share the board and the
 dealer's cards) are derived by ``manage.py derive_seat_covariance`` and
-shipped as versioned data (``audit/data/seat_covariance.json``,
-``audit.seat_covariance``); the report records which version it used.
+shipped as versioned data (``books/data/seat_covariance.json``,
+``books.seat_covariance``); the report records which version it used.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from audit.seat_covariance import SeatCovariance, load_seat_covariance
+from books.seat_covariance import SeatCovariance, load_seat_covariance
 from audit.shifts import Shift, parse_shifts
 from infra.gaming_day import gaming_day_of
 import game

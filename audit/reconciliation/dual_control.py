@@ -21,7 +21,7 @@ from progressive.models import MeterEvent, PoolVersion
 from rounds.models import TableConfigVersion
 from trail.approvals import approver_tie
 
-from .report_figures import Change, DualControl
+from books.report_figures import Change, DualControl
 
 SYSTEM_NAME = "system"
 

@@ -51,7 +51,7 @@ from progressive.selectors import METER_MOVES_OF_KIND, OPENING, books_opened, le
 from rounds.models import RoundKey
 
 from .chain import segment_in_turn
-from .report_figures import (
+from books.report_figures import (
     PoolCheck, PoolFigures, PoolKindSums, PoolMark, PoolRead, PoolReadings, stored_name,
 )
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from audit.models import ReconciliationReport, ReportDealer, ReportFlag
 
-from .figures import chart_order, dealer_order
-from .report_figures import ReportFigures, figures_json
+from books.figures import chart_order, dealer_order
+from books.report_figures import ReportFigures, figures_json
 
 
 def report_dealers_write(report: ReconciliationReport, figures: ReportFigures) -> int:

@@ -26,9 +26,9 @@ from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
 from pydantic import ValidationError
 
 from audit.models import ReconciliationReport, SeatScore
-from audit.seat_covariance import SeatCovarianceMissing, load_seat_covariance
+from books.seat_covariance import SeatCovarianceMissing, load_seat_covariance
 from audit.shifts import range_window, shift_minute_ranges
-from audit.statistics import trips_math
+from books.statistics import trips_math
 from game.findings import PAYOUT_MISMATCH
 from game.record import Amounts
 from infra.jsons import read_json
@@ -39,10 +39,10 @@ from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, rounds_in_range, se
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
-from .report_figures import TO_DATES, ToDate, figures_json, stored_name
-from .report_reader import read_to_date
+from books.report_figures import TO_DATES, ToDate, figures_json, stored_name
+from books.report_reader import read_to_date
 from .staleness import days_stale
-from .figures import (
+from books.figures import (
     BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
     scoring_of,
 )

@@ -38,7 +38,7 @@ from .bands import report_bands_write
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments_of_night
 from .config import ReconciliationSettings, day_to_reconcile, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
-from .figures import (
+from books.figures import (
     SCOPE_OF,
     ByCurrency,
     Sums,
@@ -51,7 +51,7 @@ from .figures import (
 from .lease import Heartbeat, lease_expired
 from .pool_ledger import pool_ledger_figures, pool_mark_reported
 from .report_rows import report_dealers_write, report_flags_write
-from .report_figures import (
+from books.report_figures import (
     BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
     ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json, summary_of,
 )

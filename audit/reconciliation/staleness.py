@@ -27,8 +27,8 @@ from infra.json_columns import KeysOf
 from rounds.models import LateRound
 from rounds.selectors import rounds_in_range
 
-from .report_figures import stored_name
-from .report_reader import read_groups
+from books.report_figures import stored_name
+from books.report_reader import read_groups
 
 COMMIT_MARGIN = timedelta(seconds=60)
 

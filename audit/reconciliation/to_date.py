@@ -14,9 +14,9 @@ from decimal import Decimal
 from game.bets import BANDED_BETS
 
 from . import selectors
-from .figures import SCOPE_OF
-from .report_figures import Groups, ReportFigures, ToDate
-from .variance_tests import Period, PeriodFigures, Scope, VarianceSettings, variance_trips
+from books.figures import SCOPE_OF
+from books.report_figures import Groups, ReportFigures, ToDate
+from books.variance_tests import Period, PeriodFigures, Scope, VarianceSettings, variance_trips
 
 # Ohio 3772-10-08 compares the last 30 gaming days with the table's lifetime.
 OHIO_DAYS = 30

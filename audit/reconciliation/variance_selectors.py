@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from audit.models import VarianceTestSetting
 
-from .variance_tests import DEFAULTS, VarianceSetting, VarianceSettings, VarianceTest
+from books.variance_tests import DEFAULTS, VarianceSetting, VarianceSettings, VarianceTest
 
 
 def variance_test_settings() -> VarianceSettings:

@@ -13,7 +13,7 @@ from infra import locks
 from infra.validation import ErrorList, FieldErrors, decimal_of
 from trail.services import SYSTEM, Actor, AuditEntry, audit_record, audit_record_many
 
-from .variance_tests import (
+from books.variance_tests import (
     PERCENT,
     TITLES,
     USES_BASE_HOLD,

@@ -18,7 +18,7 @@ from audit.models import ProtectionFinding
 from audit.protection.services import day_protect
 from audit.reconciliation.services import report_run
 from audit.reconciliation.variance_services import variance_findings_raise
-from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
+from books.variance_tests import Period, PeriodFigures, Scope, comar
 from progressive.models import Pool
 from progressive.services import pool_version_create
 from rounds.models import Finding, Round, Submission, TableConfig, TableKey

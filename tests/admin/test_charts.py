@@ -517,8 +517,8 @@ def test_each_table_s_rounds_on_the_report_are_the_rounds_its_link_lists(admin_c
 
 def test_a_report_keeps_each_dealer_apart_in_his_place_in_both_orders(reports):
     from audit.models import ReportDealer
-    from audit.reconciliation.figures import chart_order, dealer_order
-    from audit.reconciliation.report_reader import read_figures
+    from books.figures import chart_order, dealer_order
+    from books.report_reader import read_figures
 
     for report in reports:
         figures = read_figures(report.figures)
@@ -542,8 +542,8 @@ def test_the_page_lists_and_charts_the_first_dealers_in_the_orders_of_the_figure
         admin_client, reports, monkeypatch, shown_rows):
     """Read a few rows by their places, the dealers listed are the first of the figures' dealers
     in ``dealer_order`` (all of them when asked), and the charts say how many are left out."""
-    from audit.reconciliation.figures import dealer_order
-    from audit.reconciliation.report_reader import read_figures
+    from books.figures import dealer_order
+    from books.report_reader import read_figures
 
     monkeypatch.setattr("audit.admin_reports.SHOWN_ROWS", shown_rows)
     monkeypatch.setattr("audit.admin_reports.CHARTED_GROUPS", 1)
@@ -598,7 +598,7 @@ def test_a_report_s_summary_is_its_figures_but_each_player_dealer_and_flag_and_t
     from django.apps import apps
     from django.db import connection
 
-    from audit.reconciliation.report_figures import summary_of
+    from books.report_figures import summary_of
 
     summaries = importlib.import_module("audit.migrations.0031_report_summary")
     flags = importlib.import_module("audit.migrations.0032_report_flags")

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from audit.counts import CountError, count_enter, counts_import, current_counts
 from audit.models import TableCount
-from audit.reconciliation.report_reader import read_figures
+from books.report_reader import read_figures
 from audit.reconciliation.services import report_run
 from casino.services import user_roles_set
 from infra.models import ImmutableRecordError

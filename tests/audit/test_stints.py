@@ -1,4 +1,4 @@
-"""Stints (audit.stints): a break ends one, and so does another table or dealer; a rate counts the
+"""Stints (books.stints): a break ends one, and so does another table or dealer; a rate counts the
 time dealt, not the breaks."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from audit.stints import stints_of
+from books.stints import stints_of
 
 START = datetime(2026, 12, 4, 17, tzinfo=UTC)
 BREAK = timedelta(minutes=20)

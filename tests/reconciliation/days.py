@@ -169,7 +169,7 @@ def figures_stored(report, figures: dict) -> None:
     import importlib
 
     from audit.models import ReportDealer, ReportFlag
-    from audit.reconciliation.report_figures import summary_of
+    from books.report_figures import summary_of
 
     type(report).objects.filter(pk=report.pk).update(
         figures=figures, summary=summary_of(figures) if isinstance(figures, dict) else None)

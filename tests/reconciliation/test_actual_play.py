@@ -19,8 +19,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from audit.models import ReconciliationReport, SeatScore
-from audit.reconciliation.figures import ACTUAL, OPTIMAL, Sums, derive
-from audit.reconciliation.report_figures import figures_json
+from books.figures import ACTUAL, OPTIMAL, Sums, derive
+from books.report_figures import figures_json
 from audit.reconciliation.services import report_run
 from game.protection.players import DealtRound, DealtSeat
 from rounds.models import Round, Table
@@ -245,7 +245,7 @@ def test_currencies_are_kept_apart(scored_day):
 
 def test_a_score_in_another_currency_than_its_round_is_refused(scored_day):
     from audit.reconciliation.config import reconciliation_settings
-    from audit.reconciliation.figures import CurrencyMismatch
+    from books.figures import CurrencyMismatch
     from audit.reconciliation.selectors import table_cells
 
     day = scored_day["day"]

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from audit.models import ReconciliationPart
 from audit.reconciliation import services
-from audit.reconciliation.figures import ByCurrency, CurrencyMismatch, Sums
+from books.figures import ByCurrency, CurrencyMismatch, Sums
 
 pytestmark = pytest.mark.django_db
 EMPTY_DAY = date(2026, 10, 3)
@@ -52,7 +52,7 @@ def test_a_part_is_claimed_once_and_a_claim_whose_lease_ran_out_is_taken_over(se
 
 def test_a_report_made_before_figures_kept_their_currency_is_never_added_in(admin_client, auditor_client):
     from audit.models import ReconciliationReport
-    from audit.reconciliation.report_figures import figures_json, summary_of
+    from books.report_figures import figures_json, summary_of
     from audit.reconciliation.selectors import report_rollup
 
     stored = {"casino": {"rounds": 5, "handle": {"ante": "100"}}, "tables": {"S01": {"rounds": 5}},
@@ -131,7 +131,7 @@ def test_a_part_retries_database_errors_for_a_time_then_fails_its_report_with_th
 def test_a_blind_table_without_its_own_covariance_is_named_in_the_alerts(caplog):
     from audit.reconciliation.config import reconciliation_settings
     from audit.reconciliation.selectors import covariance_fallbacks, theory_of_version
-    from audit.reconciliation.report_figures import ChainFigures, ReportFigures, Reverification
+    from books.report_figures import ChainFigures, ReportFigures, Reverification
     from audit.reconciliation.services import _alerts
     from rounds.models import TableConfig, TableConfigVersion
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from audit.reconciliation import selectors
-from audit.reconciliation.report_figures import figures_json
+from books.report_figures import figures_json
 from audit.reconciliation.services import report_run
 from tests import examples
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.selectors import report_rollup
-from audit.reconciliation.report_figures import figures_json
+from books.report_figures import figures_json
 from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent, Pool

@@ -19,7 +19,7 @@ from audit.models import ReconciliationReport
 from audit.reconciliation.chain import segment_in_turn
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.pool_ledger import pool_ledger_figures, pool_mark_reported
-from audit.reconciliation.report_figures import figures_json
+from books.report_figures import figures_json
 from audit.reconciliation.selectors import window_of
 from audit.reconciliation.services import report_run
 from progressive.models import MeterEvent, Pool

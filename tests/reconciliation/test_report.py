@@ -9,7 +9,7 @@ from django.db import transaction
 
 from audit.models import ReconciliationReport
 from audit.reconciliation.services import report_run
-from audit.statistics import trips_math
+from books.statistics import trips_math
 from rounds.models import TableConfigVersion
 from tests.rollback import rolled_back_block
 
@@ -147,7 +147,7 @@ def test_both_ways_of_streaming_stored_rounds_agree(reported):
 
 
 def test_a_range_is_reconciled_whole_and_the_stored_days_roll_up_to_it(reported):
-    from audit.reconciliation.report_figures import figures_json
+    from books.report_figures import figures_json
     from audit.reconciliation.selectors import month_to_date, report_rollup
 
     reports = reported[1]

@@ -1,4 +1,4 @@
-"""A report's figures have one declaration (``audit.reconciliation.report_figures``): what is stored is
+"""A report's figures have one declaration (``books.report_figures``): what is stored is
 what it writes, every reader reads through it, and the shapes earlier versions stored are upgraded in
 its one reader, not in the pages."""
 
@@ -14,8 +14,8 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from audit.reconciliation.report_figures import FIGURES_VERSION, GroupFigures, ReportFigures, figures_json
-from audit.reconciliation.report_reader import UNREADABLE, read_figures
+from books.report_figures import FIGURES_VERSION, GroupFigures, ReportFigures, figures_json
+from books.report_reader import UNREADABLE, read_figures
 from audit.reconciliation.services import report_run
 from game.rules import BETS
 from rounds.models import Seat
@@ -171,7 +171,7 @@ def test_house_win_settled_and_paid_tie_to_the_rows_and_to_the_findings(table_cl
 def test_a_rate_an_hour_is_exact_and_not_shown_over_a_few_minutes():
     from datetime import timedelta
 
-    from audit.reconciliation.figures import hours_of, per_hour
+    from books.figures import hours_of, per_hour
 
     assert hours_of(timedelta(hours=1, minutes=30, microseconds=36)) == Decimal("1.50000001")
     assert per_hour(301, Decimal("1.5")) == 201

@@ -10,8 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from audit import seat_covariance as sc
-from audit.statistics import seven_card_category_counts, trips_math
+from books import seat_covariance as sc
+from books.statistics import seven_card_category_counts, trips_math
 from game import hand_arrays as ha
 from game import strategy
 from game.cards import parse_cards

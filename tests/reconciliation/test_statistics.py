@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from audit.statistics import (
+from books.statistics import (
     Z_95, Z_997, category_counts, category_of_cards, seven_card_category_counts, trips_math,
     uniform_win_band, win_band,
 )

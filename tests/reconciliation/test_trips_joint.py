@@ -16,9 +16,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from audit import seat_covariance as sc
-from audit import trips_joint as tj
-from audit.statistics import trips_math
+from books import seat_covariance as sc
+from books import trips_joint as tj
+from books.statistics import trips_math
 from game.evaluator import category_of, evaluate
 
 from tests.game.engine_rules import BLIND_PAYS, TRIPS_PAYS

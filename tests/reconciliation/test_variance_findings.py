@@ -19,7 +19,7 @@ from audit.reconciliation.variance_services import (
     variance_findings_raise,
     variance_test_configure,
 )
-from audit.reconciliation.variance_tests import DEFAULTS, Period, PeriodFigures, Scope, comar, kansas
+from books.variance_tests import DEFAULTS, Period, PeriodFigures, Scope, comar, kansas
 from casino.services import user_roles_set
 from infra import work
 from rounds.models import Finding

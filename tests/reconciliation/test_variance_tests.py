@@ -9,7 +9,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from audit.reconciliation.variance_tests import (
+from books.variance_tests import (
     DEFAULTS,
     Period,
     PeriodFigures,
@@ -232,6 +232,6 @@ def test_figures_are_decimals_of_known_scopes_and_periods():
 
 
 def test_the_module_imports_nothing_of_django():
-    code = ("import sys, audit.reconciliation.variance_tests; "
+    code = ("import sys, books.variance_tests; "
             "sys.exit(any(m == 'django' or m.startswith('django.') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

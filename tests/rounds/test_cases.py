@@ -202,7 +202,7 @@ def test_every_kind_of_finding_is_worked_as_a_case_from_its_page(staff, kind, se
 
         from audit.reconciliation.services import report_run
         from audit.reconciliation.variance_services import variance_findings_raise
-        from audit.reconciliation.variance_tests import Period, PeriodFigures, Scope, comar
+        from books.variance_tests import Period, PeriodFigures, Scope, comar
 
         day = finding.round.gaming_day  # (the round's finding fixture: a day with a report to hang it on)
         variance_findings_raise(report=report_run(day_from=day), trips=comar([PeriodFigures(

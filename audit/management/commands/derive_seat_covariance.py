@@ -1,11 +1,11 @@
 """``python manage.py derive_seat_covariance``: how much two seats of one round move together.
 
-Simulates rounds of two seats under the basic strategy (``audit.seat_covariance``
+Simulates rounds of two seats under the basic strategy (``books.seat_covariance``
 says exactly what is simulated, ``game.strategy`` the strategy) and prints each figure with its standard
 error: the single-seat base mean and variance, the seat-seat base covariance
 and its ratio to the variance, the Trips covariance of each shipped pay table
 and the base-Trips cross covariances. ``--write`` ships the result as
-``audit/data/seat_covariance.json``; docs/VARIANCE.md says how it is used.
+``books/data/seat_covariance.json``; docs/VARIANCE.md says how it is used.
 
 The shipped configurations' pay tables are read from the migration that ships
 them (``rounds/migrations/0002_shipped_configs.py``, which gives every one the
@@ -25,8 +25,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from audit import seat_covariance as sc
-from audit.statistics import trips_math
+from books import seat_covariance as sc
+from books.statistics import trips_math
 from game import strategy
 from game.rules import pay_table
 

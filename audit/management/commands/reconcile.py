@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit.models import ReconciliationReport
 from audit.protection.services import day_protect
-from audit.reconciliation.report_reader import read_figures
+from books.report_reader import read_figures
 from audit.reconciliation.services import day_to_reconcile, report_run
 from infra.gaming_day import gaming_day_argument
 from infra.money_display import money, percent

@@ -2,9 +2,9 @@
 
 Counts, over every board and every two disjoint hole pairs, how often the
 first seat's seven cards are of category ``i`` and the second's of ``j``
-(``audit.trips_joint``), prints the Trips seat–seat covariance of each shipped
+(``books.trips_joint``), prints the Trips seat–seat covariance of each shipped
 Trips pay table from them, and with ``--write`` ships the counts as
-``audit/data/trips_joint.json``, from which the nightly report's bands take
+``books/data/trips_joint.json``, from which the nightly report's bands take
 the covariance for any Trips table (docs/VARIANCE.md). A quarter of an hour
 on one core; it needs no database.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from django.core.management.base import BaseCommand
 
-from audit import trips_joint as tj
-from audit.statistics import trips_math
+from books import trips_joint as tj
+from books.statistics import trips_math
 from game.evaluator import CATEGORIES
 
 from .derive_seat_covariance import shipped_tables

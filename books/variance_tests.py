@@ -32,8 +32,8 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
-from audit.reconciliation.figures import percent_of as percent
-from audit.statistics import Z_95, Band
+from books.figures import percent_of as percent
+from books.statistics import Z_95, Band
 
 
 class VarianceTest(StrEnum):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from .reconciliation.figures import hours_of, per_hour
+from .figures import hours_of, per_hour
 
 
 @dataclass(frozen=True, slots=True)

@@ -430,7 +430,7 @@ def trips_covariance_of(s: PairSums, pays: Pays) -> Fraction:
 
 
 def trips_variance_of(s: PairSums, pays: Pays) -> Fraction:
-    """The single-seat Trips variance the simulation saw (the exact one: audit.statistics)."""
+    """The single-seat Trips variance the simulation saw (the exact one: books.statistics)."""
     t = _trips_results(pays)
     n = s.rounds
     total = Fraction(0)
@@ -634,7 +634,7 @@ class SeatCovariance:
     def trips_covariance(self, pays: Pays) -> Decimal:
         """Cov(Trips of one seat, Trips of another seat of the round), for a pay table
         ``{category index: pays x to 1}`` (a category not listed loses), as ``trips_math`` takes:
-        exact, from every board's counts (``audit.trips_joint``), not from the simulation."""
+        exact, from every board's counts (``books.trips_joint``), not from the simulation."""
         return to_decimal(trips_covariance_exact(shipped_joint(), pays))
 
     def trips_covariance_se(self, pays: Pays) -> Decimal:
