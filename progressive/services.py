@@ -20,7 +20,7 @@ from game.versions import in_force
 from infra import locks
 from infra.models import ZERO, SecondApproval
 from infra.validation import NON_FIELD
-from trail.approvals import decision_refusal, decision_write
+from trail.approvals import decision_write, pending_locked, rejection_note, rejection_write
 from trail.services import Actor, audit_record
 
 from .configuration import (
@@ -403,7 +403,7 @@ def adjustment_approve(*, asked: MeterAdjustmentRequest, actor: Actor, request_i
     """A second supervisor's approval: the meter moves by the request's delta, now."""
     with transaction.atomic():
         pool = pool_lock(pool_id=asked.pool_id)
-        locked = _pending_locked(asked, actor, approving=True, what="adjustment request")
+        locked = _request_locked(asked, actor, approving=True)
         event = _adjusted(pool, locked.delta, actor, locked.reason, request_id, asked=locked)
         decision_write(asked=locked, state=MeterAdjustmentRequest.State.APPROVED, actor=actor, event=event)
         audit_record(
@@ -418,31 +418,23 @@ def adjustment_approve(*, asked: MeterAdjustmentRequest, actor: Actor, request_i
 def adjustment_reject(*, asked: MeterAdjustmentRequest, actor: Actor, note: str,
                       request_id: str = "") -> MeterAdjustmentRequest:
     """A supervisor's refusal of a request (the asker's own, to withdraw it): the meter stays."""
-    if not isinstance(note, str) or not note.strip():
-        raise MeterError("a rejection needs a note saying why.", field="note")
-    note = note.strip()
+    note = rejection_note(note, MeterError)
     with transaction.atomic():
         pool_lock(pool_id=asked.pool_id)
-        locked = _pending_locked(asked, actor, approving=False, what="adjustment request")
-        decision_write(asked=locked, state=MeterAdjustmentRequest.State.REJECTED, actor=actor, note=note)
-        audit_record(
-            actor=actor, action="meter.adjustment_rejected", obj=locked,
-            after={"pool": locked.pool.code, "delta": locked.delta, "note": note,
-                   "requested_by": locked.requested_by_name},
-            request_id=request_id,
-        )
+        locked = _request_locked(asked, actor, approving=False)
+        rejection_write(locked=locked, actor=actor, note=note, action="meter.adjustment_rejected",
+                        about={"pool": locked.pool.code, "delta": locked.delta}, request_id=request_id)
     return locked
 
 
-def _pending_locked(asked: SecondApproval, actor: Actor, *, approving: bool, what: str) -> SecondApproval:
-    """``asked`` (a request on a pool whose lock the caller holds) locked, once ``actor`` may
-    decide it (``trail.approvals``); ``what`` names its kind."""
-    locked = locks.rows_locked(type(asked).objects.filter(pk=asked.pk).select_related("pool"), [asked.pk]).get()
-    refusal = decision_refusal(asked=locked, actor=actor, approving=approving, what=f"{what} {locked.pk}")
-    if refusal is not None:
-        raise ApprovalError(refusal.message, conflict=refusal.conflict, code=refusal.code,
-                            field="approver" if refusal.code == "not_independent" else NON_FIELD)
-    return locked
+# What each kind of request on a pool is called in a refusal.
+_REQUEST_NAMES = {MeterAdjustmentRequest: "adjustment request", PoolVersionRequest: "pool version request"}
+
+
+def _request_locked(asked: SecondApproval, actor: Actor, *, approving: bool) -> SecondApproval:
+    """``asked`` (a request on a pool whose lock the caller holds) locked, once ``actor`` may decide it."""
+    return pending_locked(type(asked).objects.select_related("pool"), asked=asked, actor=actor, approving=approving,
+                          what=lambda r: f"{_REQUEST_NAMES[type(r)]} {r.pk}", refused=ApprovalError)
 
 
 # ---- dual control: a second supervisor for a pool version ----------------------
@@ -454,7 +446,7 @@ def pool_version_approve(*, asked: PoolVersionRequest, actor: Actor, request_id:
     request waited is judged anew."""
     with transaction.atomic():
         pool = pool_lock(pool_id=asked.pool_id)
-        locked = _pending_locked(asked, actor, approving=True, what="pool version request")
+        locked = _request_locked(asked, actor, approving=True)
         effective_from = max(locked.effective_from, timezone.now())
         # Checked again: the rules, and the meter a ceiling must hold, may have changed since it was asked.
         numbers = pool_numbers_check(currency=pool.currency, minor_unit=pool.minor_unit, **locked.numbers)
@@ -475,18 +467,12 @@ def pool_version_approve(*, asked: PoolVersionRequest, actor: Actor, request_id:
 def pool_version_reject(*, asked: PoolVersionRequest, actor: Actor, note: str,
                         request_id: str = "") -> PoolVersionRequest:
     """A supervisor's refusal (the asker's own, to withdraw it): no version is made."""
-    if not isinstance(note, str) or not note.strip():
-        raise PoolConfigError("a rejection needs a note saying why.", field="note")
-    note = note.strip()
+    note = rejection_note(note, PoolConfigError)
     with transaction.atomic():
         pool_lock(pool_id=asked.pool_id)
-        locked = _pending_locked(asked, actor, approving=False, what="pool version request")
-        decision_write(asked=locked, state=PoolVersionRequest.State.REJECTED, actor=actor, note=note)
-        audit_record(
-            actor=actor, action="pool.version_rejected", obj=locked,
-            after={"pool": locked.pool.code, "note": note, "requested_by": locked.requested_by_name},
-            request_id=request_id,
-        )
+        locked = _request_locked(asked, actor, approving=False)
+        rejection_write(locked=locked, actor=actor, note=note, action="pool.version_rejected",
+                        about={"pool": locked.pool.code}, request_id=request_id)
     return locked
 
 

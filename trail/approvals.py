@@ -17,14 +17,20 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from collections.abc import Callable
+
+from django.db.models import QuerySet
+
+from infra import locks
 from infra.models import SecondApproval
+from infra.validation import NON_FIELD
 
 from .models import AuditEvent
+from .services import Actor, audit_record
 
 CREATED = "user.created"  # a person's making, as casino.people records it
 # The key of a person's event under which the directory's facts of his entry are kept (casino.directory).
 DIRECTORY_FACTS = "directory"
-from .services import Actor
 
 State = SecondApproval.State
 
@@ -169,3 +175,34 @@ def decision_write(*, asked: SecondApproval, state: str, actor: Actor, note: str
     asked.state, asked.decision_note = state, note
     asked.decided_by_id, asked.decided_by_name, asked.decided_at = actor.user_id, actor.name[:150], timezone.now()
     asked.save(update_fields=["state", "decision_note", "decided_by", "decided_by_name", "decided_at", *made])
+
+
+def pending_locked(requests: QuerySet, *, asked: SecondApproval, actor: Actor, approving: bool,
+                   what: Callable[[SecondApproval], str], refused: Callable[..., Exception]) -> SecondApproval:
+    """``asked`` read again from ``requests`` and locked, once ``actor`` may approve (``approving``)
+    or reject it (``decision_refusal``); the lock of what it is a request on is the caller's, taken
+    first. Else ``refused`` (the app's error) is raised with the refusal's message, ``code`` and
+    ``conflict``, and its field; ``what`` names the locked request in the refusal."""
+    locked = locks.rows_locked(requests.filter(pk=asked.pk), [asked.pk]).get()
+    refusal = decision_refusal(asked=locked, actor=actor, approving=approving, what=what(locked))
+    if refusal is not None:
+        raise refused(refusal.message, conflict=refusal.conflict, code=refusal.code,
+                      field="approver" if refusal.code == "not_independent" else NON_FIELD)
+    return locked
+
+
+def rejection_note(note: object, refused: Callable[..., Exception]) -> str:
+    """The note a rejection must carry, stripped; ``refused`` (the app's error) on the note's field
+    where there is none."""
+    if not isinstance(note, str) or not note.strip():
+        raise refused("a rejection needs a note saying why.", field="note")
+    return note.strip()
+
+
+def rejection_write(*, locked: SecondApproval, actor: Actor, note: str, action: str, about: dict,
+                    request_id: str = "") -> None:
+    """The rejection of ``locked`` (``pending_locked``) stored, and its audit event: ``about`` (what
+    the request was on), the note and who asked."""
+    decision_write(asked=locked, state=State.REJECTED, actor=actor, note=note)
+    audit_record(actor=actor, action=action, obj=locked,
+                 after={**about, "note": note, "requested_by": locked.requested_by_name}, request_id=request_id)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from infra import locks
 from infra.validation import NON_FIELD
 from rounds.models import ConfigVersionRequest, TableConfig
-from trail.approvals import decision_refusal, decision_write
+from trail.approvals import decision_write, pending_locked, rejection_note, rejection_write
 from trail.services import Actor, audit_record
 
 from .configs import ConfigError, config_numbers_check, latest_checked, version_write
@@ -37,7 +37,7 @@ def config_version_approve(*, asked: ConfigVersionRequest, actor: Actor,
     max(the asked ``effective_from``, now)."""
     with transaction.atomic():
         config = locks.rows_locked(TableConfig.objects.filter(pk=asked.config_id), [asked.config_id]).get()
-        locked = _pending_locked(asked, actor, approving=True)
+        locked = _request_locked(asked, actor, approving=True)
         effective_from = max(locked.effective_from, timezone.now())
         # Checked again: the rules may have changed since it was asked.
         numbers = config_numbers_check(**locked.numbers)
@@ -60,28 +60,17 @@ def config_version_approve(*, asked: ConfigVersionRequest, actor: Actor,
 def config_version_reject(*, asked: ConfigVersionRequest, actor: Actor, note: str,
                           request_id: str = "") -> ConfigVersionRequest:
     """A supervisor's refusal (the asker's own, to withdraw it): no version is made."""
-    if not isinstance(note, str) or not note.strip():
-        raise ConfigError("a rejection needs a note saying why.", field="note")
-    note = note.strip()
+    note = rejection_note(note, ConfigError)
     with transaction.atomic():
         locks.rows_locked(TableConfig.objects.filter(pk=asked.config_id), [asked.config_id]).get()
-        locked = _pending_locked(asked, actor, approving=False)
-        decision_write(asked=locked, state=State.REJECTED, actor=actor, note=note)
-        audit_record(
-            actor=actor, action="config.version_rejected", obj=locked,
-            after={"config": locked.config.name, "note": note, "requested_by": locked.requested_by_name},
-            request_id=request_id,
-        )
+        locked = _request_locked(asked, actor, approving=False)
+        rejection_write(locked=locked, actor=actor, note=note, action="config.version_rejected",
+                        about={"config": locked.config.name}, request_id=request_id)
     return locked
 
 
-def _pending_locked(asked: ConfigVersionRequest, actor: Actor, *, approving: bool) -> ConfigVersionRequest:
-    locked = locks.rows_locked(
-        ConfigVersionRequest.objects.filter(pk=asked.pk).select_related("config"), [asked.pk]
-    ).get()
-    refusal = decision_refusal(asked=locked, actor=actor, approving=approving,
-                               what=f"version request {locked.pk} of {locked.config.name}")
-    if refusal is not None:
-        raise ConfigApprovalError(refusal.message, conflict=refusal.conflict, code=refusal.code,
-                                  field="approver" if refusal.code == "not_independent" else NON_FIELD)
-    return locked
+def _request_locked(asked: ConfigVersionRequest, actor: Actor, *, approving: bool) -> ConfigVersionRequest:
+    """``asked`` (a request on a configuration whose lock the caller holds) locked, once ``actor`` may decide it."""
+    return pending_locked(ConfigVersionRequest.objects.select_related("config"), asked=asked, actor=actor,
+                          approving=approving, what=lambda r: f"version request {r.pk} of {r.config.name}",
+                          refused=ConfigApprovalError)
