@@ -45,8 +45,12 @@ BETS = ("ante", "blind", "play", "trips", "progressive")
 
 
 def old_module(rev: str):
-    text = subprocess.run(["git", "show", f"{rev}:books/figures.py"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout
+    for where in ("books/figures.py", "audit/reconciliation/figures.py"):  # the second: before books/
+        shown = subprocess.run(["git", "show", f"{rev}:{where}"], cwd=ROOT, capture_output=True, text=True)
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    text = shown.stdout
     path = Path(tempfile.mkdtemp()) / "old_figures.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("old_figures", path)
