@@ -30,26 +30,6 @@ class ImmutableModel(models.Model):
     class Meta:
         abstract = True
 
-
-def second_approval_constraints(name: str, made: str) -> list[models.CheckConstraint]:
-    """A request's rules in the database (``name`` names them, ``made`` is the field that holds
-    what its approval made): never approved by its asker, and a decision's moment and what it
-    made present exactly when decided, and approved."""
-    return [
-        models.CheckConstraint(
-            condition=~models.Q(state="approved", decided_by=models.F("requested_by")),
-            name=f"{name}_approved_by_a_second_person",
-        ),
-        models.CheckConstraint(
-            condition=(
-                models.Q(state="pending", decided_at__isnull=True, **{f"{made}__isnull": True})
-                | models.Q(state="approved", decided_at__isnull=False, **{f"{made}__isnull": False})
-                | models.Q(state="rejected", decided_at__isnull=False, **{f"{made}__isnull": True})
-            ),
-            name=f"{name}_decided_consistently",
-        ),
-    ]
-
     def save(self, *args, **kwargs):
         if not self._state.adding:
             raise ImmutableRecordError(f"{type(self).__name__} rows are never changed")
@@ -91,3 +71,23 @@ class SecondApproval(models.Model):
 
     class Meta:
         abstract = True
+
+
+def second_approval_constraints(name: str, made: str) -> list[models.CheckConstraint]:
+    """A request's rules in the database (``name`` names them, ``made`` is the field that holds
+    what its approval made): never approved by its asker, and a decision's moment and what it
+    made present exactly when decided, and approved."""
+    return [
+        models.CheckConstraint(
+            condition=~models.Q(state="approved", decided_by=models.F("requested_by")),
+            name=f"{name}_approved_by_a_second_person",
+        ),
+        models.CheckConstraint(
+            condition=(
+                models.Q(state="pending", decided_at__isnull=True, **{f"{made}__isnull": True})
+                | models.Q(state="approved", decided_at__isnull=False, **{f"{made}__isnull": False})
+                | models.Q(state="rejected", decided_at__isnull=False, **{f"{made}__isnull": True})
+            ),
+            name=f"{name}_decided_consistently",
+        ),
+    ]
