@@ -22,6 +22,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
+from books.figures import chart_order
+from books.report_figures import (
+    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
+)
+from books.report_reader import Unreadable, read_figures, read_flag, read_group, read_summary
 from game.findings import PAYOUT_MISMATCH
 from game.rules import BETS
 from infra.moments import moment_shown, moments_shown_in
@@ -39,11 +44,6 @@ from .counts import current_counts
 from .exports import REPORTS
 from .models import ReconciliationReport
 from .reconciliation.config import day_to_reconcile, report_maker
-from books.figures import chart_order
-from books.report_figures import (
-    ChainFigures, Figures, GroupFigures, Groups, PoolFigures, ReportFigures, figures_json,
-)
-from books.report_reader import Unreadable, read_figures, read_flag, read_group, read_summary
 from .reconciliation.staleness import late_rounds_of, stale_days_reports, stale_marked
 from .reconciliation.selectors import NO_DEALER, reports_kept
 from .shifts import parse_shifts

@@ -13,6 +13,7 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from books.variance_tests import USES_BASE_HOLD, USES_THRESHOLD, VarianceTest
 from infra.request_ids import request_id_of
 from rounds.admin.cases import CaseFilter, CaseWork
 from rounds.admin.findings import WorkActions
@@ -25,7 +26,6 @@ from .reconciliation.variance_services import (
     variance_test_configure,
     variance_test_setting_check,
 )
-from books.variance_tests import USES_BASE_HOLD, USES_THRESHOLD, VarianceTest
 
 NUMBERS = ("threshold", "base_hold")
 # The order a finding's figures are read in; any others follow, by name.

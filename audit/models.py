@@ -7,10 +7,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from game.protection.codes import PROTECTION_CODES
-from infra.models import ImmutableModel, money_field
-from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
-
 from books.variance_tests import (
     PERIOD_LABELS,
     SCOPE_LABELS,
@@ -19,6 +15,9 @@ from books.variance_tests import (
     Scope,
     VarianceTest,
 )
+from game.protection.codes import PROTECTION_CODES
+from infra.models import ImmutableModel, money_field
+from infra.work import WorkedFinding, case_indexes, priority_known, worked_index
 
 
 class ReconciliationReport(models.Model):

@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db.models import Count, DateField, F, Max, Q, Sum, Window
 from django.db.models.functions import Cast, TruncWeek
 
+from books.figures import hours_of, per_hour
+from books.stints import Stint, stints_of
 from game.rules import BETS
 from progressive.selectors import openings
 from rounds.models import DayTotal, Round
@@ -19,8 +21,6 @@ from rounds.services.day_totals import MISMATCHES, MONEY
 from trail.models import AuditEvent
 
 from .models import ProtectionFinding, ReconciliationReport, ReportBand, ReportDealer, ReportFlag
-from books.figures import hours_of, per_hour
-from books.stints import Stint, stints_of
 
 
 # ---- series for the staff pages' charts ------------------------------------------------------

@@ -37,6 +37,8 @@ from django.db.models.functions import Lag
 from django.urls import reverse
 from django.utils import timezone
 
+from books.figures import dealer_order, hours_of, per_hour, percent
+from books.report_figures import BandFigures, stored_name
 from game.rules import BETS
 from game.vocabulary import FindingCode
 from infra.admin_links import changelist_url
@@ -53,8 +55,6 @@ from trail.models import AuditEvent, ChainHead
 from .models import ProtectionFinding, ReconciliationReport, ReportBand, VarianceFinding
 from .notices import notices_unsent
 from .reconciliation.config import report_maker
-from books.figures import dealer_order, hours_of, per_hour, percent
-from books.report_figures import BandFigures, stored_name
 from .reconciliation.selectors import ReportsKept, reports_kept
 
 ZERO = Value(Decimal(0))

@@ -32,8 +32,8 @@ from game.protection import players as pl
 from game.protection.flop_table import shipped_table as shipped_flops
 from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
-from tests.game.protection.styles import basic_strategy
 from tests.game.engine_rules import SE_50KR
+from tests.game.protection.styles import basic_strategy
 
 PAYS = PayTable.of(SE_50KR)
 NULLS = ("every pair alike", "lines of the day", "lines of the last days")

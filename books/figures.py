@@ -32,8 +32,8 @@ from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from books.statistics import Z_95, Z_997, Band, decimal_sqrt
-from game.findings import LIMIT_BREAK_CODES
 from game.bets import BAND_BETS, POOL_BETS, WinBand
+from game.findings import LIMIT_BREAK_CODES
 from game.vocabulary import BETS
 
 from .report_figures import (

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 
 from . import findings as f
+from .bets import GAME_BETS
 from .evaluator import category_of, cards_key, evaluate_on_board
 from .findings import Finding
 from .record import RoundRecord, SeatRecord
-from .bets import GAME_BETS
 from .rules import FOLD, TableRules
 
 ZERO = Decimal(0)

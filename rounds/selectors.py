@@ -29,8 +29,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Abs, Coalesce
 
-from game.versions import in_force
 from game.bets import COUNTED_ONLY_WHEN_LIT
+from game.versions import in_force
 from game.vocabulary import BETS
 from infra.work import UNRESOLVED
 from progressive.models import MeterEvent

@@ -10,16 +10,14 @@ account the asker, or one hand with the asker's, holds).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.utils import timezone
-
-from collections.abc import Callable
-
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from infra import locks
 from infra.models import SecondApproval

@@ -31,10 +31,10 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from books.seat_covariance import SeatCovariance, load_seat_covariance
 from audit.shifts import Shift, parse_shifts
-from infra.gaming_day import gaming_day_of
+from books.seat_covariance import SeatCovariance, load_seat_covariance
 import game
+from infra.gaming_day import gaming_day_of
 
 
 @dataclass(frozen=True, slots=True)

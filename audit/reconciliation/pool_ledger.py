@@ -46,14 +46,14 @@ from django.db.models.functions import Abs, Coalesce
 from pydantic import ValidationError
 
 from audit.models import ReconciliationReport
+from books.report_figures import (
+    PoolCheck, PoolFigures, PoolKindSums, PoolMark, PoolRead, PoolReadings, stored_name,
+)
 from progressive.models import MeterEvent, MeterReading, Pool
 from progressive.selectors import METER_MOVES_OF_KIND, OPENING, books_opened, ledger_span_problems
 from rounds.models import RoundKey
 
 from .chain import segment_in_turn
-from books.report_figures import (
-    PoolCheck, PoolFigures, PoolKindSums, PoolMark, PoolRead, PoolReadings, stored_name,
-)
 
 ZERO = Decimal(0)
 # Events of the ledger walked row by row each night, before where the night's reading starts.

@@ -11,7 +11,6 @@ page reads the ones it shows by index (``audit.selectors.report_dealers``).
 from __future__ import annotations
 
 from audit.models import ReconciliationReport, ReportDealer, ReportFlag
-
 from books.figures import chart_order, dealer_order
 from books.report_figures import ReportFigures, figures_json
 

@@ -26,8 +26,14 @@ from django.db.models.functions import Coalesce, ExtractHour, ExtractMinute
 from pydantic import ValidationError
 
 from audit.models import ReconciliationReport, SeatScore
-from books.seat_covariance import SeatCovarianceMissing, load_seat_covariance
 from audit.shifts import range_window, shift_minute_ranges
+from books.figures import (
+    BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
+    scoring_of,
+)
+from books.report_figures import TO_DATES, ToDate, figures_json, stored_name
+from books.report_reader import read_to_date
+from books.seat_covariance import SeatCovarianceMissing, load_seat_covariance
 from books.statistics import trips_math
 from game.findings import PAYOUT_MISMATCH
 from game.record import Amounts
@@ -39,13 +45,7 @@ from rounds.selectors import LIVE_SEAT, OVERPAID, UNDERPAID, rounds_in_range, se
 from trail.models import AuditEvent, ChainHead
 
 from .config import ReconciliationSettings, engine_version
-from books.report_figures import TO_DATES, ToDate, figures_json, stored_name
-from books.report_reader import read_to_date
 from .staleness import days_stale
-from books.figures import (
-    BETS, SCOPE_OF, ByCurrency, CurrencyMismatch, Sums, Theory, Wagers, derive, derive_by_currency, flags_of,
-    scoring_of,
-)
 
 SCOPES = tuple(SCOPE_OF)
 

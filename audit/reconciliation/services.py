@@ -23,6 +23,20 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from audit.models import ReconciliationPart, ReconciliationReport
+from books.figures import (
+    SCOPE_OF,
+    ByCurrency,
+    Sums,
+    derive,
+    derive_by_currency,
+    flags_of,
+    progressive_books,
+    scoring_of,
+)
+from books.report_figures import (
+    BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
+    ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json, summary_of,
+)
 from infra import locks, replicas
 from progressive.models import Pool, PoolVersion
 from rounds.models import Table, TableConfigVersion
@@ -38,23 +52,9 @@ from .bands import report_bands_write
 from .chain import chain_head_seq, chain_merge, chain_segment_verify, chain_segments_of_night
 from .config import ReconciliationSettings, day_to_reconcile, reconciliation_settings
 from .dual_control import dual_control_alerts, dual_control_section
-from books.figures import (
-    SCOPE_OF,
-    ByCurrency,
-    Sums,
-    derive,
-    derive_by_currency,
-    flags_of,
-    progressive_books,
-    scoring_of,
-)
 from .lease import Heartbeat, lease_expired
 from .pool_ledger import pool_ledger_figures, pool_mark_reported
 from .report_rows import report_dealers_write, report_flags_write
-from books.report_figures import (
-    BodiesChecked, Cell, ChainFigures, ChainHeadFigures, Held, PlayersPart, PoolFigures, RecordsChecked,
-    ReportFigures, Reverification, TablePart, TotalsChecked, VarianceTests, figures_json, summary_of,
-)
 from .reverify import EXAMPLES_KEPT, cached, reverify
 from .to_date import periods_to_date, variance_trips_of_day
 from .variance_selectors import variance_test_settings

@@ -11,12 +11,12 @@ from dataclasses import replace
 from datetime import date, timedelta
 from decimal import Decimal
 
-from game.bets import BANDED_BETS
-
-from . import selectors
 from books.figures import SCOPE_OF
 from books.report_figures import Groups, ReportFigures, ToDate
 from books.variance_tests import Period, PeriodFigures, Scope, VarianceSettings, variance_trips
+from game.bets import BANDED_BETS
+
+from . import selectors
 
 # Ohio 3772-10-08 compares the last 30 gaming days with the table's lifetime.
 OHIO_DAYS = 30

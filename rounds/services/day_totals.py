@@ -27,8 +27,8 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Max, Min, Q, Sum, Value
 from django.db.models.functions import Coalesce
 
-from game.findings import PAYOUT_MISMATCH
 from game.bets import COUNTED_ONLY_WHEN_LIT
+from game.findings import PAYOUT_MISMATCH
 from game.vocabulary import BETS
 from infra import locks, sql
 from infra.jsons import write_json

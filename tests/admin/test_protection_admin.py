@@ -29,8 +29,8 @@ from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
 from infra.money_display import money
 from tests.examples import last_gaming_day_evening
-from tests.protection.wire import body_of
 from tests.game.engine_rules import SE_50KR
+from tests.protection.wire import body_of
 from trail.models import AuditEvent
 
 pytestmark = pytest.mark.django_db

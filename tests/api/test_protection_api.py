@@ -27,8 +27,8 @@ from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
 from rounds.models import Round, Seat
 from rounds.services import finding_transition
-from tests.protection.test_day_protect import post_table
 from tests.game.engine_rules import SE_50KR
+from tests.protection.test_day_protect import post_table
 
 from .records import ROUNDS, record, seat, us_record
 from .test_schema import COMMITTED

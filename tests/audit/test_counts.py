@@ -15,15 +15,15 @@ from django.utils import timezone
 
 from audit.counts import CountError, count_enter, counts_import, current_counts
 from audit.models import TableCount
-from books.report_reader import read_figures
 from audit.reconciliation.services import report_run
+from books.report_reader import read_figures
 from casino.services import user_roles_set
 from infra.models import ImmutableRecordError
-from tests.insider import as_owner
-from tests.reconciliation.days import DAY, moved
-from tests import examples
 from rounds.models import Round
 from rounds.services import table_register
+from tests import examples
+from tests.insider import as_owner
+from tests.reconciliation.days import DAY, moved
 from tests.security.people import authenticator, next_code
 from trail.models import AuditEvent
 from trail.services import SYSTEM

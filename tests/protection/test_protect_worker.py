@@ -18,8 +18,8 @@ from game.protection.codes import ProtectionCode
 from game.protection.preflop import shipped_table
 from game.protection.values import PayTable
 from tests.examples import last_gaming_day_evening
-from tests.reconciliation.workers import queue, shipped, shipped_after, wait_for, worker  # noqa: F401
 from tests.game.engine_rules import SE_50KR
+from tests.reconciliation.workers import queue, shipped, shipped_after, wait_for, worker  # noqa: F401
 
 from .wire import body_of
 

@@ -19,15 +19,15 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from audit.models import ReconciliationReport, SeatScore
+from audit.reconciliation.services import report_run
 from books.figures import ACTUAL, OPTIMAL, Sums, derive
 from books.report_figures import figures_json
-from audit.reconciliation.services import report_run
 from game.protection.players import DealtRound, DealtSeat
 from rounds.models import Round, Table
 from tests.examples import last_gaming_day_evening
+from tests.game.engine_rules import SE_50KR, US_30K
 from tests.protection.wire import body_of
 from tests.rollback import rolled_back_block
-from tests.game.engine_rules import SE_50KR, US_30K
 
 from .days import client_for
 

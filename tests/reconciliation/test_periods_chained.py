@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 
 from audit.reconciliation import selectors
-from books.report_figures import figures_json
 from audit.reconciliation.services import report_run
+from books.report_figures import figures_json
 from tests import examples
 
 from .days import DAY, moved

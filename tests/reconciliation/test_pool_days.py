@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.selectors import report_rollup
-from books.report_figures import figures_json
 from audit.reconciliation.services import report_run
+from books.report_figures import figures_json
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust, pool_create

@@ -19,9 +19,9 @@ from audit.models import ReconciliationReport
 from audit.reconciliation.chain import segment_in_turn
 from audit.reconciliation.config import reconciliation_settings
 from audit.reconciliation.pool_ledger import pool_ledger_figures, pool_mark_reported
-from books.report_figures import figures_json
 from audit.reconciliation.selectors import window_of
 from audit.reconciliation.services import report_run
+from books.report_figures import figures_json
 from progressive.models import MeterEvent, Pool
 from progressive.services import meter_adjust
 from tests.progressive.records import us_rounds

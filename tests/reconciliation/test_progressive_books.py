@@ -9,10 +9,10 @@ import pytest
 from django.utils import timezone
 
 from audit.admin_reports import amount
+from audit.reconciliation.services import report_run
 from books.figures import progressive_books
 from books.report_figures import PoolFigures
 from books.report_reader import read_figures
-from audit.reconciliation.services import report_run
 from infra.gaming_day import gaming_day_of
 from progressive.models import MeterEvent
 from progressive.services import pool_create

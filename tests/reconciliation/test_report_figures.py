@@ -14,9 +14,9 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
+from audit.reconciliation.services import report_run
 from books.report_figures import FIGURES_VERSION, GroupFigures, ReportFigures, figures_json
 from books.report_reader import UNREADABLE, read_figures
-from audit.reconciliation.services import report_run
 from game.rules import BETS
 from rounds.models import Seat
 from tests import examples

@@ -16,10 +16,10 @@ from django.db.migrations.loader import MigrationLoader
 from game import findings as f
 from game import progressive as engine_progressive
 from game import verdict as engine_verdict
+from game.bets import GAME_BETS
 from game.rules import DECISION_MULTIPLES, STORED_TYPES, TABLE_NUMBERS, TableRules, table_rules
 from game.settlement import settle_game
 from game.verdict import judge_round
-from game.bets import GAME_BETS
 from game.vocabulary import (
     BETS,
     DECISIONS,

@@ -16,8 +16,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit.models import ReconciliationReport
 from audit.protection.services import day_protect
-from books.report_reader import read_figures
 from audit.reconciliation.services import day_to_reconcile, report_run
+from books.report_reader import read_figures
 from infra.gaming_day import gaming_day_argument
 from infra.money_display import money, percent
 
